@@ -1,0 +1,1 @@
+"""The API layer: one module per spec section. Validates, promotes, broadcasts, records nodes."""

@@ -1,0 +1,82 @@
+"""Validation at the edge: every user-facing error is built here and names the function."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .. import _dtypes
+
+
+class AxisError(ValueError, IndexError):
+    """An axis out of range (both a ValueError and an IndexError, as in numpy)."""
+
+
+def error(exc: type[Exception], func: str, message: str) -> Exception:
+    """The one message format: 'subtract: <rule and values>'."""
+    return exc(f"{func}: {message}")
+
+
+def check_array(func: str, name: str, x):
+    from .._array import Array
+
+    if not isinstance(x, Array):
+        raise error(TypeError, func, f"{name} must be a lazyinfini array, got {type(x).__name__}")
+    return x
+
+
+def check_dtype_in(func: str, name: str, dtype: np.dtype, category: str) -> None:
+    if dtype not in _dtypes.CATEGORIES[category]:
+        raise error(
+            TypeError, func, f"{name} has dtype {dtype.name}; {func} needs a {category} dtype"
+        )
+
+
+def check_dtype_arg(func: str, dtype) -> np.dtype:
+    """A `dtype=` argument: one of the namespace's dtypes."""
+    if isinstance(dtype, np.dtype) and _dtypes.is_supported(dtype):
+        return dtype
+    try:
+        as_numpy = np.dtype(dtype) if isinstance(dtype, type) else None
+    except TypeError:
+        as_numpy = None
+    if as_numpy is not None and _dtypes.is_supported(as_numpy):
+        return as_numpy
+    raise error(TypeError, func, f"{dtype!r} is not a lazyinfini dtype (li.float32, li.int64, ...)")
+
+
+def check_shape(func: str, shape) -> tuple[int, ...]:
+    """A shape argument: an int or a sequence of non-negative ints."""
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = (shape,)
+    try:
+        dims = tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise error(TypeError, func, f"shape must be a tuple of ints, got {shape!r}") from None
+    if any(d < 0 for d in dims):
+        raise error(ValueError, func, f"negative dimension in shape {dims}")
+    return dims
+
+
+def broadcast_shapes(func: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The spec's broadcasting rule; ValueError naming the shapes when they do not broadcast."""
+    ndim = max((len(s) for s in shapes), default=0)
+    result = []
+    for axis in range(-ndim, 0):
+        sizes = {s[axis] for s in shapes if len(s) >= -axis} - {1}
+        if len(sizes) > 1:
+            shown = " and ".join(str(tuple(s)) for s in shapes)
+            raise error(ValueError, func, f"shapes {shown} do not broadcast (axis {axis})")
+        result.append(sizes.pop() if sizes else 1)
+    return tuple(result)
+
+
+def normalize_axis(func: str, axis, ndim: int) -> int:
+    try:
+        index = operator.index(axis)
+    except TypeError:
+        raise error(TypeError, func, f"axis must be an int, got {axis!r}") from None
+    if not -ndim <= index < ndim:
+        raise error(AxisError, func, f"axis {index} is out of bounds for {ndim}-d array")
+    return index % ndim if ndim else 0

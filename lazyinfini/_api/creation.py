@@ -1,0 +1,196 @@
+"""Creation functions: buffers from data, and fills and ranges recorded as source nodes.
+
+Spec: https://data-apis.org/array-api/latest/API_specification/creation_functions.html
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from .. import _dtypes
+from .._array import Array, record
+from .._device import check_device
+from .._graph import Op, buffer_node, caller_source
+from .checks import check_dtype_arg, check_shape, error
+
+_PY_DEFAULTS = {"b": _dtypes.bool, "i": _dtypes.DEFAULT_INT, "f": _dtypes.DEFAULT_FLOAT}
+
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
+    """Convert obj (array, numpy array, DLPack or __array__ object, nested sequence, scalar).
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.asarray.html"""
+    check_device("asarray", device)
+    dtype = None if dtype is None else check_dtype_arg("asarray", dtype)
+    if isinstance(obj, Array):
+        return _from_array(obj, dtype, copy)
+    value = _to_numpy(obj, dtype, copy)
+    if not _dtypes.is_supported(value.dtype):
+        raise error(TypeError, "asarray", f"numpy dtype {value.dtype} has no lazyinfini dtype")
+    return Array(buffer_node(_readonly(value), caller_source()))
+
+
+def _from_array(x: Array, dtype, copy) -> Array:
+    if dtype is None or dtype == x.dtype:
+        # NOTE: arrays are immutable (in-place operators rebind), so sharing the node is a copy.
+        return Array(x._node)
+    if copy is False:
+        raise error(ValueError, "asarray", f"copy=False but {x.dtype.name} -> {dtype.name} copies")
+    from .data_types import astype
+
+    return astype(x, dtype)
+
+
+def _to_numpy(obj, dtype, copy) -> np.ndarray:
+    if copy is False:
+        return _no_copy(obj, dtype)
+    if isinstance(obj, (np.ndarray, np.generic)) or hasattr(obj, "__array__"):
+        value = np.asarray(obj)
+    elif hasattr(obj, "__dlpack__"):
+        value = np.from_dlpack(obj)
+    else:
+        value = _from_python(obj)
+    if dtype is not None and value.dtype != dtype:
+        return value.astype(dtype)
+    return value.copy() if copy else value
+
+
+def _no_copy(obj, dtype) -> np.ndarray:
+    try:
+        value = np.asarray(obj, copy=False) if not hasattr(obj, "__dlpack__") else np.from_dlpack(obj)
+    except (ValueError, TypeError, BufferError) as exc:
+        raise error(ValueError, "asarray", f"copy=False but the input needs a copy ({exc})") from None
+    if dtype is not None and value.dtype != dtype:
+        raise error(ValueError, "asarray", f"copy=False but {value.dtype} -> {dtype} copies")
+    return value
+
+
+def _from_python(obj) -> np.ndarray:
+    """Nested sequences and scalars: bool, int64, float64 or complex128, as the spec defaults."""
+    try:
+        value = np.asarray(obj)
+    except OverflowError:
+        raise error(OverflowError, "asarray", "a Python int does not fit in int64") from None
+    if value.dtype.kind in _PY_DEFAULTS:
+        return value.astype(_PY_DEFAULTS[value.dtype.kind], copy=False)
+    if value.dtype.kind == "c":
+        return value.astype(_dtypes.DEFAULT_COMPLEX, copy=False)
+    if value.dtype.kind == "u":
+        raise error(OverflowError, "asarray", "a Python int does not fit in int64")
+    raise error(TypeError, "asarray", f"cannot make an array from {type(obj).__name__}")
+
+
+def _readonly(value: np.ndarray) -> np.ndarray:
+    view = value.view()
+    view.flags.writeable = False
+    return view
+
+
+def from_dlpack(x, /, *, device=None, copy=None) -> Array:
+    """An array sharing memory with a DLPack producer (or a copy when copy=True).
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.from_dlpack.html"""
+    check_device("from_dlpack", device)
+    if not hasattr(x, "__dlpack__"):
+        raise error(TypeError, "from_dlpack", f"{type(x).__name__} has no __dlpack__")
+    value = np.from_dlpack(x, copy=copy)
+    return Array(buffer_node(_readonly(value), caller_source()))
+
+
+def full(shape, fill_value, *, dtype=None, device=None) -> Array:
+    """An array of `shape` filled with `fill_value` (recorded, never allocated until needed).
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.full.html"""
+    return _fill("full", shape, fill_value, dtype, device)
+
+
+def _fill(func: str, shape, value, dtype, device) -> Array:
+    check_device(func, device)
+    shape = check_shape(func, shape)
+    if isinstance(value, Array):
+        value = value._value().reshape(()).item() if value.ndim == 0 else value
+    if not isinstance(value, (builtins.bool, int, float, complex)):
+        raise error(TypeError, func, f"fill_value must be a Python scalar, got {type(value).__name__}")
+    dtype = _dtypes.scalar_dtype(value, None) if dtype is None else check_dtype_arg(func, dtype)
+    _check_fits(func, value, dtype)
+    return record(Op.FULL, (), shape, dtype, value)
+
+
+def _check_fits(func: str, value, dtype: np.dtype) -> None:
+    if isinstance(value, complex) and dtype not in _dtypes.COMPLEX:
+        raise error(TypeError, func, f"complex fill_value {value!r} with dtype {dtype.name}")
+    if dtype in _dtypes.INTEGER:
+        if isinstance(value, float):
+            raise error(TypeError, func, f"float fill_value {value!r} with dtype {dtype.name}")
+        if not _dtypes.in_range(int(value), dtype):
+            raise error(OverflowError, func, f"{value!r} is out of range for {dtype.name}")
+
+
+def zeros(shape, *, dtype=None, device=None) -> Array:
+    """An array of zeros. https://data-apis.org/array-api/latest/API_specification/generated/array_api.zeros.html"""
+    return _fill("zeros", shape, 0, dtype or _dtypes.DEFAULT_FLOAT, device)
+
+
+def ones(shape, *, dtype=None, device=None) -> Array:
+    """An array of ones. https://data-apis.org/array-api/latest/API_specification/generated/array_api.ones.html"""
+    return _fill("ones", shape, 1, dtype or _dtypes.DEFAULT_FLOAT, device)
+
+
+def empty(shape, *, dtype=None, device=None) -> Array:
+    """An uninitialized array (recorded as zeros: free until used).
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.empty.html"""
+    return _fill("empty", shape, 0, dtype or _dtypes.DEFAULT_FLOAT, device)
+
+
+def _like(func: str, x, value, dtype, device) -> Array:
+    if not isinstance(x, Array):
+        raise error(TypeError, func, f"x must be a lazyinfini array, got {type(x).__name__}")
+    dtype = x.dtype if dtype is None else check_dtype_arg(func, dtype)
+    if value is None:
+        value = False if dtype == _dtypes.bool else 0
+    return _fill(func, x.shape, value, dtype, device)
+
+
+def zeros_like(x, /, *, dtype=None, device=None) -> Array:
+    """Zeros with x's shape. https://data-apis.org/array-api/latest/API_specification/generated/array_api.zeros_like.html"""
+    return _like("zeros_like", x, None, dtype, device)
+
+
+def ones_like(x, /, *, dtype=None, device=None) -> Array:
+    """Ones with x's shape. https://data-apis.org/array-api/latest/API_specification/generated/array_api.ones_like.html"""
+    return _like("ones_like", x, 1 if (dtype or x.dtype) != _dtypes.bool else True, dtype, device)
+
+
+def empty_like(x, /, *, dtype=None, device=None) -> Array:
+    """Uninitialized with x's shape. https://data-apis.org/array-api/latest/API_specification/generated/array_api.empty_like.html"""
+    return _like("empty_like", x, None, dtype, device)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None) -> Array:
+    """fill_value with x's shape. https://data-apis.org/array-api/latest/API_specification/generated/array_api.full_like.html"""
+    return _like("full_like", x, fill_value, dtype, device)
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
+    """Evenly spaced values in [start, stop). https://data-apis.org/array-api/latest/API_specification/generated/array_api.arange.html"""
+    check_device("arange", device)
+    if stop is None:
+        start, stop = 0, start
+    for name, v in (("start", start), ("stop", stop), ("step", step)):
+        if isinstance(v, builtins.bool) or not isinstance(v, (int, float)):
+            raise error(TypeError, "arange", f"{name} must be a real number, got {v!r}")
+    if step == 0:
+        raise error(ValueError, "arange", "step must not be 0")
+    all_int = all(isinstance(v, int) for v in (start, stop, step))
+    if dtype is None:
+        dtype = _dtypes.DEFAULT_INT if all_int else _dtypes.DEFAULT_FLOAT
+    dtype = check_dtype_arg("arange", dtype)
+    if dtype == _dtypes.bool or dtype in _dtypes.COMPLEX:
+        raise error(TypeError, "arange", f"dtype {dtype.name} is not a real numeric dtype")
+    if all_int:
+        length = len(range(start, stop, step))
+    else:
+        length = builtins.max(0, math.ceil((stop - start) / step))
+    if dtype in _dtypes.INTEGER and length and not _dtypes.in_range(start + (length - 1) * step, dtype):
+        raise error(OverflowError, "arange", f"values out of range for {dtype.name}")
+    return record(Op.ARANGE, (), (length,), dtype, (start, step))

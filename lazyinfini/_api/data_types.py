@@ -1,0 +1,125 @@
+"""Data type functions: astype, can_cast, finfo, iinfo, isdtype, result_type.
+
+Spec: https://data-apis.org/array-api/latest/API_specification/data_type_functions.html
+"""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+
+from .. import _dtypes
+from .._array import Array, record
+from .._device import check_device
+from .._graph import Op
+from .checks import check_array, check_dtype_arg, error
+
+
+def astype(x, dtype, /, *, copy=True, device=None) -> Array:
+    """x cast to dtype. https://data-apis.org/array-api/latest/API_specification/generated/array_api.astype.html"""
+    check_array("astype", "x", x)
+    dtype = check_dtype_arg("astype", dtype)
+    check_device("astype", device)
+    if x.dtype in _dtypes.COMPLEX and dtype not in _dtypes.COMPLEX and dtype != _dtypes.bool:
+        # Note (spec): complex -> real would drop the imaginary part silently; use real()/abs().
+        raise error(TypeError, "astype", f"cannot cast {x.dtype.name} to {dtype.name}")
+    if dtype == x.dtype:
+        return Array(x._node)  # NOTE: immutable arrays: sharing the node is a copy
+    return record(Op.ASTYPE, (x._node,), x.shape, dtype)
+
+
+def _dtype_of(func: str, value) -> np.dtype:
+    if isinstance(value, Array):
+        return value.dtype
+    return check_dtype_arg(func, value)
+
+
+def result_type(*arrays_and_dtypes) -> np.dtype:
+    """The promoted dtype. https://data-apis.org/array-api/latest/API_specification/generated/array_api.result_type.html"""
+    scalars = [v for v in arrays_and_dtypes if isinstance(v, (builtins.bool, int, float, complex))]
+    typed = [_dtype_of("result_type", v) for v in arrays_and_dtypes if v not in scalars]
+    if not typed:
+        raise error(ValueError, "result_type", "at least one array or dtype is required")
+    result = _dtypes.promote(*typed)
+    for s in scalars:
+        result = result and _dtypes.promote(result, _dtypes.scalar_dtype(s, result))
+    if result is None:
+        shown = ", ".join(d.name for d in typed)
+        raise error(TypeError, "result_type", f"dtypes {shown} have no common type")
+    return result
+
+
+def can_cast(from_, to, /) -> builtins.bool:
+    """Whether promotion can turn from_ into to. https://data-apis.org/array-api/latest/API_specification/generated/array_api.can_cast.html"""
+    source, target = _dtype_of("can_cast", from_), check_dtype_arg("can_cast", to)
+    ks, kt = _dtypes.kind(source), _dtypes.kind(target)
+    # Note (spec): casting follows the promotion lattice, which has no int <-> float edges.
+    same_family = ks == kt or {ks, kt} == {"int", "uint"} or (ks, kt) == ("float", "complex")
+    return same_family and _dtypes.promote(source, target) == target
+
+
+@dataclass(frozen=True)
+class finfo_object:
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: np.dtype
+
+
+@dataclass(frozen=True)
+class iinfo_object:
+    bits: int
+    max: int
+    min: int
+    dtype: np.dtype
+
+
+def finfo(type, /) -> finfo_object:
+    """Machine limits of a floating dtype. https://data-apis.org/array-api/latest/API_specification/generated/array_api.finfo.html"""
+    dtype = _dtype_of("finfo", type)
+    if dtype not in _dtypes.CATEGORIES["floating"]:
+        raise error(TypeError, "finfo", f"{dtype.name} is not a floating dtype")
+    info = ml_dtypes.finfo(dtype) if dtype == _dtypes.bfloat16 else np.finfo(dtype)
+    real = info.dtype
+    return finfo_object(
+        int(info.bits), float(info.eps), float(info.max), float(info.min),
+        float(info.smallest_normal), real,
+    )
+
+
+def iinfo(type, /) -> iinfo_object:
+    """Machine limits of an integer dtype. https://data-apis.org/array-api/latest/API_specification/generated/array_api.iinfo.html"""
+    dtype = _dtype_of("iinfo", type)
+    if dtype not in _dtypes.INTEGER:
+        raise error(TypeError, "iinfo", f"{dtype.name} is not an integer dtype")
+    info = np.iinfo(dtype)
+    return iinfo_object(int(info.bits), int(info.max), int(info.min), dtype)
+
+
+_KINDS = {
+    "bool": "bool",
+    "signed integer": "signed integer",
+    "unsigned integer": "unsigned integer",
+    "integral": "integral",
+    "real floating": "real floating",
+    "complex floating": "complex floating",
+    "numeric": "numeric",
+}
+
+
+def isdtype(dtype, kind) -> builtins.bool:
+    """Whether dtype is of kind (a dtype, a kind name, or a tuple of those).
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.isdtype.html"""
+    dtype = check_dtype_arg("isdtype", dtype)
+    if isinstance(kind, tuple):
+        return builtins.any(isdtype(dtype, k) for k in kind)
+    if isinstance(kind, str):
+        if kind not in _KINDS:
+            raise error(ValueError, "isdtype", f"unknown kind {kind!r}; one of {sorted(_KINDS)}")
+        return dtype in _dtypes.CATEGORIES[_KINDS[kind]]
+    return dtype == check_dtype_arg("isdtype", kind)

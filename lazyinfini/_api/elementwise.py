@@ -1,0 +1,203 @@
+"""Element-wise functions: check dtypes, promote, broadcast, record one elementwise node.
+
+Spec: https://data-apis.org/array-api/latest/API_specification/elementwise_functions.html
+Casting and broadcasting are explicit ASTYPE/BROADCAST nodes, so an elementwise node's inputs all
+share one dtype and the output's shape; the scheduler turns those into strided loads.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .. import _dtypes
+from .._array import Array, record
+from .._graph import Node, Op, caller_source
+from .checks import broadcast_shapes, check_dtype_in, error
+
+_SCALARS = (builtins.bool, int, float, complex)
+
+
+def is_operand(value) -> builtins.bool:
+    """Values an operator accepts next to an Array: arrays and Python/numpy scalars."""
+    return isinstance(value, (Array, np.ndarray, np.generic, *_SCALARS))
+
+
+def _as_array(func: str, value) -> Array | None:
+    """Arrays stay; numpy arrays and numpy scalars become (strongly typed) arrays."""
+    if isinstance(value, Array):
+        return value
+    if isinstance(value, (np.ndarray, np.generic)) and not isinstance(value, _SCALARS):
+        from .creation import asarray
+
+        return asarray(value)
+    if isinstance(value, _SCALARS):
+        return None
+    raise error(TypeError, func, f"expected an array or a Python scalar, got {type(value).__name__}")
+
+
+def _scalar_node(func: str, value, dtype: np.dtype, source: str) -> Node:
+    """A weak Python scalar as a 0-d FULL node of the array operands' dtype."""
+    if dtype in _dtypes.INTEGER:
+        if isinstance(value, (float, complex)):
+            raise error(TypeError, func, f"cannot combine {value!r} with an integer array")
+        if not _dtypes.in_range(int(value), dtype):
+            raise error(OverflowError, func, f"{value!r} is out of range for {dtype.name}")
+    if dtype == _dtypes.bool and not isinstance(value, builtins.bool):
+        raise error(TypeError, func, f"cannot combine {value!r} with a bool array")
+    if dtype not in _dtypes.COMPLEX and isinstance(value, complex):
+        raise error(TypeError, func, f"cannot combine {value!r} with a {dtype.name} array")
+    return Node(Op.FULL, (), (), dtype, value, source)
+
+
+def operands(func: str, values, category: str, source: str):
+    """Promote and broadcast `values` (arrays and weak scalars) for an elementwise op.
+
+    Returns the input nodes (all of one dtype and one shape) and that dtype and shape.
+    """
+    arrays = [_as_array(func, v) for v in values]
+    present = [a for a in arrays if a is not None]
+    if not present:
+        raise error(TypeError, func, "at least one argument must be an array")
+    for i, a in enumerate(arrays):
+        if a is not None:
+            check_dtype_in(func, f"x{i + 1}" if len(values) > 1 else "x", a.dtype, category)
+    dtype = _dtypes.promote(*(a.dtype for a in present))
+    if dtype is None:
+        shown = ", ".join(a.dtype.name for a in present)
+        raise error(TypeError, func, f"dtypes {shown} have no common type")
+    for v, a in zip(values, arrays):
+        if a is None:
+            dtype = _dtypes.promote(dtype, _dtypes.scalar_dtype(v, dtype))
+    shape = broadcast_shapes(func, *(a.shape for a in present))
+    nodes = []
+    for v, a in zip(values, arrays):
+        node = a._node if a is not None else _scalar_node(func, v, dtype, source)
+        nodes.append(conform(node, dtype, shape, source))
+    return nodes, dtype, shape
+
+
+def conform(node: Node, dtype: np.dtype, shape: tuple[int, ...], source: str) -> Node:
+    """`node` cast to `dtype` and broadcast to `shape`, by explicit nodes where needed."""
+    if node.dtype != dtype:
+        node = Node(Op.ASTYPE, (node,), node.shape, dtype, None, source)
+    if node.shape != shape:
+        node = Node(Op.BROADCAST, (node,), shape, dtype, None, source)
+    return node
+
+
+def _unary(name: str, op: Op, category: str):
+    def fn(x, /) -> Array:
+        source = caller_source()
+        (node,), dtype, shape = operands(name, (x,), category, source)
+        return record(op, (node,), shape, dtype, None, source)
+
+    return _named(fn, name)
+
+
+def _binary(name: str, op: Op, category: str, *, result: str = "same"):
+    """result: 'same' (the promoted dtype), 'bool' (comparisons), 'floating' (true division)."""
+
+    def fn(x1, x2, /) -> Array:
+        source = caller_source()
+        nodes, dtype, shape = operands(name, (x1, x2), category, source)
+        if result == "floating" and dtype not in _dtypes.CATEGORIES["floating"]:
+            dtype = _dtypes.DEFAULT_FLOAT  # Note: int / int is a float array, as in numpy
+            nodes = [conform(n, dtype, shape, source) for n in nodes]
+        out_dtype = _dtypes.bool if result == "bool" else dtype
+        return record(op, tuple(nodes), shape, out_dtype, None, source)
+
+    return _named(fn, name)
+
+
+def _named(fn, name: str):
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (
+        f"Element-wise {name.replace('_', ' ')}. "
+        f"https://data-apis.org/array-api/latest/API_specification/generated/array_api.{name}.html"
+    )
+    return fn
+
+
+subtract = _binary("subtract", Op.SUBTRACT, "numeric")
+add = _binary("add", Op.ADD, "numeric")
+multiply = _binary("multiply", Op.MULTIPLY, "numeric")
+divide = _binary("divide", Op.DIVIDE, "numeric", result="floating")
+maximum = _binary("maximum", Op.MAXIMUM, "real numeric")
+minimum = _binary("minimum", Op.MINIMUM, "real numeric")
+equal = _binary("equal", Op.EQUAL, "any", result="bool")
+not_equal = _binary("not_equal", Op.NOT_EQUAL, "any", result="bool")
+less = _binary("less", Op.LESS, "real numeric", result="bool")
+less_equal = _binary("less_equal", Op.LESS_EQUAL, "real numeric", result="bool")
+greater = _binary("greater", Op.GREATER, "real numeric", result="bool")
+greater_equal = _binary("greater_equal", Op.GREATER_EQUAL, "real numeric", result="bool")
+negative = _unary("negative", Op.NEGATIVE, "numeric")
+abs = _unary("abs", Op.ABS, "numeric")
+
+
+def positive(x, /) -> Array:
+    """Element-wise +x (a new array holding the same value).
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.positive.html"""
+    (node,), _, _ = operands("positive", (x,), "numeric", caller_source())
+    return Array(node)
+
+
+def clip(x, /, min=None, max=None) -> Array:
+    """Clamp x into [min, max]; NaN in x, min or max gives NaN.
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.clip.html"""
+    source = caller_source()
+    if not isinstance(x, Array):
+        raise error(TypeError, "clip", f"x must be a lazyinfini array, got {type(x).__name__}")
+    check_dtype_in("clip", "x", x.dtype, "real numeric")
+    bounds = [(name, _bound(name, b)) for name, b in (("min", min), ("max", max)) if b is not None]
+    for name, b in bounds:
+        _check_bound(x, name, b)
+    if not bounds:
+        return Array(x._node)
+    shape = broadcast_shapes("clip", x.shape, *(b.shape for _, b in bounds if isinstance(b, Array)))
+    # Note (spec): the result keeps x's dtype; bounds are cast to it.
+    nodes = [conform(x._node, x.dtype, shape, source)]
+    for _, b in bounds:
+        node = b._node if isinstance(b, Array) else _scalar_node("clip", b, x.dtype, source)
+        nodes.append(conform(node, x.dtype, shape, source))
+    has = (min is not None, max is not None)
+    return record(Op.CLIP, tuple(nodes), shape, x.dtype, has, source)
+
+
+def _bound(name: str, bound):
+    """numpy arrays and numpy scalars as bounds become arrays; Python scalars stay weak."""
+    if isinstance(bound, (np.ndarray, np.generic)) and not isinstance(bound, _SCALARS):
+        return _as_array("clip", bound)
+    return bound
+
+
+def _check_bound(x: Array, name: str, bound) -> None:
+    if isinstance(bound, Array):
+        if _dtypes.kind(bound.dtype) != _dtypes.kind(x.dtype) and not (
+            x.dtype in _dtypes.INTEGER and bound.dtype in _dtypes.INTEGER
+        ):
+            raise error(
+                TypeError,
+                "clip",
+                f"{name} has dtype {bound.dtype.name}, x is {x.dtype.name}; "
+                "bounds must be of x's kind",
+            )
+    elif isinstance(bound, builtins.bool) or not isinstance(bound, (int, float)):
+        raise error(TypeError, "clip", f"{name} must be an array or a real number, got {bound!r}")
+    elif isinstance(bound, float) and x.dtype in _dtypes.INTEGER:
+        raise error(TypeError, "clip", f"{name}={bound!r} is a float, x is {x.dtype.name}")
+
+
+def where(condition, x1, x2, /) -> Array:
+    """Elements of x1 where condition is true, else of x2.
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.where.html"""
+    source = caller_source()
+    if not isinstance(condition, Array):
+        raise error(TypeError, "where", "condition must be a lazyinfini array")
+    check_dtype_in("where", "condition", condition.dtype, "bool")
+    nodes, dtype, shape = operands("where", (x1, x2), "any", source)
+    shape = broadcast_shapes("where", condition.shape, shape)
+    cond = conform(condition._node, _dtypes.bool, shape, source)
+    nodes = [conform(n, dtype, shape, source) for n in nodes]
+    return record(Op.WHERE, (cond, *nodes), shape, dtype, None, source)

@@ -1,0 +1,276 @@
+"""The lazy Array: it holds one Node. Operators record through _api; protocols materialize."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtypes
+from ._counters import counters
+from ._device import CPU, check_device
+from ._graph import Node, Op, caller_source, resolve
+from ._options import current as current_options
+
+
+class Array:
+    """A lazy n-d array. Operations record nodes; values are computed when asked for."""
+
+    __slots__ = ("_n", "__weakref__")
+    # Note: numpy defers to our reflected operators (np.float64(2) * x gives an Array).
+    __array_ufunc__ = None
+    __array_priority__ = 100
+
+    def __init__(self, node: Node):
+        self._n = node
+
+    @property
+    def _node(self) -> Node:
+        node = self._n
+        if node.op is not Op.BUFFER:
+            node = self._n = resolve(node)
+        return node
+
+    # -- attributes ------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._n.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._n.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self._n.shape)
+
+    @property
+    def size(self) -> int:
+        return self._n.size
+
+    @property
+    def device(self):
+        return CPU
+
+    @property
+    def T(self) -> Array:
+        if self.ndim != 2:
+            # Note (spec): .T is for matrices only; permute_dims reverses axes of n-d arrays.
+            raise ValueError(f"T: array must be 2-d, got {self.ndim}-d; use permute_dims")
+        return _manipulation.permute_dims(self, (1, 0))
+
+    @property
+    def mT(self) -> Array:
+        return _linalg.matrix_transpose(self)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __array_namespace__(self, /, *, api_version: str | None = None):
+        import lazyinfini
+
+        if api_version not in (None, *lazyinfini._SUPPORTED_VERSIONS):
+            raise ValueError(f"__array_namespace__: unsupported api_version {api_version!r}")
+        return lazyinfini
+
+    def to_device(self, device, /, *, stream=None) -> Array:
+        check_device("to_device", device)
+        return self
+
+    # -- materialization -------------------------------------------------------------------
+    def compute(self) -> Array:
+        """Run what this array still needs; returns self, now holding its buffer."""
+        _realize.realize(self)
+        return self
+
+    def _value(self) -> np.ndarray:
+        """The realized ndarray (read-only), computing it first if needed."""
+        if self._node.op is not Op.BUFFER:
+            _realize.realize(self)
+        return self._n.arg
+
+    def __array__(self, dtype=None, copy=None):
+        value = self._value()
+        if copy:
+            return np.array(value, dtype=dtype, copy=True)
+        return value if dtype is None else value.astype(dtype, copy=False)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        value = self._value()
+        if copy:
+            value = value.copy()
+        kwargs = {"stream": stream}
+        if max_version is not None:
+            kwargs["max_version"] = max_version
+        if dl_device is not None:
+            kwargs["dl_device"] = dl_device
+        return value.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU, device 0
+
+    def tolist(self):
+        return self._value().tolist()
+
+    def _scalar(self, func: str):
+        if self.size != 1:
+            raise TypeError(f"{func}: only size-1 arrays convert to Python scalars; shape {self.shape}")
+        if self._node.op is not Op.BUFFER:
+            if current_options().strict:
+                raise ValueError(
+                    f"{func}: the array is not computed yet and strict mode is on; "
+                    "call .compute() first or leave li.options(strict=True)"
+                )
+            counters.implicit_materializations += 1
+        return self._value().reshape(()).item()
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar("__bool__"))
+
+    def __int__(self) -> int:
+        if self.dtype in _dtypes.COMPLEX:
+            raise TypeError("__int__: cannot convert a complex array to int")
+        return int(self._scalar("__int__"))
+
+    def __float__(self) -> float:
+        if self.dtype in _dtypes.COMPLEX:
+            raise TypeError("__float__: cannot convert a complex array to float")
+        return float(self._scalar("__float__"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("__complex__"))
+
+    def __index__(self) -> int:
+        if self.dtype not in _dtypes.INTEGER:
+            raise TypeError(f"__index__: needs an integer array, got {self.dtype.name}")
+        return int(self._scalar("__index__"))
+
+    # -- display ---------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        # NOTE: never computes. A realized array shows its values, a pending one its recipe.
+        node = self._node
+        if node.op is Op.BUFFER:
+            body = np.array2string(node.arg, separator=", ", prefix="Array(", threshold=100)
+            return f"Array({body}, dtype={self.dtype.name})"
+        return f"Array(shape={self.shape}, dtype={self.dtype.name}, device={CPU}, {_pending(node)})"
+
+    __str__ = __repr__
+
+    # -- operators -------------------------------------------------------------------------
+    def __getitem__(self, key) -> Array:
+        return _indexing.getitem(self, key)
+
+    def __sub__(self, other):
+        return _binary_operator(_elementwise.subtract, self, other)
+
+    def __rsub__(self, other):
+        return _binary_operator(_elementwise.subtract, other, self)
+
+    def __add__(self, other):
+        return _binary_operator(_elementwise.add, self, other)
+
+    def __radd__(self, other):
+        return _binary_operator(_elementwise.add, other, self)
+
+    def __mul__(self, other):
+        return _binary_operator(_elementwise.multiply, self, other)
+
+    def __rmul__(self, other):
+        return _binary_operator(_elementwise.multiply, other, self)
+
+    def __truediv__(self, other):
+        return _binary_operator(_elementwise.divide, self, other)
+
+    def __rtruediv__(self, other):
+        return _binary_operator(_elementwise.divide, other, self)
+
+    def __neg__(self):
+        return _elementwise.negative(self)
+
+    def __pos__(self):
+        return _elementwise.positive(self)
+
+    def __abs__(self):
+        return _elementwise.abs(self)
+
+    def __eq__(self, other):
+        return _binary_operator(_elementwise.equal, self, other)
+
+    def __ne__(self, other):
+        return _binary_operator(_elementwise.not_equal, self, other)
+
+    def __lt__(self, other):
+        return _binary_operator(_elementwise.less, self, other)
+
+    def __le__(self, other):
+        return _binary_operator(_elementwise.less_equal, self, other)
+
+    def __gt__(self, other):
+        return _binary_operator(_elementwise.greater, self, other)
+
+    def __ge__(self, other):
+        return _binary_operator(_elementwise.greater_equal, self, other)
+
+    def __isub__(self, other):
+        return self._rebind("__isub__", _elementwise.subtract, other)
+
+    def __iadd__(self, other):
+        return self._rebind("__iadd__", _elementwise.add, other)
+
+    def __imul__(self, other):
+        return self._rebind("__imul__", _elementwise.multiply, other)
+
+    def __itruediv__(self, other):
+        return self._rebind("__itruediv__", _elementwise.divide, other)
+
+    __hash__ = None  # arrays compare elementwise, so they are not hashable
+
+    def _rebind(self, func: str, fn, other) -> Array:
+        """In-place operators rebind this array to a new node; its dtype and shape must hold."""
+        result = fn(self, other)
+        if result.dtype != self.dtype or result.shape != self.shape:
+            raise TypeError(
+                f"{func}: result has dtype {result.dtype.name} and shape {result.shape}; "
+                f"in place it must keep {self.dtype.name} and {self.shape}"
+            )
+        self._n = result._n
+        return self
+
+
+def _binary_operator(fn, x1, x2):
+    """Operands the namespace does not know make Python try the other side's operator."""
+    if not _elementwise.is_operand(x1) or not _elementwise.is_operand(x2):
+        return NotImplemented
+    return fn(x1, x2)
+
+
+def _pending(node: Node) -> str:
+    """'pending: clip <- subtract (3 nodes)': the last ops recorded, without computing."""
+    from ._graph import build_graph
+
+    count = sum(1 for n in build_graph([node]) if n.op is not Op.BUFFER)
+    chain, cursor = [], node
+    while cursor is not None and cursor.op is not Op.BUFFER and len(chain) < 3:
+        chain.append(cursor.op.label)
+        srcs = [resolve(s) for s in cursor.srcs]
+        cursor = srcs[0] if srcs else None
+    return f"pending: {' <- '.join(chain)}{' <- ...' if count > len(chain) else ''} ({count} nodes)"
+
+
+def record(op: Op, srcs: tuple[Node, ...], shape, dtype, arg=None, source: str | None = None):
+    """A new Array holding a new node; `source` defaults to the caller's file:line."""
+    node = Node(op, srcs, tuple(shape), dtype, arg, caller_source() if source is None else source)
+    return Array(node)
+
+
+# NOTE: imported last; these modules import Array from here.
+from . import _realize  # noqa: E402
+from ._api import elementwise as _elementwise  # noqa: E402
+from ._api import indexing as _indexing  # noqa: E402
+from ._api import linear_algebra as _linalg  # noqa: E402
+from ._api import manipulation as _manipulation  # noqa: E402

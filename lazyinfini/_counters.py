@@ -1,0 +1,25 @@
+"""Counters that make work visible: materializations, kernels, bytes. Public via li.inspect."""
+
+from __future__ import annotations
+
+import dataclasses
+
+
+@dataclasses.dataclass
+class Counters:
+    materializations: int = 0  # realize() calls that ran at least one kernel
+    implicit_materializations: int = 0  # those caused by bool()/int()/float()/... on a pending array
+    kernels: int = 0  # kernels run by any executor
+    nodes: int = 0  # nodes evaluated inside those kernels
+    bytes_read: int = 0
+    bytes_written: int = 0
+
+    def reset(self) -> None:
+        for field in dataclasses.fields(self):
+            setattr(self, field.name, 0)
+
+    def snapshot(self) -> dict[str, int]:
+        return dataclasses.asdict(self)
+
+
+counters = Counters()

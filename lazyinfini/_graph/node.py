@@ -1,0 +1,84 @@
+"""The IR node: a frozen, identity-hashed record of one recorded operation."""
+
+from __future__ import annotations
+
+import os
+import sys
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .ops import Op
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@dataclass(frozen=True, eq=False)
+class Node:
+    """One operation: `op` applied to `srcs`, giving an array of `shape` and `dtype`.
+
+    `arg` holds the op's parameters (axes, a fill value, the realized ndarray of a BUFFER);
+    `source` is the user's file:line that recorded it. Equality is identity.
+    """
+
+    op: Op
+    srcs: tuple[Node, ...]
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    arg: Any = None
+    source: str = ""
+
+    def __post_init__(self):
+        # NOTE: below the API only invariants are asserted; users see errors from _api.
+        assert self.op.arity < 0 or len(self.srcs) == self.op.arity, (self.op, len(self.srcs))
+        assert all(isinstance(d, int) and d >= 0 for d in self.shape), self.shape
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    def __repr__(self) -> str:
+        shape = "x".join(map(str, self.shape)) or "scalar"
+        return f"{self.op.label}#{id(self) % 100000:05d}({shape} {self.dtype.name})"
+
+
+def buffer_node(value: np.ndarray, source: str = "") -> Node:
+    return Node(Op.BUFFER, (), tuple(value.shape), value.dtype, value, source)
+
+
+# A realized node is replaced by a BUFFER node. Pending consumers still point at the old node;
+# the graph builder follows this map and never walks the finished history behind it. The map is
+# weak, so the old node (and its history) is freed when its last consumer goes.
+_REALIZED: weakref.WeakKeyDictionary[Node, Node] = weakref.WeakKeyDictionary()
+
+
+def mark_realized(node: Node, buffer: Node) -> None:
+    if node is not buffer:
+        _REALIZED[node] = buffer
+
+
+def resolve(node: Node) -> Node:
+    """The node to use for `node`: its BUFFER if it has been realized."""
+    if node.op is Op.BUFFER:
+        return node
+    return _REALIZED.get(node, node)
+
+
+def inputs_of(node: Node) -> tuple[Node, ...]:
+    return tuple(resolve(s) for s in node.srcs)
+
+
+def caller_source() -> str:
+    """file:line of the first frame outside this package: the user's line that recorded a node."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    if frame is None:
+        return ""
+    return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"

@@ -1,0 +1,66 @@
+"""realize(*arrays): build the graph -> schedule it -> run it -> swap in the buffers."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from ._counters import counters
+from ._graph import Op, buffer_node, build_graph, mark_realized
+from ._options import current
+from ._runtime import get_executor
+from ._schedule import schedule
+
+
+def realize(*arrays) -> None:
+    """Compute every pending array in `arrays` with one schedule. On failure nothing changes."""
+    pending = list(dict.fromkeys(a._node for a in arrays if a._node.op is not Op.BUFFER))
+    if not pending:
+        return
+    options = current()
+    started = time.perf_counter()
+    plan = schedule(build_graph(pending), fuse=options.fuse)
+    values = get_executor(options.executor).run(plan)
+    for array in arrays:
+        node = array._node
+        if node.op is not Op.BUFFER:
+            buffer = buffer_node(_readonly(values[node]), node.source)
+            mark_realized(node, buffer)
+            array._n = buffer
+    counters.materializations += 1
+    if options.debug:
+        _debug_line(plan, options.executor, time.perf_counter() - started)
+
+
+def _readonly(value):
+    # NOTE: a realized buffer may be a view of a user's array or of another buffer; exported
+    # views must not let anyone write into it.
+    view = value.view()
+    view.flags.writeable = False
+    return view
+
+
+def _debug_line(plan, executor: str, seconds: float) -> None:
+    shapes = ", ".join(f"{n.shape} {n.dtype.name}" for n in plan.outputs)
+    print(
+        f"lazyinfini: realized {shapes}: {len(plan.kernels)} kernels on {executor} "
+        f"in {seconds * 1e3:.3f} ms",
+        file=sys.stderr,
+    )
+    if current().debug >= 3:
+        for kernel in plan.kernels:
+            print(f"  {kernel!r}", file=sys.stderr)
+
+
+def compute(*arrays):
+    """Compute all `arrays` with one schedule (shared inputs read once); returns them.
+
+    One array in, that array out; several in, a tuple of them.
+    """
+    from ._array import Array
+
+    for a in arrays:
+        if not isinstance(a, Array):
+            raise TypeError(f"compute: expected lazyinfini arrays, got {type(a).__name__}")
+    realize(*arrays)
+    return arrays[0] if len(arrays) == 1 else arrays

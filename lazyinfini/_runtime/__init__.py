@@ -1,0 +1,22 @@
+"""RUNNING it: the registry of executors. An executor has `name` and `run(schedule)`."""
+
+from __future__ import annotations
+
+from .reference import ReferenceExecutor
+
+_EXECUTORS: dict[str, object] = {}
+
+
+def register_executor(executor) -> None:
+    """Make `executor` selectable with li.options(executor=executor.name)."""
+    _EXECUTORS[executor.name] = executor
+
+
+def get_executor(name: str):
+    try:
+        return _EXECUTORS[name]
+    except KeyError:
+        raise ValueError(f"options: unknown executor {name!r}; known: {sorted(_EXECUTORS)}") from None
+
+
+register_executor(ReferenceExecutor())

@@ -1,0 +1,74 @@
+"""Frozen records the scheduler hands to executors: kernels and the schedule."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from .._graph import Node, Op
+
+
+class Kind(enum.Enum):
+    SOURCE = "source"  # a fill or a range
+    ELEMENTWISE = "elementwise"  # one pass over the output, any number of fused nodes
+    VIEW = "view"  # movement ops that need no copy: a strided view of the input
+    REARRANGE = "rearrange"  # a layout copy into a new buffer, following a RearrangePlan
+    OPAQUE = "opaque"  # one library call
+
+
+@dataclass(frozen=True, eq=False)
+class Kernel:
+    """Nodes evaluated together. `nodes` are in evaluation order; `outputs` leave the kernel;
+    `loads` are the values it reads from buffers or from earlier kernels."""
+
+    kind: Kind
+    nodes: tuple[Node, ...]
+    outputs: tuple[Node, ...]
+    loads: tuple[Node, ...]
+    plan: object = None  # RearrangePlan for REARRANGE kernels
+
+    @property
+    def intermediates(self) -> tuple[Node, ...]:
+        return tuple(n for n in self.nodes if n not in self.outputs)
+
+    @property
+    def name(self) -> str:
+        return "_".join(dict.fromkeys(n.op.label for n in self.nodes))
+
+    def __repr__(self) -> str:
+        out = self.outputs[0]
+        shape = "x".join(map(str, out.shape)) or "scalar"
+        return (
+            f"Kernel({self.kind.value} {self.name} -> {shape} {out.dtype.name}, "
+            f"{len(self.nodes)} nodes, {len(self.loads)} loads)"
+        )
+
+
+@dataclass(frozen=True)
+class FusionDecision:
+    """Why `producer` was or was not fused into `consumer`'s kernel."""
+
+    producer: Node
+    consumer: Node
+    fused: bool
+    reason: str
+
+    def __repr__(self) -> str:
+        verdict = "fused" if self.fused else "split"
+        return f"{verdict}: {self.producer!r} -> {self.consumer!r} ({self.reason})"
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Kernels in order; frees[i] are values no longer needed after kernels[i]."""
+
+    kernels: tuple[Kernel, ...]
+    outputs: tuple[Node, ...]
+    frees: tuple[tuple[Node, ...], ...]
+    decisions: tuple[FusionDecision, ...] = field(default=())
+
+    @property
+    def buffers(self) -> tuple[Node, ...]:
+        """The realized buffers the schedule reads."""
+        seen = dict.fromkeys(n for k in self.kernels for n in k.loads if n.op is Op.BUFFER)
+        return tuple(seen)
