@@ -10,7 +10,7 @@ import os
 
 @dataclasses.dataclass(frozen=True)
 class Options:
-    executor: str = "reference"  # a name in the executor registry (lazyinfini._runtime)
+    executor: str = "cpu"  # a name in the executor registry (lazyinfini._runtime)
     fuse: bool = True  # False: one kernel per node, to bisect a numerical difference to fusion
     strict: bool = False  # True: bool()/int()/float() on a pending array raise ValueError
     debug: int = 0  # 1: a line per materialization; 2: a line per kernel; 3: the whole plan

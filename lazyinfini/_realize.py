@@ -9,7 +9,6 @@ from ._counters import counters
 from ._graph import Op, buffer_node, build_graph, mark_realized
 from ._options import current
 from ._runtime import get_executor
-from ._schedule import schedule
 
 
 def realize(*arrays) -> None:
@@ -19,8 +18,10 @@ def realize(*arrays) -> None:
         return
     options = current()
     started = time.perf_counter()
-    plan = schedule(build_graph(pending), fuse=options.fuse)
-    values = get_executor(options.executor).run(plan)
+    executor = get_executor(options.executor)
+    plan = executor.plan(build_graph(pending), fuse=options.fuse)
+    held = executor.run(plan)
+    values = {node: held[out] for node, out in zip(plan.requested, plan.outputs)}
     for array in arrays:
         node = array._node
         if node.op is not Op.BUFFER:

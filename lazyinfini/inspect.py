@@ -12,7 +12,8 @@ from ._counters import counters
 from ._graph import Op, build_graph
 from ._graph.dot import to_dot as _dot_text
 from ._options import current
-from ._schedule import Schedule, schedule
+from ._runtime import get_executor
+from ._schedule import Schedule
 
 __all__ = ["counters", "explain", "graph", "plan", "to_dot", "visualize"]
 
@@ -31,7 +32,8 @@ def graph(*arrays: Array) -> nx.DiGraph:
 
 def plan(*arrays: Array) -> Schedule:
     """The schedule that computing `arrays` now would run (nothing runs)."""
-    return schedule(graph(*arrays), fuse=current().fuse)
+    options = current()
+    return get_executor(options.executor).plan(graph(*arrays), fuse=options.fuse)
 
 
 def explain(*arrays: Array) -> str:
@@ -52,8 +54,7 @@ def explain(*arrays: Array) -> str:
 
 def to_dot(*arrays: Array) -> str:
     """DOT source of the pending graph, one cluster per kernel."""
-    g = graph(*arrays)
-    return _dot_text(g, schedule(g, fuse=current().fuse).kernels)
+    return _dot_text(graph(*arrays), plan(*arrays).kernels)
 
 
 def visualize(*arrays: Array, filename: str = "graph.svg") -> str:

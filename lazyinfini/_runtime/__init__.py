@@ -1,7 +1,12 @@
-"""RUNNING it: the registry of executors. An executor has `name` and `run(schedule)`."""
+"""RUNNING it: the registry of executors.
+
+An executor has a `name`, `plan(graph, fuse) -> Schedule` (the scheduling it wants) and
+`run(schedule) -> {node: ndarray}` for the schedule's outputs.
+"""
 
 from __future__ import annotations
 
+from .cpu import CpuExecutor
 from .reference import ReferenceExecutor
 
 _EXECUTORS: dict[str, object] = {}
@@ -20,3 +25,4 @@ def get_executor(name: str):
 
 
 register_executor(ReferenceExecutor())
+register_executor(CpuExecutor())

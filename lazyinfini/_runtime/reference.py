@@ -7,7 +7,7 @@ import numpy as np
 from .. import _dtypes
 from .._counters import counters
 from .._graph import Node, Op, inputs_of
-from .._schedule.kernels import Schedule
+from .._schedule import Schedule, schedule_nodes
 from .ufuncs import UFUNCS
 
 
@@ -15,6 +15,9 @@ class ReferenceExecutor:
     """Evaluates each node of each kernel on its own; fused kernels are simply unrolled."""
 
     name = "reference"
+
+    def plan(self, graph, fuse: bool = True) -> Schedule:
+        return schedule_nodes(graph)
 
     def run(self, schedule: Schedule) -> dict[Node, np.ndarray]:
         values: dict[Node, np.ndarray] = {}

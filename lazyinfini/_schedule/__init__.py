@@ -1,7 +1,9 @@
 """HOW it will run: the graph of pending nodes -> an ordered schedule of kernels.
 
-Passes, in order: `unfused` (one kernel per node, in topological order) -> `with_lifetimes`
-(when each value can be freed).
+`schedule` is the list of passes: simplify (fold permute/reshape chains, drop identities, merge
+repeats) -> fuse (elementwise groups, with a reason for every decision) -> lower (kernels with
+strided loads, rearrange plans for copies, coalesced iteration spaces) -> lifetimes.
+`schedule_nodes` is the node-by-node schedule the reference executor runs.
 """
 
 from __future__ import annotations
@@ -9,41 +11,55 @@ from __future__ import annotations
 import networkx as nx
 
 from .._graph import Node, Op, inputs_of
+from .fuse import fuse as fuse_groups
 from .kernels import FusionDecision, Kernel, Kind, Schedule
+from .lower import Lowering
+from .simplify import simplify
 
 _KIND_OF_GROUP = {"source": Kind.SOURCE, "elementwise": Kind.ELEMENTWISE, "movement": Kind.VIEW}
 
 
 def schedule(graph: nx.DiGraph, *, fuse: bool = True) -> Schedule:
-    outputs = tuple(dict.fromkeys(graph.graph["outputs"]))
-    kernels = unfused(graph)
-    return with_lifetimes(kernels, outputs)
+    requested = list(graph.graph["outputs"])
+    graph, outputs, rewrites = simplify(graph)
+    groups, decisions = fuse_groups(graph, outputs, enabled=fuse)
+    lowering = Lowering(graph, groups)
+    held = lowering.run(outputs)
+    return with_lifetimes(lowering.kernels, requested, held, decisions, rewrites)
 
 
-def unfused(graph: nx.DiGraph) -> list[Kernel]:
-    """One kernel per pending node, in a deterministic topological order."""
-    order = nx.topological_sort(graph)
+def schedule_nodes(graph: nx.DiGraph) -> Schedule:
+    """One kernel per pending node, in topological order: what the reference executor runs."""
     kernels = []
-    for node in order:
+    for node in nx.topological_sort(graph):
         if node.op is Op.BUFFER:
             continue
         kind = _KIND_OF_GROUP.get(node.op.group.value, Kind.OPAQUE)
         kernels.append(Kernel(kind, (node,), (node,), tuple(dict.fromkeys(inputs_of(node)))))
-    return kernels
+    requested = list(graph.graph["outputs"])
+    return with_lifetimes(kernels, requested, requested)
 
 
-def with_lifetimes(kernels: list[Kernel], outputs: tuple[Node, ...]) -> Schedule:
+def with_lifetimes(kernels, requested, outputs, decisions=(), rewrites=()) -> Schedule:
     """Attach to each kernel the values whose last reader it is (outputs are never freed)."""
     last_use: dict[Node, int] = {}
     for i, kernel in enumerate(kernels):
-        for node in kernel.loads:
+        for node in kernel.reads:
             last_use[node] = i
     frees: list[list[Node]] = [[] for _ in kernels]
-    kept = set(outputs)
+    # NOTE: a requested view keeps the buffer it views alive (its memory must not be reused).
+    kept = set(outputs) | {r for k in kernels if k.kind is Kind.VIEW for r in k.reads}
     for node, i in last_use.items():
-        if node not in kept and node.op is not Op.BUFFER:
+        if node not in kept and node.op not in (Op.BUFFER, Op.FULL):
             frees[i].append(node)
-    return Schedule(tuple(kernels), outputs, tuple(tuple(f) for f in frees))
+    return Schedule(
+        tuple(kernels),
+        tuple(requested),
+        tuple(outputs),
+        tuple(tuple(f) for f in frees),
+        tuple(decisions),
+        tuple(rewrites),
+    )
 
 
-__all__ = ["FusionDecision", "Kernel", "Kind", "Schedule", "schedule"]
+__all__ = ["FusionDecision", "Kernel", "Kind", "Schedule", "schedule", "schedule_nodes"]

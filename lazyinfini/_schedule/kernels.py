@@ -24,8 +24,14 @@ class Kernel:
     kind: Kind
     nodes: tuple[Node, ...]
     outputs: tuple[Node, ...]
-    loads: tuple[Node, ...]
+    loads: tuple  # Load records (a view of a base), or plain nodes in a node-by-node schedule
     plan: object = None  # RearrangePlan for REARRANGE kernels
+    space: tuple[int, ...] = ()  # the coalesced iteration space of an ELEMENTWISE kernel
+
+    @property
+    def reads(self) -> tuple[Node, ...]:
+        """The materialized values this kernel reads."""
+        return tuple(getattr(load, "base", load) for load in self.loads)
 
     @property
     def intermediates(self) -> tuple[Node, ...]:
@@ -63,12 +69,14 @@ class Schedule:
     """Kernels in order; frees[i] are values no longer needed after kernels[i]."""
 
     kernels: tuple[Kernel, ...]
-    outputs: tuple[Node, ...]
+    requested: tuple[Node, ...]  # what realize() asked for
+    outputs: tuple[Node, ...]  # the node holding each requested value (after simplification)
     frees: tuple[tuple[Node, ...], ...]
     decisions: tuple[FusionDecision, ...] = field(default=())
+    rewrites: tuple[str, ...] = field(default=())
 
     @property
     def buffers(self) -> tuple[Node, ...]:
         """The realized buffers the schedule reads."""
-        seen = dict.fromkeys(n for k in self.kernels for n in k.loads if n.op is Op.BUFFER)
+        seen = dict.fromkeys(n for k in self.kernels for n in k.reads if n.op is Op.BUFFER)
         return tuple(seen)

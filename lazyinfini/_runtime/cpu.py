@@ -1,0 +1,145 @@
+"""The CPU executor (the default): fused elementwise passes, planned rearranges, threads.
+
+It runs a Schedule of frozen kernel records. Values live in a dict keyed by the node holding
+them; a value is dropped after its last reader, and its memory is reused by later kernels.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from .._counters import counters
+from .._graph import Node, Op
+from .._options import current
+from .._schedule import Kind, Schedule, schedule
+from .._schedule.layout import apply_movement
+from .fused import Program, chunks, run_chunks
+from .rearrange import run_rearrange
+from .reference import evaluate
+
+THREADS = os.cpu_count() or 1
+PARALLEL_MIN = 1 << 18  # elements: below this, threads cost more than they save (seed 004)
+_pool: ThreadPoolExecutor | None = None
+
+
+def pool() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(THREADS, thread_name_prefix="lazyinfini")
+    return _pool
+
+
+class CpuExecutor:
+    name = "cpu"
+
+    def plan(self, graph, fuse: bool = True) -> Schedule:
+        return schedule(graph, fuse=fuse)
+
+    def run(self, plan: Schedule, timings: list | None = None) -> dict[Node, np.ndarray]:
+        values: dict[Node, np.ndarray] = {}
+        memory = Memory()
+        debug = current().debug >= 2
+        for kernel, dead in zip(plan.kernels, plan.frees):
+            started = time.perf_counter()
+            value = _RUN[kernel.kind](kernel, values, memory)
+            values[kernel.outputs[0]] = value
+            elapsed = time.perf_counter() - started
+            _count(kernel, value)
+            if timings is not None:
+                timings.append(elapsed)
+            if debug:
+                print(f"lazyinfini: {kernel!r} {elapsed * 1e3:.3f} ms", file=sys.stderr)
+            for node in dead:
+                memory.release(values.pop(node))
+        return {node: value_of(values, node) for node in plan.outputs}
+
+
+def value_of(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:
+    if node.op is Op.BUFFER:
+        return node.arg
+    if node.op is Op.FULL:
+        return np.broadcast_to(np.asarray(node.arg, dtype=node.dtype), node.shape)
+    return values[node]
+
+
+def load_view(load, values) -> np.ndarray:
+    view = value_of(values, load.base)
+    for step in load.chain:
+        view = apply_movement(step, view)
+    return view
+
+
+class Memory:
+    """Freed kernel outputs, reused by later kernels of the same run (page faults cost as much
+    as the kernel itself on a fresh allocation; DESIGN.md §9)."""
+
+    def __init__(self):
+        self.free: dict[int, list[np.ndarray]] = {}
+
+    def empty(self, shape, dtype) -> np.ndarray:
+        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        stock = self.free.get(nbytes)
+        if stock:
+            return stock.pop().view(dtype).reshape(shape)
+        return np.empty(shape, dtype)
+
+    def release(self, value: np.ndarray) -> None:
+        if value.base is None and value.flags.c_contiguous and value.nbytes >= 1 << 16:
+            self.free.setdefault(value.nbytes, []).append(value.reshape(-1).view(np.uint8))
+
+
+def _elementwise(kernel, values, memory) -> np.ndarray:
+    sink = kernel.outputs[0]
+    out = memory.empty(sink.shape, sink.dtype)
+    if sink.size == 0:
+        return out
+    loads = [np.reshape(load_view(ld, values), kernel.space) for ld in kernel.loads]
+    program = Program(kernel.nodes, tuple(ld.node for ld in kernel.loads), sink)
+    flat = out.reshape(kernel.space)
+    parts = chunks(kernel.space)
+    if sink.size < PARALLEL_MIN or THREADS == 1 or len(parts) == 1:
+        run_chunks(program, loads, flat, parts)
+        return out
+    shares = [parts[i::THREADS] for i in range(THREADS)]
+    futures = [pool().submit(run_chunks, program, loads, flat, share) for share in shares]
+    for future in futures:
+        future.result()
+    return out
+
+
+def _rearrange(kernel, values, memory) -> np.ndarray:
+    (load,) = kernel.loads
+    copy = kernel.outputs[0]
+    out = memory.empty(copy.shape, copy.dtype)
+    run_rearrange(kernel.plan, load_view(load, values), out)
+    return out
+
+
+def _view(kernel, values, memory) -> np.ndarray:
+    return load_view(kernel.loads[0], values)
+
+
+def _source(kernel, values, memory) -> np.ndarray:
+    (node,) = kernel.nodes
+    return evaluate(node, [])
+
+
+_RUN = {
+    Kind.ELEMENTWISE: _elementwise,
+    Kind.REARRANGE: _rearrange,
+    Kind.VIEW: _view,
+    Kind.SOURCE: _source,
+}
+
+
+def _count(kernel, value: np.ndarray) -> None:
+    counters.kernels += 1
+    counters.nodes += len(kernel.nodes)
+    if kernel.kind is not Kind.VIEW:
+        counters.bytes_written += value.nbytes
+        counters.bytes_read += sum(ld.node.nbytes for ld in kernel.loads if not ld.broadcast)

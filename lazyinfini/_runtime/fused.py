@@ -1,0 +1,117 @@
+"""One fused elementwise kernel on the CPU: walk the output in cache-sized chunks and evaluate the
+whole op list per chunk with numpy ufuncs writing into per-thread scratch (`out=`).
+
+No full-size temporaries: each input is read once and the output written once. Half floats are
+loaded into float32, computed, and rounded once at the store (seeds 000/004).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _dtypes
+from .._graph import Node, Op, inputs_of
+from .ufuncs import UFUNCS
+
+CHUNK = 1 << 16  # elements per chunk: a few float32 operands of this size stay in L2
+
+
+@dataclass(frozen=True)
+class Step:
+    """One node of the program: `fn` over registers `srcs` into register `dst`."""
+
+    node: Node
+    srcs: tuple[int, ...]
+    dst: int
+    dtype: np.dtype  # the register's dtype: the node's compute dtype
+
+
+class Program:
+    """A kernel's nodes as register steps. Registers 0..n-1 hold the loads."""
+
+    def __init__(self, nodes: tuple[Node, ...], loads: tuple[Node, ...], sink: Node):
+        register = {node: i for i, node in enumerate(loads)}
+        self.load_dtypes = [_dtypes.compute_dtype(n.dtype) for n in loads]
+        self.steps: list[Step] = []
+        for node in nodes:
+            srcs = tuple(register[s] for s in inputs_of(node))
+            register[node] = len(register)
+            self.steps.append(Step(node, srcs, register[node], _dtypes.compute_dtype(node.dtype)))
+        self.sink = sink
+        self.registers = len(register)
+
+    def evaluate(self, loads: list[np.ndarray], out: np.ndarray, scratch: Scratch) -> None:
+        """Compute one chunk: `loads` and `out` are views of the chunk."""
+        regs: list = [None] * self.registers
+        for i, (view, dtype) in enumerate(zip(loads, self.load_dtypes)):
+            regs[i] = view if view.dtype == dtype else scratch.take(i, view.shape, dtype, view)
+        last = len(self.steps) - 1
+        for k, step in enumerate(self.steps):
+            direct = k == last and step.dtype == out.dtype
+            target = out if direct else scratch.take(step.dst, out.shape, step.dtype)
+            inputs = [regs[s] for s in step.srcs]
+            regs[step.dst] = _run_step(step, inputs, target, scratch)
+        if not direct:
+            np.copyto(out, regs[self.steps[-1].dst], casting="unsafe")  # the one rounding
+
+
+def _run_step(step: Step, inputs: list[np.ndarray], target: np.ndarray, scratch) -> np.ndarray:
+    node = step.node
+    if node.op is Op.ASTYPE:
+        if node.dtype != step.dtype:
+            # NOTE: a cast to a half float must round there, as the user asked, even though the
+            # value is then carried in float32.
+            rounded = scratch.take(-1 - step.dst, target.shape, node.dtype)
+            np.copyto(rounded, inputs[0], casting="unsafe")
+            inputs = [rounded]
+        np.copyto(target, inputs[0], casting="unsafe")
+        return target
+    return UFUNCS[node.op](inputs, node.arg, out=target)
+
+
+class Scratch:
+    """Per-thread buffers of CHUNK elements, one per (register, dtype), reused every chunk."""
+
+    def __init__(self):
+        self.buffers: dict[tuple, np.ndarray] = {}
+
+    def take(self, key: int, shape, dtype, fill: np.ndarray | None = None) -> np.ndarray:
+        size = math.prod(shape)
+        buf = self.buffers.get((key, dtype))
+        if buf is None or buf.size < size:
+            buf = self.buffers[(key, dtype)] = np.empty(max(size, CHUNK), dtype)
+        view = buf[:size].reshape(shape)
+        if fill is not None:
+            np.copyto(view, fill, casting="unsafe")
+        return view
+
+
+def chunks(space: tuple[int, ...], target: int = CHUNK) -> list[tuple]:
+    """Index tuples covering `space` in C order, each about `target` elements or fewer."""
+    if not space:
+        return [(Ellipsis,)]  # NOTE: x[()] of a 0-d array is a scalar; x[...] stays an array
+    inner = 1
+    axis = len(space)
+    while axis > 0 and inner * space[axis - 1] <= target:
+        axis -= 1
+        inner *= space[axis]
+    if axis == 0:
+        return [(slice(None),) * len(space)]
+    rows = max(1, target // inner)
+    split = space[axis - 1]
+    tail = (slice(None),) * (len(space) - axis)
+    return [
+        (*outer, slice(r, min(r + rows, split)), *tail)
+        for outer in np.ndindex(*space[: axis - 1])
+        for r in range(0, split, rows)
+    ]
+
+
+def run_chunks(program: Program, loads, out, parts: list[tuple]) -> None:
+    """Evaluate `program` over the chunks `parts` (one thread's share)."""
+    scratch = Scratch()
+    for index in parts:
+        program.evaluate([view[index] for view in loads], out[index], scratch)

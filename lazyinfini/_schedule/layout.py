@@ -1,0 +1,110 @@
+"""Layouts of views, worked out before anything runs.
+
+A movement chain (permute, slice, broadcast, reshape) over a materialized base is a strided view.
+Its strides are found by applying the same numpy view functions the executors apply to a
+*phantom*: an ndarray with the base's shape and strides over one real element, never read. So the
+scheduler and the executors share one source of truth (numpy's view rules) for strides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .._graph import Node, Op
+
+
+@dataclass(frozen=True, eq=False)
+class Load:
+    """A value a kernel reads: `node` is `base` seen through the movement `chain` (in order).
+
+    `strides` and `offset` are in bytes, from `base`'s element [0, ..., 0].
+    """
+
+    node: Node
+    base: Node
+    chain: tuple[Node, ...]
+    strides: tuple[int, ...]
+    offset: int
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.node.shape
+
+    @property
+    def broadcast(self) -> bool:
+        return any(s == 0 and d > 1 for s, d in zip(self.strides, self.shape))
+
+    @property
+    def contiguous(self) -> bool:
+        return self.strides == c_strides(self.shape, self.node.dtype.itemsize)
+
+    def __repr__(self) -> str:
+        how = "contiguous" if self.contiguous else ("broadcast" if self.broadcast else "strided")
+        via = "".join(f"{m.op.label}>" for m in self.chain)
+        return (
+            f"load {via}{self.base.op.label} {self.shape} {self.node.dtype.name} "
+            f"strides={self.strides} {how}"
+        )
+
+
+def c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    strides, step = [], itemsize
+    for dim in reversed(shape):
+        strides.append(step)
+        step *= max(dim, 1)
+    return tuple(reversed(strides))
+
+
+def base_strides(node: Node) -> tuple[int, ...]:
+    """Strides of a materialized value: a buffer's own, zeros for a fill, C order otherwise."""
+    if node.op is Op.BUFFER:
+        return tuple(node.arg.strides)
+    if node.op is Op.FULL:
+        return (0,) * len(node.shape)
+    return c_strides(node.shape, node.dtype.itemsize)
+
+
+def phantom(node: Node) -> np.ndarray:
+    """An ndarray with `node`'s materialized layout, over one element that is never read."""
+    return as_strided(np.zeros(1, node.dtype), node.shape, base_strides(node), writeable=False)
+
+
+def apply_movement(node: Node, x: np.ndarray) -> np.ndarray | None:
+    """`node` applied to `x` as a numpy view; None when the view is impossible (a reshape that
+    must copy)."""
+    op = node.op
+    if op is Op.PERMUTE:
+        return np.transpose(x, node.arg)
+    if op is Op.BROADCAST:
+        return np.broadcast_to(x, node.shape)
+    if op is Op.SLICE:
+        return x[slice_key(node)]
+    if op is Op.RESHAPE:
+        try:
+            return np.reshape(x, node.shape, copy=False)
+        except ValueError:
+            return None
+    raise AssertionError(f"{op!r} is not a view")
+
+
+def slice_key(node: Node) -> tuple[slice, ...]:
+    key = []
+    for (start, step), length in zip(node.arg, node.shape):
+        stop = start + step * length
+        key.append(slice(start, stop if stop >= 0 else None, step) if length else slice(0, 0))
+    return tuple(key)
+
+
+def view_load(node: Node, base: Node, chain: tuple[Node, ...]) -> Load | None:
+    """The Load of `node` = `base` through `chain`; None if some step of the chain must copy."""
+    root = phantom(base)
+    view = root
+    for step in chain:
+        view = apply_movement(step, view)
+        if view is None:
+            return None
+    offset = view.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return Load(node, base, chain, tuple(view.strides), offset)

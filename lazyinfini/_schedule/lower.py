@@ -1,0 +1,114 @@
+"""Lowering: fused groups and views -> kernel records, in an order that respects dependencies.
+
+Walks the graph in topological order. Fills and buffers need no kernel; movement nodes become
+loads (strided views) of whatever they view; an elementwise group is emitted at its sink, the one
+node it writes; a view that cannot be a view (a reshape of non-contiguous data) or a requested
+output that is not contiguous gets a REARRANGE kernel copying it into a fresh buffer.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from .._graph import Node, Op, inputs_of
+from .coalesce import coalesce
+from .kernels import Kernel, Kind
+from .layout import Load, apply_movement, c_strides, phantom, view_load
+from .rearrange import plan_rearrange
+
+_BASES = (Op.BUFFER, Op.FULL)
+
+
+class Lowering:
+    """The kernels emitted so far and, for each materialized node, the node holding its value."""
+
+    def __init__(self, graph: nx.DiGraph, groups: list[list[Node]]):
+        self.graph = graph
+        self.kernels: list[Kernel] = []
+        self.copies: dict[Node, Node] = {}  # view node -> COPY node holding it contiguous
+        self.sink_of = {group[-1]: group for group in groups}
+
+    def run(self, outputs: list[Node]) -> list[Node]:
+        """Emit every kernel; returns the node holding each output's value."""
+        for node in nx.topological_sort(self.graph):
+            if node.op is Op.ARANGE:
+                self._emit(Kind.SOURCE, (node,), (node,), ())
+            elif node in self.sink_of:
+                self._elementwise(self.sink_of[node])
+        return [self._output(node) for node in outputs]
+
+    def _emit(self, kind, nodes, outputs, loads, plan=None, space=()) -> None:
+        self.kernels.append(Kernel(kind, tuple(nodes), tuple(outputs), tuple(loads), plan, space))
+
+    def _elementwise(self, group: list[Node]) -> None:
+        inside = set(group)
+        loads = {}
+        for node in group:
+            for src in inputs_of(node):
+                if src not in inside and src not in loads:
+                    loads[src] = self.load(src)
+        sink = group[-1]
+        strides = [c_strides(sink.shape, sink.dtype.itemsize)]
+        strides += [load.strides for load in loads.values()]
+        itemsizes = [sink.dtype.itemsize] + [load.node.dtype.itemsize for load in loads.values()]
+        space, _ = coalesce(sink.shape, *_in_elements(strides, itemsizes))
+        self._emit(Kind.ELEMENTWISE, group, (sink,), loads.values(), None, tuple(space))
+
+    def load(self, node: Node) -> Load:
+        """How a kernel reads `node`: a view of a materialized base, copying first if it must."""
+        chain: list[Node] = []
+        base = node
+        while base.op.is_movement and base not in self.copies:
+            chain.append(base)
+            (base,) = inputs_of(base)
+        base = self.copies.get(base, base)
+        chain.reverse()
+        load = view_load(node, base, tuple(chain))
+        if load is not None:
+            return load
+        # A reshape that numpy cannot express as strides: copy its input contiguous first.
+        split = _first_copying_step(base, chain)
+        self._copy(chain[split - 1] if split else base)
+        return self.load(node)
+
+    def _copy(self, view: Node) -> Node:
+        """A REARRANGE kernel writing `view` into a fresh C-contiguous buffer (a COPY node)."""
+        source = self.load(view)
+        copy = Node(Op.COPY, (view,), view.shape, view.dtype, None, view.source)
+        itemsize = view.dtype.itemsize
+        plan = plan_rearrange(
+            view.shape,
+            tuple(s // itemsize for s in source.strides),
+            tuple(s // itemsize for s in c_strides(view.shape, itemsize)),
+            itemsize,
+            src_offset=source.offset,
+        )
+        self._emit(Kind.REARRANGE, (copy,), (copy,), (source,), plan)
+        self.copies[view] = copy
+        return copy
+
+    def _output(self, node: Node) -> Node:
+        """The node whose value answers requested `node`: itself, a view, or a copy."""
+        if node.op in (Op.BUFFER, Op.ARANGE) or node in self.sink_of:
+            return node
+        load = self.load(node)
+        if load.contiguous and node.op is not Op.FULL or node.size <= 1:
+            self._emit(Kind.VIEW, (node,), (node,), (load,))
+            return node
+        return self._copy(node)
+
+
+def _first_copying_step(base: Node, chain: list[Node]) -> int:
+    """Index in `chain` of the first movement numpy cannot do as a view."""
+    view = phantom(base)
+    for i, step in enumerate(chain):
+        view = apply_movement(step, view)
+        if view is None:
+            return i
+    raise AssertionError("every step was a view")
+
+
+def _in_elements(strides, itemsizes):
+    # NOTE: coalescing compares strides between dims of one operand, so each operand may use
+    # its own unit; element strides keep half floats and their float32 outputs comparable.
+    return [tuple(s // size for s in st) for st, size in zip(strides, itemsizes)]

@@ -1,0 +1,92 @@
+"""Simplify before planning: fold permute and reshape chains, drop identities, merge duplicates.
+
+Nodes are frozen, so a rewrite makes new nodes; `simplify` returns the new outputs (one per
+requested output, in order) and a log of what it did, for explain().
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from .._graph import Node, Op, build_graph, inputs_of
+
+
+def simplify(graph: nx.DiGraph) -> tuple[nx.DiGraph, list[Node], list[str]]:
+    """The simplified graph, its outputs (parallel to graph.graph['outputs']) and a log."""
+    new_of: dict[Node, Node] = {}
+    seen: dict[tuple, Node] = {}
+    log: list[str] = []
+    for node in nx.topological_sort(graph):
+        srcs = tuple(new_of.get(s, s) for s in inputs_of(node))
+        new_of[node] = _rewrite(node, srcs, seen, log)
+    outputs = [new_of.get(n, n) for n in graph.graph["outputs"]]
+    if not log:
+        return graph, outputs, log
+    return build_graph(outputs), outputs, log
+
+
+def _rewrite(node: Node, srcs: tuple[Node, ...], seen: dict, log: list[str]) -> Node:
+    if node.op is Op.BUFFER:
+        return node
+    folded = _fold(node, srcs)
+    if folded is not None:
+        result, what = folded
+        log.append(f"{what} at {node.source or '?'}")
+        if result is srcs[0] or result.op is Op.BUFFER:
+            return result
+        node, srcs = result, result.srcs
+    key = _key(node, srcs)
+    if key is not None and key in seen:
+        log.append(f"merged a repeated {node.op.label} at {node.source or '?'}")
+        return seen[key]
+    if srcs != node.srcs:
+        node = Node(node.op, srcs, node.shape, node.dtype, node.arg, node.source)
+    if key is not None:
+        seen[key] = node
+    return node
+
+
+def _fold(node: Node, srcs: tuple[Node, ...]) -> tuple[Node, str] | None:
+    """A simpler equivalent of `node` over `srcs`, and what was done; None if there is none."""
+    op, src = node.op, srcs[0] if srcs else None
+    if op in (Op.PERMUTE, Op.RESHAPE, Op.BROADCAST, Op.SLICE, Op.ASTYPE) and _identity(node, src):
+        return src, f"dropped an identity {op.label}"
+    if op is Op.PERMUTE and src.op is Op.PERMUTE:
+        axes = tuple(src.arg[a] for a in node.arg)
+        inner = src.srcs[0]
+        if axes == tuple(range(len(axes))):
+            return inner, "cancelled a pair of permutes"
+        return Node(Op.PERMUTE, (inner,), node.shape, node.dtype, axes, node.source), (
+            "folded a chain of permutes"
+        )
+    if op is Op.RESHAPE and src.op is Op.RESHAPE:
+        inner = src.srcs[0]
+        if inner.shape == node.shape:
+            return inner, "cancelled a pair of reshapes"
+        return Node(Op.RESHAPE, (inner,), node.shape, node.dtype, None, node.source), (
+            "folded a chain of reshapes"
+        )
+    return None
+
+
+def _identity(node: Node, src: Node) -> bool:
+    if node.shape != src.shape or node.dtype != src.dtype:
+        return False
+    if node.op is Op.PERMUTE:
+        return node.arg == tuple(range(len(node.shape)))
+    if node.op is Op.SLICE:
+        return all(a == (0, 1) for a in node.arg)
+    return True  # a reshape, broadcast or cast to the same shape and dtype
+
+
+def _key(node: Node, srcs: tuple[Node, ...]) -> tuple | None:
+    """What makes two nodes compute the same value; None for unhashable parameters."""
+    arg = node.arg
+    if node.op is Op.FULL:
+        arg = (type(arg), repr(arg))  # 0 == 0.0 == False == -0.0, but they are different fills
+    key = (node.op, tuple(id(s) for s in srcs), node.shape, node.dtype, arg)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key

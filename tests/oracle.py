@@ -1,0 +1,55 @@
+"""The test oracle: run a lazyinfini program and compare with numpy and the reference executor."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import lazyinfini as li
+
+# Tolerances of the seed suites (InfiniCore): half formats round once from float32.
+TOLERANCE = {
+    li.float16: 1e-3,
+    li.bfloat16: 1e-2,
+    li.float32: 1e-7,
+    li.float64: 1e-15,
+}
+
+
+def assert_close(actual, expected, dtype=None, exact=False):
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.shape == expected.shape, (actual.shape, expected.shape)
+    if dtype is not None:
+        assert actual.dtype == dtype, (actual.dtype, dtype)
+    if exact or actual.dtype.kind in "biu":
+        np.testing.assert_array_equal(actual, expected)
+        return
+    tol = TOLERANCE.get(actual.dtype, 1e-7)
+    np.testing.assert_allclose(
+        actual.astype(np.float64), expected.astype(np.float64), rtol=tol, atol=tol, equal_nan=True
+    )
+
+
+def on_executor(fn, inputs, executor: str, fuse: bool = True):
+    """fn applied to fresh lazyinfini arrays made from `inputs`, computed on `executor`."""
+    with li.options(executor=executor, fuse=fuse):
+        out = fn(*[li.asarray(x) for x in inputs])
+        return np.asarray(out)
+
+
+def assert_matches_reference(fn, *inputs, exact=False):
+    """Every registered executor, fused and unfused, agrees with the reference executor."""
+    from lazyinfini._runtime import _EXECUTORS
+
+    expected = on_executor(fn, inputs, "reference", fuse=False)
+    for name in _EXECUTORS:
+        for fuse in (True, False):
+            actual = on_executor(fn, inputs, name, fuse=fuse)
+            assert_close(actual, expected, expected.dtype, exact=exact)
+    return expected
+
+
+def check_schedule(*arrays, kernels: int):
+    """The schedule computing `arrays` now has exactly `kernels` kernels (excluding none)."""
+    plan = li.inspect.plan(*arrays)
+    assert len(plan.kernels) == kernels, li.explain(*arrays)
+    return plan
