@@ -19,6 +19,7 @@ from .._options import current
 from .._schedule import Kind, Schedule, schedule
 from .._schedule.layout import apply_movement
 from .fused import Program, chunks, run_chunks
+from .library import call_library
 from .rearrange import run_rearrange
 from .reference import evaluate
 
@@ -80,17 +81,28 @@ class Memory:
 
     def __init__(self):
         self.free: dict[int, list[np.ndarray]] = {}
+        self.owned: dict[int, np.ndarray] = {}  # id -> array, for arrays this run allocated
 
     def empty(self, shape, dtype) -> np.ndarray:
         nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
         stock = self.free.get(nbytes)
-        if stock:
-            return stock.pop().view(dtype).reshape(shape)
-        return np.empty(shape, dtype)
+        out = stock.pop().view(dtype).reshape(shape) if stock else np.empty(shape, dtype)
+        self.owned[id(out)] = out
+        return out
 
     def release(self, value: np.ndarray) -> None:
-        if value.base is None and value.flags.c_contiguous and value.nbytes >= 1 << 16:
+        # NOTE: only memory this run allocated, and that no library result views, is reused.
+        if self.owned.pop(id(value), None) is not None and value.nbytes >= 1 << 16:
             self.free.setdefault(value.nbytes, []).append(value.reshape(-1).view(np.uint8))
+
+    def guard(self, result: np.ndarray, inputs: list[np.ndarray]) -> np.ndarray:
+        """A library result that views one of our buffers is copied, so the buffer can go."""
+        for x in inputs:
+            if np.may_share_memory(result, x) and any(
+                np.may_share_memory(x, own) for own in self.owned.values()
+            ):
+                return result.copy()
+        return result
 
 
 def _elementwise(kernel, values, memory) -> np.ndarray:
@@ -124,6 +136,12 @@ def _view(kernel, values, memory) -> np.ndarray:
     return load_view(kernel.loads[0], values)
 
 
+def _opaque(kernel, values, memory) -> np.ndarray:
+    (node,) = kernel.nodes
+    inputs = [load_view(ld, values) for ld in kernel.loads]
+    return memory.guard(call_library(node, inputs), inputs)
+
+
 def _source(kernel, values, memory) -> np.ndarray:
     (node,) = kernel.nodes
     return evaluate(node, [])
@@ -134,6 +152,7 @@ _RUN = {
     Kind.REARRANGE: _rearrange,
     Kind.VIEW: _view,
     Kind.SOURCE: _source,
+    Kind.OPAQUE: _opaque,
 }
 
 

@@ -8,6 +8,7 @@ from .. import _dtypes
 from .._counters import counters
 from .._graph import Node, Op, inputs_of
 from .._schedule import Schedule, schedule_nodes
+from .library import call_library
 from .ufuncs import UFUNCS
 
 
@@ -43,7 +44,9 @@ def evaluate(node: Node, inputs: list[np.ndarray]) -> np.ndarray:
     if op in UFUNCS:
         compute = [x.astype(_dtypes.compute_dtype(x.dtype), copy=False) for x in inputs]
         return np.asarray(UFUNCS[op](compute, node.arg)).astype(node.dtype, copy=False)
-    return _NUMPY[op](node, *inputs)
+    if op in _NUMPY:
+        return _NUMPY[op](node, *inputs)
+    return call_library(node, inputs)
 
 
 def _slice(node: Node, x: np.ndarray) -> np.ndarray:

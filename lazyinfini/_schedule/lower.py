@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from .._graph import Node, Op, inputs_of
+from .._graph import Group, Node, Op, inputs_of
 from .coalesce import coalesce
 from .kernels import Kernel, Kind
 from .layout import Load, apply_movement, c_strides, phantom, view_load
@@ -31,10 +31,13 @@ class Lowering:
     def run(self, outputs: list[Node]) -> list[Node]:
         """Emit every kernel; returns the node holding each output's value."""
         for node in nx.topological_sort(self.graph):
-            if node.op is Op.ARANGE:
+            if node.op.group is Group.SOURCE and node.op not in _BASES:
                 self._emit(Kind.SOURCE, (node,), (node,), ())
             elif node in self.sink_of:
                 self._elementwise(self.sink_of[node])
+            elif node.op.group in (Group.REDUCE, Group.OPAQUE):
+                loads = [self.load(src) for src in inputs_of(node)]
+                self._emit(Kind.OPAQUE, (node,), (node,), loads)
         return [self._output(node) for node in outputs]
 
     def _emit(self, kind, nodes, outputs, loads, plan=None, space=()) -> None:
@@ -89,8 +92,8 @@ class Lowering:
 
     def _output(self, node: Node) -> Node:
         """The node whose value answers requested `node`: itself, a view, or a copy."""
-        if node.op in (Op.BUFFER, Op.ARANGE) or node in self.sink_of:
-            return node
+        if node.op is not Op.FULL and not node.op.is_movement:
+            return node  # a buffer, or the output of its own kernel
         load = self.load(node)
         if load.contiguous and node.op is not Op.FULL or node.size <= 1:
             self._emit(Kind.VIEW, (node,), (node,), (load,))
