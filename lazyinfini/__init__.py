@@ -66,6 +66,8 @@ from ._options import options, set_options
 from ._realize import compute
 from .inspect import explain, graph, to_dot, visualize
 
+# -- helper sections: each added by the module that defines the names (keep blocks separate) --
+
 __array_api_version__ = "2024.12"
 _SUPPORTED_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
