@@ -11,16 +11,17 @@ from ._options import current
 from ._runtime import get_executor
 
 
-def realize(*arrays) -> None:
-    """Compute every pending array in `arrays` with one schedule. On failure nothing changes."""
+def realize(*arrays, timings: list | None = None):
+    """Compute every pending array in `arrays` with one schedule; returns that schedule (None if
+    nothing was pending). `timings` receives seconds per kernel. On failure nothing changes."""
     pending = list(dict.fromkeys(a._node for a in arrays if a._node.op is not Op.BUFFER))
     if not pending:
-        return
+        return None
     options = current()
     started = time.perf_counter()
     executor = get_executor(options.executor)
     plan = executor.plan(build_graph(pending), fuse=options.fuse)
-    held = executor.run(plan)
+    held = executor.run(plan, timings)
     values = {node: held[out] for node, out in zip(plan.requested, plan.outputs)}
     for array in arrays:
         node = array._node
@@ -31,6 +32,7 @@ def realize(*arrays) -> None:
     counters.materializations += 1
     if options.debug:
         _debug_line(plan, options.executor, time.perf_counter() - started)
+    return plan
 
 
 def _readonly(value):
@@ -49,8 +51,9 @@ def _debug_line(plan, executor: str, seconds: float) -> None:
         file=sys.stderr,
     )
     if current().debug >= 3:
-        for kernel in plan.kernels:
-            print(f"  {kernel!r}", file=sys.stderr)
+        from .inspect import format_schedule
+
+        print(format_schedule(plan), file=sys.stderr)
 
 
 def compute(*arrays):

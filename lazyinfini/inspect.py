@@ -1,7 +1,11 @@
-"""Seeing what a program became: the graph, the kernels, counters. Public: li.graph, li.explain."""
+"""Seeing what a program became: the graph, the kernels, why things fused, what they cost.
+
+Public: li.graph, li.explain, li.to_dot, li.visualize, li.inspect.plan, li.inspect.counters.
+"""
 
 from __future__ import annotations
 
+import math
 import shutil
 import subprocess
 
@@ -13,9 +17,9 @@ from ._graph import Op, build_graph
 from ._graph.dot import to_dot as _dot_text
 from ._options import current
 from ._runtime import get_executor
-from ._schedule import Schedule
+from ._schedule import Kind, Schedule
 
-__all__ = ["counters", "explain", "graph", "plan", "to_dot", "visualize"]
+__all__ = ["counters", "explain", "format_schedule", "graph", "plan", "to_dot", "visualize"]
 
 
 def _nodes(arrays) -> list:
@@ -31,30 +35,118 @@ def graph(*arrays: Array) -> nx.DiGraph:
 
 
 def plan(*arrays: Array) -> Schedule:
-    """The schedule that computing `arrays` now would run (nothing runs)."""
+    """The schedule that computing `arrays` now would run, on the current executor (runs nothing)."""
     options = current()
     return get_executor(options.executor).plan(graph(*arrays), fuse=options.fuse)
 
 
-def explain(*arrays: Array) -> str:
-    """The schedule as text: kernels in order, the nodes each runs with the user's lines."""
-    sched = plan(*arrays)
-    lines = [f"{len(sched.kernels)} kernel(s) for {len(sched.outputs)} output(s)"]
+def explain(*arrays: Array, analyze: bool = False) -> str:
+    """The schedule as text: kernels in order with the nodes each absorbed (and the user's lines),
+    their loads, rearrange plans and bytes; then the rewrites and fusion decisions.
+
+    analyze=True also runs it (the arrays are computed) and adds time and GB/s per kernel,
+    against the machine's measured copy bandwidth.
+    """
+    if not analyze:
+        return format_schedule(plan(*arrays))
+    from ._realize import realize
+
+    timings: list[float] = []
+    sched = realize(*arrays, timings=timings)
+    if sched is None:
+        return "nothing pending: every array is already computed"
+    return format_schedule(sched, timings)
+
+
+def format_schedule(sched: Schedule, timings: list[float] | None = None) -> str:
+    options = current()
+    head = (
+        f"{len(sched.kernels)} kernel(s) for {len(sched.outputs)} output(s) "
+        f"[executor={options.executor}, fuse={options.fuse}]"
+    )
+    lines = [head]
+    bandwidth = _bandwidth() if timings else None
     for i, kernel in enumerate(sched.kernels):
-        lines.append(f"kernel {i}: {kernel!r}")
-        for node in kernel.nodes:
-            params = "" if node.arg is None or node.op is Op.BUFFER else f" {node.arg}"
-            lines.append(f"    {node!r}{params}  at {node.source or '?'}")
-        for load in kernel.loads:
-            lines.append(f"    load {load!r}")
-    for decision in sched.decisions:
-        lines.append(f"  {decision!r}")
+        lines += _kernel_lines(i, kernel)
+        if timings and i < len(timings):
+            lines.append("    " + _timing(kernel, timings[i], bandwidth))
+    if timings:
+        total = sum(timings)
+        lines.append(f"total {total * 1e3:.3f} ms; copy bandwidth {bandwidth / 1e9:.1f} GB/s")
+    if sched.rewrites:
+        lines.append("rewrites:")
+        lines += [f"  {r}" for r in sched.rewrites]
+    if sched.decisions:
+        lines.append("fusion decisions:")
+        lines += [f"  {d!r}" for d in sched.decisions]
     return "\n".join(lines)
 
 
+def _kernel_lines(i: int, kernel) -> list[str]:
+    out = kernel.outputs[0]
+    space = f" as {'x'.join(map(str, kernel.space)) or 'scalar'}" if kernel.space else ""
+    lines = [
+        f"kernel {i}: {kernel.kind.value} {kernel.name} -> {out.shape} {out.dtype.name}{space}"
+    ]
+    for node in kernel.nodes:
+        params = "" if node.arg is None or node.op is Op.BUFFER else f" {_short(node.arg)}"
+        lines.append(f"    node {node.op.label}{params} at {node.source or '?'}")
+    for load in kernel.loads:
+        lines.append(f"    {load!r}" if hasattr(load, "strides") else f"    load {load!r}")
+    if kernel.plan is not None:
+        lines.append(f"    plan {kernel.plan!r}")
+    read, written = kernel_bytes(kernel)
+    lines.append(f"    bytes read {_size(read)}, written {_size(written)}")
+    return lines
+
+
+def kernel_bytes(kernel) -> tuple[int, int]:
+    """Bytes a kernel reads (each distinct element once) and writes."""
+    written = 0 if kernel.kind is Kind.VIEW else sum(n.nbytes for n in kernel.outputs)
+    read = 0
+    for load in kernel.loads:
+        strides = getattr(load, "strides", None)
+        node = getattr(load, "node", load)
+        if strides is None:
+            read += node.nbytes
+        else:
+            touched = math.prod(d for d, s in zip(node.shape, strides) if s != 0)
+            read += touched * node.dtype.itemsize
+    return (0 if kernel.kind is Kind.VIEW else read), written
+
+
+def _timing(kernel, seconds: float, bandwidth: float) -> str:
+    moved = sum(kernel_bytes(kernel))
+    rate = moved / seconds if seconds > 0 else 0.0
+    return (
+        f"time {seconds * 1e3:.3f} ms, {rate / 1e9:.2f} GB/s "
+        f"({100 * rate / bandwidth:.0f}% of copy bandwidth)"
+    )
+
+
+def _bandwidth() -> float:
+    from ._runtime.machine import copy_bandwidth
+
+    return copy_bandwidth()
+
+
+def _short(arg) -> str:
+    text = repr(arg)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _size(nbytes: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if nbytes < 1024 or unit == "GiB":
+            return f"{nbytes:.0f} {unit}" if unit == "B" else f"{nbytes:.1f} {unit}"
+        nbytes /= 1024
+    return ""
+
+
 def to_dot(*arrays: Array) -> str:
-    """DOT source of the pending graph, one cluster per kernel."""
-    return _dot_text(graph(*arrays), plan(*arrays).kernels)
+    """DOT source of what would run: the simplified graph, one labelled cluster per kernel."""
+    sched = plan(*arrays)
+    return _dot_text(build_graph(list(sched.outputs)), sched.kernels)
 
 
 def visualize(*arrays: Array, filename: str = "graph.svg") -> str:

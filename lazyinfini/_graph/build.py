@@ -42,7 +42,7 @@ def _add_node(graph: nx.DiGraph, node: Node) -> None:
         node,
         op=node.op.label,
         shape=node.shape,
-        dtype=node.dtype.name,
+        dtype=node.dtype,
         params=params,
         source=node.source,
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from .. import _dtypes
@@ -20,15 +22,18 @@ class ReferenceExecutor:
     def plan(self, graph, fuse: bool = True) -> Schedule:
         return schedule_nodes(graph)
 
-    def run(self, schedule: Schedule) -> dict[Node, np.ndarray]:
+    def run(self, schedule: Schedule, timings: list | None = None) -> dict[Node, np.ndarray]:
         values: dict[Node, np.ndarray] = {}
         for kernel, dead in zip(schedule.kernels, schedule.frees):
+            started = time.perf_counter()
             for node in kernel.nodes:
                 values[node] = evaluate(node, [_value(values, s) for s in inputs_of(node)])
                 counters.nodes += 1
             for node in kernel.intermediates:
                 del values[node]
             counters.kernels += 1
+            if timings is not None:
+                timings.append(time.perf_counter() - started)
             for node in dead:
                 values.pop(node, None)
         return {node: _value(values, node) for node in schedule.outputs}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from .._graph import Node
+from .._graph import Node, Op
 from .kernels import FusionDecision
 
 
@@ -55,7 +55,7 @@ def _reason_to_split(
     for consumer in consumers:
         if not consumer.op.is_elementwise:
             group = consumer.op.group.value
-            if consumer.shape != node.shape:
+            if consumer.op is Op.BROADCAST:
                 return f"shapes differ: {node.shape} -> {consumer.shape} ({consumer.op.label})"
             return f"consumer is a {group} op ({consumer.op.label})"
     if len({group_of[c] for c in consumers}) > 1:

@@ -84,7 +84,7 @@ class Lowering:
             tuple(s // itemsize for s in source.strides),
             tuple(s // itemsize for s in c_strides(view.shape, itemsize)),
             itemsize,
-            src_offset=source.offset,
+            src_offset=source.offset + _misalignment(source.base),
         )
         self._emit(Kind.REARRANGE, (copy,), (copy,), (source,), plan)
         self.copies[view] = copy
@@ -99,6 +99,11 @@ class Lowering:
             self._emit(Kind.VIEW, (node,), (node,), (load,))
             return node
         return self._copy(node)
+
+
+def _misalignment(base: Node) -> int:
+    """Bytes past a 64-byte boundary at which a buffer starts (fresh buffers are aligned)."""
+    return base.arg.ctypes.data % 64 if base.op is Op.BUFFER else 0
 
 
 def _first_copying_step(base: Node, chain: list[Node]) -> int:

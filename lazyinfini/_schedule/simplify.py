@@ -7,6 +7,7 @@ requested output, in order) and a log of what it did, for explain().
 from __future__ import annotations
 
 import networkx as nx
+import numpy as np
 
 from .._graph import Node, Op, build_graph, inputs_of
 
@@ -83,7 +84,8 @@ def _key(node: Node, srcs: tuple[Node, ...]) -> tuple | None:
     """What makes two nodes compute the same value; None for unhashable parameters."""
     arg = node.arg
     if node.op is Op.FULL:
-        arg = (type(arg), repr(arg))  # 0 == 0.0 == False == -0.0, but they are different fills
+        # NOTE: fills are equal when their bits are: 0 and 0.0 merge, -0.0 and 0.0 do not.
+        arg = np.asarray(arg, dtype=node.dtype).tobytes()
     key = (node.op, tuple(id(s) for s in srcs), node.shape, node.dtype, arg)
     try:
         hash(key)

@@ -1,0 +1,189 @@
+"""lazyinfini against numpy (and numexpr, torch, jax where installed), in one run.
+
+    python benchmarks/run.py            # the full table (a few minutes on 2 cores)
+    python benchmarks/run.py --quick    # smaller sizes, for a smoke test
+
+Each figure is the median of several runs, measured side by side in this process. lazyinfini's
+time includes recording the graph and scheduling it. GB/s counts bytes read + written once; the
+percentage is of this machine's copy bandwidth (measured here, same units).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+import tracemalloc
+
+import ml_dtypes
+import numpy as np
+
+import lazyinfini as li
+from lazyinfini._runtime.machine import copy_bandwidth
+
+
+def median_time(fn, repeat: int) -> float:
+    fn()  # warm up: page in, caches, thread pool
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def optional_peers():
+    peers = {}
+    try:
+        import numexpr
+
+        peers["numexpr"] = numexpr
+    except ImportError:
+        pass
+    try:
+        import torch
+
+        peers["torch"] = torch
+    except ImportError:
+        pass
+    return peers
+
+
+class Table:
+    def __init__(self, bandwidth: float):
+        self.bandwidth = bandwidth
+        self.rows = []
+
+    def add(self, name: str, nbytes: int, times: dict[str, float]):
+        self.rows.append((name, nbytes, times))
+        base, ours = times["numpy"], times["lazyinfini"]
+        rate = nbytes / ours
+        peers = "  ".join(
+            f"{k} {v * 1e3:.2f} ms" for k, v in times.items() if k not in ("numpy", "lazyinfini")
+        )
+        print(
+            f"{name:<42} numpy {base * 1e3:9.2f} ms  lazyinfini {ours * 1e3:9.2f} ms  "
+            f"x{base / ours:5.2f}  {rate / 1e9:6.2f} GB/s ({100 * rate / self.bandwidth:3.0f}%)"
+            f"  {peers}",
+            flush=True,
+        )
+
+
+def clip_sub(table, n: int, dtype, repeat: int, peers) -> None:
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(n, dtype=np.float32).astype(dtype)
+    b = rng.standard_normal(n, dtype=np.float32).astype(dtype)
+    la, lb = li.asarray(a), li.asarray(b)
+    times = {
+        "numpy": median_time(lambda: np.clip(a - b, -0.5, 0.5), repeat),
+        "lazyinfini": median_time(lambda: np.asarray(li.clip(la - lb, -0.5, 0.5)), repeat),
+    }
+    if "numexpr" in peers and dtype in (np.float32, np.float64):
+        ne = peers["numexpr"]
+        expr = "where(a - b < -0.5, -0.5, where(a - b > 0.5, 0.5, a - b))"
+        times["numexpr"] = median_time(lambda: ne.evaluate(expr), repeat)
+    if "torch" in peers and dtype is not ml_dtypes.bfloat16:
+        torch = peers["torch"]
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        times["torch"] = median_time(lambda: torch.clamp(ta - tb, -0.5, 0.5), repeat)
+    name = f"clip(a - b) {np.dtype(dtype).name} {n / 2**20:.0f}M"
+    table.add(name, 3 * a.nbytes, times)
+
+
+def channel_sub_clip(table, repeat: int, shape=(32, 64, 56, 56)) -> None:
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(shape, dtype=np.float32)
+    m = rng.standard_normal((1, shape[1], 1, 1), dtype=np.float32)
+    lx, lm = li.asarray(x), li.asarray(m)
+    times = {
+        "numpy": median_time(lambda: np.clip(x - m, 0, 1), repeat),
+        "lazyinfini": median_time(lambda: np.asarray(li.clip(lx - lm, 0, 1)), repeat),
+    }
+    table.add(f"clip(x - mean) {shape} - (1,C,1,1) f32", 2 * x.nbytes, times)
+
+
+def permute(table, shape, axes, dtype, repeat: int, name: str) -> None:
+    rng = np.random.default_rng(2)
+    x = (rng.random(shape, dtype=np.float32) * 100).astype(dtype)
+    lx = li.asarray(x)
+    times = {
+        "numpy": median_time(lambda: np.ascontiguousarray(np.transpose(x, axes)), repeat),
+        "lazyinfini": median_time(lambda: np.asarray(li.permute_dims(lx, axes)), repeat),
+    }
+    table.add(name, 2 * x.nbytes, times)
+
+
+def peak_memory(n: int) -> None:
+    a = np.ones(n, np.float32)
+    b = np.ones(n, np.float32)
+    la, lb = li.asarray(a), li.asarray(b)
+    for label, fn in (
+        ("numpy", lambda: np.clip(a - b, -0.5, 0.5)),
+        ("lazyinfini", lambda: np.asarray(li.clip(la - lb, -0.5, 0.5))),
+    ):
+        tracemalloc.start()
+        out = fn()
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        extra = peak - out.nbytes
+        print(
+            f"peak memory clip(a - b) {n / 2**20:.0f}M f32, {label:<10}: output "
+            f"{out.nbytes / 2**20:.0f} MiB + {extra / 2**20:.1f} MiB beyond inputs and output"
+        )
+        del out
+
+
+def recording_overhead(count: int = 20000) -> None:
+    a = li.ones((8, 8), dtype=li.float32)
+    started = time.perf_counter()
+    y = a
+    for _ in range(count):
+        y = a - a
+    per_sub = (time.perf_counter() - started) / count
+    started = time.perf_counter()
+    for _ in range(count):
+        y = li.clip(a, 0.0, 1.0)
+    per_clip = (time.perf_counter() - started) / count
+    small = np.ones((8, 8), np.float32)
+    started = time.perf_counter()
+    for _ in range(count):
+        z = small - small
+    per_numpy = (time.perf_counter() - started) / count
+    del y, z
+    print(
+        f"recording overhead: subtract {per_sub * 1e6:.2f} us/op, clip with scalars "
+        f"{per_clip * 1e6:.2f} us/op (numpy eager 8x8 subtract {per_numpy * 1e6:.2f} us)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="small sizes, few repeats")
+    args = parser.parse_args()
+    quick = args.quick
+    repeat = 3 if quick else 7
+    bandwidth = copy_bandwidth()
+    print(f"copy bandwidth (read + write, all threads): {bandwidth / 1e9:.1f} GB/s\n")
+    peers = optional_peers()
+    table = Table(bandwidth)
+    sizes = (1 << 20, 1 << 22) if quick else (1 << 20, 1 << 24, 1 << 26)
+    for n in sizes:
+        clip_sub(table, n, np.float32, repeat, peers)
+    half = 1 << (20 if quick else 24)
+    clip_sub(table, half, np.float16, repeat, peers)
+    clip_sub(table, half, ml_dtypes.bfloat16, repeat, peers)
+    channel_sub_clip(table, repeat, (4, 64, 56, 56) if quick else (32, 64, 56, 56))
+    side = 2048 if quick else 8192
+    permute(table, (side, side), (1, 0), np.float32, repeat, f"transpose {side}x{side} f32")
+    nchw = (4, 64, 56, 56) if quick else (32, 64, 56, 56)
+    permute(table, nchw, (0, 2, 3, 1), np.float32, repeat, f"NCHW->NHWC {nchw} f32")
+    img = (2, 3, 512, 512) if quick else (8, 3, 1024, 1024)
+    permute(table, img, (0, 2, 3, 1), np.float32, repeat, f"NCHW->NHWC {img} f32")
+    permute(table, img, (0, 2, 3, 1), np.uint8, repeat, f"NCHW->NHWC {img} uint8")
+    print()
+    peak_memory(1 << (22 if quick else 24))
+    recording_overhead(2000 if quick else 20000)
+
+
+if __name__ == "__main__":
+    main()

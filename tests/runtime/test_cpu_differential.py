@@ -1,0 +1,98 @@
+"""Random programs of elementwise and movement ops: the fused CPU executor against the reference
+executor (bit-exact where each op rounds the same way; a tolerance for half floats, which the
+fused kernel rounds once at the end instead of after every op)."""
+
+import ml_dtypes
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import array_shapes, arrays
+
+import lazyinfini as li
+
+DTYPES = [np.float16, ml_dtypes.bfloat16, np.float32, np.float64, np.int32]
+
+
+def _permute(v, seed):
+    axes = tuple(np.random.default_rng(seed).permutation(v.ndim))
+    return li.permute_dims(v, axes)
+
+
+def _diamond(v, seed):
+    t = v * 2
+    return li.clip(t, -3, 3) + t
+
+
+OPS = {
+    "sub_broadcast": lambda v, s: v - v[..., :1] if v.ndim and v.shape[-1] else v,
+    "add_scalar": lambda v, s: v + 2,
+    "mul": lambda v, s: v * v,
+    "clip": lambda v, s: li.clip(v, -1, 1),
+    "neg": lambda v, s: -v,
+    "max": lambda v, s: li.maximum(v, li.zeros_like(v)),
+    "permute": _permute,
+    "flip0": lambda v, s: v[::-1] if v.ndim else v,
+    "step": lambda v, s: v[..., ::2] if v.ndim else v,
+    "flatten": lambda v, s: li.reshape(v, (-1,)),
+    "broadcast": lambda v, s: li.broadcast_to(v[None], (2, *v.shape)) if v.ndim < 5 else v,
+    "to_f32": lambda v, s: li.astype(v, li.float32),
+    "diamond": _diamond,
+}
+
+
+@st.composite
+def programs(draw):
+    dtype = draw(st.sampled_from(DTYPES))
+    shape = draw(array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=5))
+    values = draw(arrays(np.int8, shape, elements=st.integers(-6, 6)))
+    data = values.astype(dtype)
+    if data.ndim and draw(st.booleans()):  # a strided input: every other row of a bigger buffer
+        big = np.repeat(data, 2, axis=0)
+        data = big[::2]
+    steps = draw(st.lists(st.tuples(st.sampled_from(sorted(OPS)), st.integers(0, 99)), max_size=7))
+    return data, steps
+
+
+def run(data, steps, executor):
+    with li.options(executor=executor):
+        v = li.asarray(data)
+        for name, seed in steps:
+            v = OPS[name](v, seed)
+        return np.asarray(v)
+
+
+@given(programs())
+def test_fused_cpu_matches_reference(program):
+    data, steps = program
+    expected = run(data, steps, "reference")
+    actual = run(data, steps, "cpu")
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape
+    if actual.dtype in (np.float16, ml_dtypes.bfloat16):
+        scale = max(1.0, float(np.max(np.abs(expected.astype(np.float64)), initial=0)))
+        np.testing.assert_allclose(
+            actual.astype(np.float64), expected.astype(np.float64), rtol=2e-2, atol=2e-2 * scale
+        )
+    else:
+        np.testing.assert_array_equal(actual, expected)
+
+
+@given(programs())
+def test_unfused_cpu_matches_reference_exactly(program):
+    data, steps = program
+    expected = run(data, steps, "reference")
+    with li.options(fuse=False):
+        actual = run(data, steps, "cpu")
+    # One kernel per node rounds after every op, as the reference does: equal bits.
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape
+    assert actual.tobytes() == np.ascontiguousarray(expected).tobytes()
+
+
+def test_half_precision_rounds_once_at_the_store():
+    x = np.array([1.0009766, 2.0], dtype=np.float16)  # 1 + 2**-10: the next float16 after 1
+    v = li.asarray(x)
+    fused = np.asarray((v * 3) - (v * 2))
+    with li.options(fuse=False):
+        stepwise = np.asarray((v * 3) - (v * 2))
+    f32 = x.astype(np.float32)
+    np.testing.assert_array_equal(fused, (f32 * 3 - f32 * 2).astype(np.float16))
+    assert fused[0] == x[0] and stepwise[0] != x[0]  # per-op rounding loses the last bit

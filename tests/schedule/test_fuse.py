@@ -1,0 +1,104 @@
+"""Fusion: kernel counts and the decision log (nothing runs in these tests)."""
+
+import numpy as np
+import pytest
+
+import lazyinfini as li
+from tests.oracle import check_schedule
+
+
+def arrays(*shapes, dtype=np.float32):
+    rng = np.random.default_rng(0)
+    return [li.asarray(rng.standard_normal(s).astype(dtype)) for s in shapes]
+
+
+def test_clip_of_subtract_is_one_kernel():
+    a, b = arrays((64, 32), (64, 32))
+    plan = check_schedule(li.clip(a - b, 0, 1), kernels=1)
+    assert [n.op.label for n in plan.kernels[0].nodes] == ["subtract", "clip"]
+
+
+def test_permuted_input_is_a_strided_load_not_a_kernel():
+    a, b = arrays((32, 64), (64, 32))
+    plan = check_schedule(li.clip(li.permute_dims(a, (1, 0)) - b, 0, 1), kernels=1)
+    (kernel,) = plan.kernels
+    strided = [ld for ld in kernel.loads if ld.chain and ld.chain[0].op.label == "permute_dims"]
+    assert len(strided) == 1 and strided[0].strides == (4, 256)
+
+
+def test_broadcast_and_sliced_inputs_are_loads():
+    a, m = arrays((8, 16, 10), (16, 1))
+    y = li.clip(a[:, ::-1, 2:] - m, -1, 1)
+    plan = check_schedule(y, kernels=1)
+    broadcast = [ld for ld in plan.kernels[0].loads if ld.broadcast]
+    assert any(ld.node.shape == (8, 16, 8) and ld.strides[0] == 0 for ld in broadcast)
+
+
+def test_diamond_is_one_kernel():
+    a, b = arrays((16, 16), (16, 16))
+    t = a - b
+    y = li.clip(t, 0, 1) + t
+    plan = check_schedule(y, kernels=1)
+    assert all(d.fused for d in plan.decisions)
+
+
+def test_requested_intermediate_splits_with_reason():
+    a, b = arrays((16, 16), (16, 16))
+    t = a - b
+    y = li.clip(t, 0, 1)
+    plan = check_schedule(t, y, kernels=2)
+    (split,) = [d for d in plan.decisions if not d.fused]
+    assert split.producer.op.label == "subtract" and split.reason == "output requested"
+    np.testing.assert_array_equal(np.asarray(y), np.clip(np.asarray(t), 0, 1))
+
+
+def test_fuse_false_gives_one_kernel_per_elementwise_node():
+    a, b = arrays((16, 16), (16, 16))
+    with li.options(fuse=False):
+        plan = check_schedule(li.clip(a - b, 0, 1) * 2, kernels=3)
+    assert all(not d.fused and "fusion is off" in d.reason for d in plan.decisions)
+
+
+def test_movement_consumer_splits_and_says_why():
+    a, b = arrays((16, 8), (16, 8))
+    t = a - b
+    y = li.permute_dims(t, (1, 0)) * 2
+    plan = check_schedule(y, kernels=2)
+    (split,) = [d for d in plan.decisions if not d.fused]
+    assert "movement" in split.reason and "permute_dims" in split.reason
+
+
+def test_broadcast_consumer_reports_shapes_differ():
+    a, b = arrays((16, 1), (16, 1))
+    t = a - b
+    y = li.broadcast_to(t, (16, 8)) * 2
+    plan = check_schedule(y, kernels=2)
+    (split,) = [d for d in plan.decisions if not d.fused]
+    assert split.reason.startswith("shapes differ")
+
+
+def test_producer_with_consumers_in_two_kernels_splits():
+    a, b = arrays((8, 8), (8, 8))
+    t = a - b
+    u = li.permute_dims(t * 2, (1, 0)) + t  # t feeds two different kernels
+    plan = li.inspect.plan(u)
+    reasons = {d.reason for d in plan.decisions if d.producer.op.label == "subtract"}
+    assert any("consumers in different kernels" in r for r in reasons), reasons
+
+
+def test_nothing_runs_while_planning():
+    a, b = arrays((8, 8), (8, 8))
+    before = li.inspect.counters.snapshot()
+    li.explain(li.clip(a - b, 0, 1))
+    li.to_dot(li.clip(a - b, 0, 1))
+    assert li.inspect.counters.snapshot() == before
+
+
+@pytest.mark.parametrize("executor", ["cpu", "reference"])
+def test_output_of_compute_many_shares_one_materialization(executor):
+    a, b = arrays((8, 8), (8, 8))
+    with li.options(executor=executor):
+        before = li.inspect.counters.materializations
+        y1, y2 = li.compute(a - b, li.clip(a - b, 0, 1))
+        assert li.inspect.counters.materializations == before + 1
+    np.testing.assert_array_equal(np.asarray(y2), np.clip(np.asarray(y1), 0, 1))

@@ -1,0 +1,76 @@
+"""Lowering: which values need a copy, rearrange plans on copies, coalesced iteration spaces."""
+
+import numpy as np
+
+import lazyinfini as li
+from lazyinfini._schedule import Kind
+from tests.oracle import check_schedule
+
+
+def test_requested_permute_is_one_rearrange_with_a_plan():
+    x = li.asarray(np.arange(64 * 32, dtype=np.float32).reshape(64, 32))
+    y = li.permute_dims(x, (1, 0))
+    plan = check_schedule(y, kernels=1)
+    (kernel,) = plan.kernels
+    assert kernel.kind is Kind.REARRANGE
+    assert kernel.plan.unit == 4 and kernel.plan.nbytes == 64 * 32 * 4
+    out = np.asarray(y)
+    assert out.flags.c_contiguous
+    np.testing.assert_array_equal(out, np.asarray(x).T)
+
+
+def test_contiguous_view_output_needs_no_copy():
+    x = li.asarray(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    y = li.reshape(x[1:], (3, 4))
+    (kernel,) = li.inspect.plan(y).kernels
+    assert kernel.kind is Kind.VIEW
+    np.testing.assert_array_equal(np.asarray(y), np.arange(12, 24).reshape(3, 4))
+
+
+def test_reshape_of_permuted_view_copies_first():
+    x = li.asarray(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    y = li.reshape(li.permute_dims(x, (0, 2, 1)), (2, 12)) - 1
+    plan = check_schedule(y, kernels=2)
+    assert [k.kind for k in plan.kernels] == [Kind.REARRANGE, Kind.ELEMENTWISE]
+    expected = np.transpose(np.asarray(x), (0, 2, 1)).reshape(2, 12) - 1
+    np.testing.assert_array_equal(np.asarray(y), expected)
+
+
+def test_channel_broadcast_coalesces_to_three_dims():
+    x = li.asarray(np.ones((8, 16, 7, 7), np.float32))
+    m = li.asarray(np.ones((1, 16, 1, 1), np.float32))
+    plan = check_schedule(li.clip(x - m, 0, 1), kernels=1)
+    assert plan.kernels[0].space == (8, 16, 49)
+
+
+def test_contiguous_chain_runs_flat():
+    x = li.asarray(np.ones((8, 16, 7), np.float32))
+    plan = check_schedule(li.clip(x - x * 2, 0, 1), kernels=1)
+    assert plan.kernels[0].space == (8 * 16 * 7,)
+
+
+def test_requested_fill_and_broadcast_are_materialized_contiguous():
+    y = li.full((3, 4), 2.5, dtype=li.float32)
+    z = li.broadcast_to(li.asarray(np.arange(4.0)), (3, 4))
+    for arr, expected in ((y, np.full((3, 4), 2.5)), (z, np.broadcast_to(np.arange(4.0), (3, 4)))):
+        (kernel,) = li.inspect.plan(arr).kernels
+        assert kernel.kind is Kind.REARRANGE
+        out = np.asarray(arr)
+        assert out.flags.c_contiguous and 0 not in out.strides
+        np.testing.assert_array_equal(out, expected)
+
+
+def test_empty_and_zero_d_outputs():
+    e = li.asarray(np.zeros((0, 5), np.float32))
+    assert np.asarray(li.permute_dims(e, (1, 0)) - 1).shape == (5, 0)
+    s = li.asarray(np.float32(2.0))
+    assert float(li.clip(s - 3, 0, 1)) == 0.0
+
+
+def test_freed_intermediate_memory_is_not_reused_under_an_output_view():
+    a = li.asarray(np.arange(1 << 16, dtype=np.float32))
+    t = a - 1  # an intermediate kernel output, read only by a view
+    y = li.reshape(t, (256, 256))
+    z = li.clip(a * 3, 0, 10) + 0  # later kernels allocate after t is dead
+    y, z = li.compute(y, z)
+    np.testing.assert_array_equal(np.asarray(y).ravel(), np.arange(1 << 16) - 1)
