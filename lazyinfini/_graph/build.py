@@ -15,22 +15,29 @@ def build_graph(outputs: list[Node]) -> nx.DiGraph:
     gives one edge with slots [0, 1]). Node attributes: op, shape, dtype, params, source.
     """
     graph = nx.DiGraph()
-    stack = [resolve(n) for n in outputs]
-    seen: set[int] = set()
+    order: list[Node] = []  # post-order of the walk: every node after its inputs
+    done: set[int] = set()
+    stack = [(resolve(n), False) for n in reversed(outputs)]
     while stack:
-        node = stack.pop()
-        if id(node) in seen:
+        node, expanded = stack.pop()
+        if id(node) in done:
             continue
-        seen.add(id(node))
+        if expanded:
+            done.add(id(node))
+            order.append(node)
+            continue
         _add_node(graph, node)
+        stack.append((node, True))
         for slot, src in enumerate(inputs_of(node)):
             _add_node(graph, src)
             if graph.has_edge(src, node):
                 graph.edges[src, node]["slots"].append(slot)
             else:
                 graph.add_edge(src, node, slots=[slot])
-            stack.append(src)
+            if id(src) not in done:
+                stack.append((src, False))
     graph.graph["outputs"] = [resolve(n) for n in outputs]
+    graph.graph["order"] = order
     return graph
 
 

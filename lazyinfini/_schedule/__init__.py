@@ -31,7 +31,7 @@ def schedule(graph: nx.DiGraph, *, fuse: bool = True) -> Schedule:
 def schedule_nodes(graph: nx.DiGraph) -> Schedule:
     """One kernel per pending node, in topological order: what the reference executor runs."""
     kernels = []
-    for node in nx.topological_sort(graph):
+    for node in graph.graph["order"]:
         if node.op is Op.BUFFER:
             continue
         kind = _KIND_OF_GROUP.get(node.op.group.value, Kind.OPAQUE)

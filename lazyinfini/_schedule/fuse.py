@@ -17,7 +17,7 @@ def fuse(
     graph: nx.DiGraph, outputs: list[Node], enabled: bool = True
 ) -> tuple[list[list[Node]], list[FusionDecision]]:
     """Groups of elementwise nodes (each in topological order) and the decision log."""
-    order = list(nx.topological_sort(graph))
+    order = graph.graph["order"]
     requested = set(outputs)
     group_of: dict[Node, int] = {}
     groups: list[list[Node]] = []

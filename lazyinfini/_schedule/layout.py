@@ -100,6 +100,30 @@ def slice_key(node: Node) -> tuple[slice, ...]:
 
 def view_load(node: Node, base: Node, chain: tuple[Node, ...]) -> Load | None:
     """The Load of `node` = `base` through `chain`; None if some step of the chain must copy."""
+    strides, offset = base_strides(node if not chain else base), 0
+    if any(step.op is Op.RESHAPE for step in chain):
+        return _phantom_load(node, base, chain)
+    shape = base.shape
+    for step in chain:
+        strides, offset = _step_strides(step, shape, strides, offset)
+        shape = step.shape
+    return Load(node, base, chain, strides, offset)
+
+
+def _step_strides(step: Node, shape, strides, offset):
+    """numpy's view rules for permute, broadcast and slice, without making an array."""
+    if step.op is Op.PERMUTE:
+        return tuple(strides[a] for a in step.arg), offset
+    if step.op is Op.SLICE:
+        offset += sum(start * s for (start, _), s in zip(step.arg, strides))
+        return tuple(s * step_ for (_, step_), s in zip(step.arg, strides)), offset
+    assert step.op is Op.BROADCAST, step
+    pad = len(step.shape) - len(shape)
+    # NOTE: numpy gives every length-1 input dim stride 0, broadcast or not; so do we.
+    return (0,) * pad + tuple(0 if old == 1 else s for old, s in zip(shape, strides)), offset
+
+
+def _phantom_load(node: Node, base: Node, chain: tuple[Node, ...]) -> Load | None:
     root = phantom(base)
     view = root
     for step in chain:

@@ -30,7 +30,7 @@ class Lowering:
 
     def run(self, outputs: list[Node]) -> list[Node]:
         """Emit every kernel; returns the node holding each output's value."""
-        for node in nx.topological_sort(self.graph):
+        for node in self.graph.graph["order"]:
             if node.op.group is Group.SOURCE and node.op not in _BASES:
                 self._emit(Kind.SOURCE, (node,), (node,), ())
             elif node in self.sink_of:

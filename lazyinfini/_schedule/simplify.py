@@ -17,7 +17,7 @@ def simplify(graph: nx.DiGraph) -> tuple[nx.DiGraph, list[Node], list[str]]:
     new_of: dict[Node, Node] = {}
     seen: dict[tuple, Node] = {}
     log: list[str] = []
-    for node in nx.topological_sort(graph):
+    for node in graph.graph["order"]:
         srcs = tuple(new_of.get(s, s) for s in inputs_of(node))
         new_of[node] = _rewrite(node, srcs, seen, log)
     outputs = [new_of.get(n, n) for n in graph.graph["outputs"]]

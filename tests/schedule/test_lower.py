@@ -74,3 +74,31 @@ def test_freed_intermediate_memory_is_not_reused_under_an_output_view():
     z = li.clip(a * 3, 0, 10) + 0  # later kernels allocate after t is dead
     y, z = li.compute(y, z)
     np.testing.assert_array_equal(np.asarray(y).ravel(), np.arange(1 << 16) - 1)
+
+
+def test_load_strides_agree_with_numpy_views():
+    """The scheduler's stride rules for permute/slice/broadcast are numpy's (the executors use
+    numpy to make the views, and rearrange plans are built from these strides)."""
+    from lazyinfini._runtime.cpu import load_view
+
+    base = np.arange(2 * 3 * 4 * 5, dtype=np.float64).reshape(2, 3, 4, 5)[:, ::-1, 1:, ::2]
+    x = li.asarray(base)
+    y = li.broadcast_to(li.permute_dims(x[1:, ::2, ::-1], (2, 0, 1, 3))[:, :, None], (3, 1, 4, 2, 3))
+    plan = li.inspect.plan(y * 2)
+    (load,) = [ld for ld in plan.kernels[0].loads if ld.base is x._node]
+    view = load_view(load, {})
+    assert tuple(view.strides) == load.strides
+    start = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    assert start == load.offset
+
+
+def test_symbolic_strides_without_reshape_agree_with_numpy():
+    from lazyinfini._runtime.cpu import load_view
+
+    base = np.arange(2 * 3 * 4, dtype=np.int16).reshape(2, 3, 4)[:, ::-1]
+    x = li.asarray(base)
+    y = li.broadcast_to(li.permute_dims(x[1:, ::2, ::-3], (2, 0, 1)), (5, 2, 1, 2))
+    (load,) = [ld for ld in li.inspect.plan(y + 1).kernels[0].loads if ld.base is x._node]
+    view = load_view(load, {})
+    assert tuple(view.strides) == load.strides
+    assert view.__array_interface__["data"][0] - base.__array_interface__["data"][0] == load.offset
