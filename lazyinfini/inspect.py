@@ -5,7 +5,6 @@ Public: li.graph, li.explain, li.to_dot, li.visualize, li.inspect.plan, li.inspe
 
 from __future__ import annotations
 
-import math
 import shutil
 import subprocess
 
@@ -95,28 +94,12 @@ def _kernel_lines(i: int, kernel) -> list[str]:
         lines.append(f"    {load!r}" if hasattr(load, "strides") else f"    load {load!r}")
     if kernel.plan is not None:
         lines.append(f"    plan {kernel.plan!r}")
-    read, written = kernel_bytes(kernel)
-    lines.append(f"    bytes read {_size(read)}, written {_size(written)}")
+    lines.append(f"    bytes read {_size(kernel.bytes_read)}, written {_size(kernel.bytes_written)}")
     return lines
 
 
-def kernel_bytes(kernel) -> tuple[int, int]:
-    """Bytes a kernel reads (each distinct element once) and writes."""
-    written = 0 if kernel.kind is Kind.VIEW else sum(n.nbytes for n in kernel.outputs)
-    read = 0
-    for load in kernel.loads:
-        strides = getattr(load, "strides", None)
-        node = getattr(load, "node", load)
-        if strides is None:
-            read += node.nbytes
-        else:
-            touched = math.prod(d for d, s in zip(node.shape, strides) if s != 0)
-            read += touched * node.dtype.itemsize
-    return (0 if kernel.kind is Kind.VIEW else read), written
-
-
 def _timing(kernel, seconds: float, bandwidth: float) -> str:
-    moved = sum(kernel_bytes(kernel))
+    moved = kernel.bytes_read + kernel.bytes_written
     rate = moved / seconds if seconds > 0 else 0.0
     return (
         f"time {seconds * 1e3:.3f} ms, {rate / 1e9:.2f} GB/s "

@@ -50,7 +50,7 @@ class CpuExecutor:
             value = _RUN[kernel.kind](kernel, values, memory)
             values[kernel.outputs[0]] = value
             elapsed = time.perf_counter() - started
-            _count(kernel, value)
+            _count(kernel)
             if timings is not None:
                 timings.append(elapsed)
             if debug:
@@ -156,9 +156,8 @@ _RUN = {
 }
 
 
-def _count(kernel, value: np.ndarray) -> None:
+def _count(kernel) -> None:
     counters.kernels += 1
     counters.nodes += len(kernel.nodes)
-    if kernel.kind is not Kind.VIEW:
-        counters.bytes_written += value.nbytes
-        counters.bytes_read += sum(ld.node.nbytes for ld in kernel.loads if not ld.broadcast)
+    counters.bytes_written += kernel.bytes_written
+    counters.bytes_read += kernel.bytes_read

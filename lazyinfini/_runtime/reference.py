@@ -32,6 +32,8 @@ class ReferenceExecutor:
             for node in kernel.intermediates:
                 del values[node]
             counters.kernels += 1
+            counters.bytes_read += kernel.bytes_read
+            counters.bytes_written += kernel.bytes_written
             if timings is not None:
                 timings.append(time.perf_counter() - started)
             for node in dead:
@@ -69,9 +71,19 @@ def _arange(node: Node) -> np.ndarray:
     return (np.arange(length, dtype=wide) * step + start).astype(node.dtype)
 
 
+def _linspace(node: Node) -> np.ndarray:
+    start, stop, endpoint = node.arg
+    wide = _dtypes.DEFAULT_COMPLEX if node.dtype in _dtypes.COMPLEX else _dtypes.DEFAULT_FLOAT
+    values = np.linspace(start, stop, node.shape[0], endpoint=endpoint, dtype=wide)
+    # Integer outputs round down (numpy 2's rule); the spec leaves them implementation-defined.
+    return (np.floor(values) if node.dtype in _dtypes.INTEGER else values).astype(node.dtype)
+
+
 _NUMPY = {
     Op.FULL: lambda node: np.broadcast_to(np.asarray(node.arg, dtype=node.dtype), node.shape),
     Op.ARANGE: _arange,
+    Op.EYE: lambda node: np.eye(*node.shape, k=node.arg[0], dtype=node.dtype),
+    Op.LINSPACE: _linspace,
     Op.ASTYPE: lambda node, x: x.astype(node.dtype),
     Op.PERMUTE: lambda node, x: np.transpose(x, node.arg),
     Op.RESHAPE: lambda node, x: np.reshape(x, node.shape),

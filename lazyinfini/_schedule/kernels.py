@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass, field
 
 from .._graph import Node, Op
@@ -36,6 +37,22 @@ class Kernel:
     @property
     def intermediates(self) -> tuple[Node, ...]:
         return tuple(n for n in self.nodes if n not in self.outputs)
+
+    @property
+    def bytes_written(self) -> int:
+        return 0 if self.kind is Kind.VIEW else sum(n.nbytes for n in self.outputs)
+
+    @property
+    def bytes_read(self) -> int:
+        """Each distinct element read once: a broadcast (stride-0) dim is not counted."""
+        if self.kind is Kind.VIEW:
+            return 0
+        total = 0
+        for load in self.loads:
+            node, strides = getattr(load, "node", load), getattr(load, "strides", None)
+            dims = node.shape if strides is None else [d for d, s in zip(node.shape, strides) if s]
+            total += math.prod(dims) * node.dtype.itemsize
+        return total
 
     @property
     def name(self) -> str:
