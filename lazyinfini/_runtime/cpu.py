@@ -42,6 +42,11 @@ class CpuExecutor:
         return schedule(graph, fuse=fuse)
 
     def run(self, plan: Schedule, timings: list | None = None) -> dict[Node, np.ndarray]:
+        # Note (spec): IEEE special values are results, not warnings.
+        with np.errstate(all="ignore"):
+            return self._run(plan, timings)
+
+    def _run(self, plan: Schedule, timings: list | None) -> dict[Node, np.ndarray]:
         values: dict[Node, np.ndarray] = {}
         memory = Memory()
         debug = current().debug >= 2

@@ -113,5 +113,6 @@ def chunks(space: tuple[int, ...], target: int = CHUNK) -> list[tuple]:
 def run_chunks(program: Program, loads, out, parts: list[tuple]) -> None:
     """Evaluate `program` over the chunks `parts` (one thread's share)."""
     scratch = Scratch()
-    for index in parts:
-        program.evaluate([view[index] for view in loads], out[index], scratch)
+    with np.errstate(all="ignore"):  # NOTE: numpy's error state is per thread
+        for index in parts:
+            program.evaluate([view[index] for view in loads], out[index], scratch)
