@@ -52,8 +52,8 @@ class CpuExecutor:
         debug = current().debug >= 2
         for kernel, dead in zip(plan.kernels, plan.frees):
             started = time.perf_counter()
-            value = _RUN[kernel.kind](kernel, values, memory)
-            values[kernel.outputs[0]] = value
+            results = _RUN[kernel.kind](kernel, values, memory)
+            values.update(zip(kernel.outputs, results))
             elapsed = time.perf_counter() - started
             _count(kernel)
             if timings is not None:
@@ -110,46 +110,45 @@ class Memory:
         return result
 
 
-def _elementwise(kernel, values, memory) -> np.ndarray:
-    sink = kernel.outputs[0]
-    out = memory.empty(sink.shape, sink.dtype)
-    if sink.size == 0:
-        return out
+def _elementwise(kernel, values, memory) -> list[np.ndarray]:
+    outs = [memory.empty(n.shape, n.dtype) for n in kernel.outputs]
+    if kernel.outputs[0].size == 0:
+        return outs
     loads = [np.reshape(load_view(ld, values), kernel.space) for ld in kernel.loads]
-    program = Program(kernel.nodes, tuple(ld.node for ld in kernel.loads), sink)
-    flat = out.reshape(kernel.space)
+    program = Program(kernel.nodes, tuple(ld.node for ld in kernel.loads), kernel.outputs)
+    flat = [np.reshape(out, kernel.space) for out in outs]
     parts = chunks(kernel.space)
-    if sink.size < PARALLEL_MIN or THREADS == 1 or len(parts) == 1:
+    if kernel.outputs[0].size < PARALLEL_MIN or THREADS == 1 or len(parts) == 1:
         run_chunks(program, loads, flat, parts)
-        return out
+        return outs
     shares = [parts[i::THREADS] for i in range(THREADS)]
     futures = [pool().submit(run_chunks, program, loads, flat, share) for share in shares]
     for future in futures:
         future.result()
-    return out
+    return outs
 
 
-def _rearrange(kernel, values, memory) -> np.ndarray:
+def _rearrange(kernel, values, memory) -> list[np.ndarray]:
     (load,) = kernel.loads
     copy = kernel.outputs[0]
     out = memory.empty(copy.shape, copy.dtype)
     run_rearrange(kernel.plan, load_view(load, values), out)
-    return out
+    return [out]
 
 
-def _view(kernel, values, memory) -> np.ndarray:
-    return load_view(kernel.loads[0], values)
+def _view(kernel, values, memory) -> list[np.ndarray]:
+    return [load_view(kernel.loads[0], values)]
 
 
-def _opaque(kernel, values, memory) -> np.ndarray:
+def _opaque(kernel, values, memory) -> list[np.ndarray]:
     (node,) = kernel.nodes
     inputs = [load_view(ld, values) for ld in kernel.loads]
-    return memory.guard(call_library(node, inputs), inputs)
+    return [memory.guard(call_library(node, inputs), inputs)]
 
 
-def _source(kernel, values, memory) -> np.ndarray:
+def _source(kernel, values, memory) -> list[np.ndarray]:
     (node,) = kernel.nodes
-    return evaluate(node, [])
+    return [evaluate(node, [])]
 
 
 _RUN = {

@@ -32,7 +32,7 @@ class Step:
 class Program:
     """A kernel's nodes as register steps. Registers 0..n-1 hold the loads."""
 
-    def __init__(self, nodes: tuple[Node, ...], loads: tuple[Node, ...], sink: Node):
+    def __init__(self, nodes: tuple[Node, ...], loads: tuple[Node, ...], outputs: tuple[Node, ...]):
         register = {node: i for i, node in enumerate(loads)}
         self.load_dtypes = [_dtypes.compute_dtype(n.dtype) for n in loads]
         self.steps: list[Step] = []
@@ -40,22 +40,26 @@ class Program:
             srcs = tuple(register[s] for s in inputs_of(node))
             register[node] = len(register)
             self.steps.append(Step(node, srcs, register[node], _dtypes.compute_dtype(node.dtype)))
-        self.sink = sink
         self.registers = len(register)
+        self.outputs = [register[n] for n in outputs]
+        # A step whose register is an output of the same dtype computes straight into it.
+        self.direct = {
+            register[n]: j for j, n in enumerate(outputs) if _dtypes.compute_dtype(n.dtype) == n.dtype
+        }
 
-    def evaluate(self, loads: list[np.ndarray], out: np.ndarray, scratch: Scratch) -> None:
-        """Compute one chunk: `loads` and `out` are views of the chunk."""
+    def evaluate(self, loads: list[np.ndarray], outs: list[np.ndarray], scratch: Scratch) -> None:
+        """Compute one chunk: `loads` and `outs` are views of the chunk."""
         regs: list = [None] * self.registers
         for i, (view, dtype) in enumerate(zip(loads, self.load_dtypes)):
             regs[i] = view if view.dtype == dtype else scratch.take(i, view.shape, dtype, view)
-        last = len(self.steps) - 1
-        for k, step in enumerate(self.steps):
-            direct = k == last and step.dtype == out.dtype
-            target = out if direct else scratch.take(step.dst, out.shape, step.dtype)
-            inputs = [regs[s] for s in step.srcs]
-            regs[step.dst] = _run_step(step, inputs, target, scratch)
-        if not direct:
-            np.copyto(out, regs[self.steps[-1].dst], casting="unsafe")  # the one rounding
+        shape = outs[0].shape
+        for step in self.steps:
+            j = self.direct.get(step.dst)
+            target = outs[j] if j is not None else scratch.take(step.dst, shape, step.dtype)
+            regs[step.dst] = _run_step(step, [regs[s] for s in step.srcs], target, scratch)
+        for j, reg in enumerate(self.outputs):
+            if reg not in self.direct:
+                np.copyto(outs[j], regs[reg], casting="unsafe")  # the one rounding
 
 
 def _run_step(step: Step, inputs: list[np.ndarray], target: np.ndarray, scratch) -> np.ndarray:
@@ -110,9 +114,9 @@ def chunks(space: tuple[int, ...], target: int = CHUNK) -> list[tuple]:
     ]
 
 
-def run_chunks(program: Program, loads, out, parts: list[tuple]) -> None:
+def run_chunks(program: Program, loads, outs, parts: list[tuple]) -> None:
     """Evaluate `program` over the chunks `parts` (one thread's share)."""
     scratch = Scratch()
     with np.errstate(all="ignore"):  # NOTE: numpy's error state is per thread
         for index in parts:
-            program.evaluate([view[index] for view in loads], out[index], scratch)
+            program.evaluate([v[index] for v in loads], [o[index] for o in outs], scratch)

@@ -1,7 +1,8 @@
 """HOW it will run: the graph of pending nodes -> an ordered schedule of kernels.
 
 `schedule` is the list of passes: simplify (fold permute/reshape chains, drop identities, merge
-repeats) -> fuse (elementwise groups, with a reason for every decision) -> lower (kernels with
+repeats) -> fuse (elementwise groups, with a reason for every decision; independent sibling groups
+that share an input merge into one multi-output pass) -> lower (kernels with
 strided loads, rearrange plans for copies, coalesced iteration spaces) -> lifetimes.
 `schedule_nodes` is the node-by-node schedule the reference executor runs.
 """
@@ -23,7 +24,7 @@ def schedule(graph: nx.DiGraph, *, fuse: bool = True) -> Schedule:
     requested = list(graph.graph["outputs"])
     graph, outputs, rewrites = simplify(graph)
     groups, decisions = fuse_groups(graph, outputs, enabled=fuse)
-    lowering = Lowering(graph, groups)
+    lowering = Lowering(graph, groups, outputs)
     held = lowering.run(outputs)
     return with_lifetimes(lowering.kernels, requested, held, decisions, rewrites)
 

@@ -40,7 +40,45 @@ def fuse(
     for group in groups:
         group.reverse()
     decisions.reverse()
+    if enabled:
+        groups = merge_siblings(graph, groups, decisions, requested)
     return groups, decisions
+
+
+def merge_siblings(graph: nx.DiGraph, groups, decisions, requested: set) -> list[list[Node]]:
+    """Merge kernels of one shape that read a common input and do not depend on each other, so
+    `li.compute(y1, y2)` reads the shared input once, in one pass writing both outputs."""
+    position = {node: i for i, node in enumerate(graph.graph["order"])}
+    readers: dict[Node, list[int]] = {}
+    for index, group in enumerate(groups):
+        inside = set(group)
+        for src in dict.fromkeys(s for n in group for s in graph.predecessors(n) if s not in inside):
+            readers.setdefault(src, []).append(index)
+    for indices in readers.values():
+        live = [i for i in indices if groups[i]]
+        for i in live[1:]:
+            first = live[0]
+            one, other = group_outputs(graph, groups[first], requested), None
+            other = group_outputs(graph, groups[i], requested)
+            if one[0].shape != other[0].shape or _connected(graph, one, other):
+                continue
+            groups[first] = sorted(groups[first] + groups[i], key=position.__getitem__)
+            groups[i] = []
+            reason = "siblings: same shape, a shared input, one pass writes both"
+            decisions.append(FusionDecision(one[0], other[0], True, reason))
+    return [g for g in groups if g]
+
+
+def group_outputs(graph: nx.DiGraph, group: list[Node], requested: set) -> list[Node]:
+    """The members a kernel writes out: requested ones and those read outside the kernel."""
+    inside = set(group)
+    return [
+        n for n in group if n in requested or any(c not in inside for c in graph.successors(n))
+    ]
+
+
+def _connected(graph: nx.DiGraph, one: list[Node], other: list[Node]) -> bool:
+    return any(nx.has_path(graph, a, b) or nx.has_path(graph, b, a) for a in one for b in other)
 
 
 def _reason_to_split(
@@ -54,10 +92,9 @@ def _reason_to_split(
         return "output requested"
     for consumer in consumers:
         if not consumer.op.is_elementwise:
-            group = consumer.op.group.value
             if consumer.op is Op.BROADCAST:
                 return f"shapes differ: {node.shape} -> {consumer.shape} ({consumer.op.label})"
-            return f"consumer is a {group} op ({consumer.op.label})"
+            return f"consumer is a {consumer.op.group.value} op ({consumer.op.label})"
     if len({group_of[c] for c in consumers}) > 1:
         return f"producer has {len(consumers)} consumers in different kernels"
     return None

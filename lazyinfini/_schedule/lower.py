@@ -12,6 +12,7 @@ import networkx as nx
 
 from .._graph import Group, Node, Op, inputs_of
 from .coalesce import coalesce
+from .fuse import group_outputs
 from .kernels import Kernel, Kind
 from .layout import Load, apply_movement, c_strides, phantom, view_load
 from .rearrange import plan_rearrange
@@ -22,19 +23,21 @@ _BASES = (Op.BUFFER, Op.FULL)
 class Lowering:
     """The kernels emitted so far and, for each materialized node, the node holding its value."""
 
-    def __init__(self, graph: nx.DiGraph, groups: list[list[Node]]):
+    def __init__(self, graph: nx.DiGraph, groups: list[list[Node]], requested: list[Node]):
         self.graph = graph
         self.kernels: list[Kernel] = []
         self.copies: dict[Node, Node] = {}  # view node -> COPY node holding it contiguous
-        self.sink_of = {group[-1]: group for group in groups}
+        self.requested = set(requested)
+        self.last_of = {group[-1]: group for group in groups}  # emitted at its last node
+        self.written = {n for g in groups for n in group_outputs(graph, g, self.requested)}
 
     def run(self, outputs: list[Node]) -> list[Node]:
         """Emit every kernel; returns the node holding each output's value."""
         for node in self.graph.graph["order"]:
             if node.op.group is Group.SOURCE and node.op not in _BASES:
                 self._emit(Kind.SOURCE, (node,), (node,), ())
-            elif node in self.sink_of:
-                self._elementwise(self.sink_of[node])
+            elif node in self.last_of:
+                self._elementwise(self.last_of[node])
             elif node.op.group in (Group.REDUCE, Group.OPAQUE):
                 loads = [self.load(src) for src in inputs_of(node)]
                 self._emit(Kind.OPAQUE, (node,), (node,), loads)
@@ -50,12 +53,14 @@ class Lowering:
             for src in inputs_of(node):
                 if src not in inside and src not in loads:
                     loads[src] = self.load(src)
-        sink = group[-1]
-        strides = [c_strides(sink.shape, sink.dtype.itemsize)]
+        outputs = group_outputs(self.graph, group, self.requested)
+        shape = outputs[0].shape
+        strides = [c_strides(shape, out.dtype.itemsize) for out in outputs]
         strides += [load.strides for load in loads.values()]
-        itemsizes = [sink.dtype.itemsize] + [load.node.dtype.itemsize for load in loads.values()]
-        space, _ = coalesce(sink.shape, *_in_elements(strides, itemsizes))
-        self._emit(Kind.ELEMENTWISE, group, (sink,), loads.values(), None, tuple(space))
+        itemsizes = [out.dtype.itemsize for out in outputs]
+        itemsizes += [load.node.dtype.itemsize for load in loads.values()]
+        space, _ = coalesce(shape, *_in_elements(strides, itemsizes))
+        self._emit(Kind.ELEMENTWISE, group, outputs, loads.values(), None, tuple(space))
 
     def load(self, node: Node) -> Load:
         """How a kernel reads `node`: a view of a materialized base, copying first if it must."""
@@ -93,7 +98,7 @@ class Lowering:
     def _output(self, node: Node) -> Node:
         """The node whose value answers requested `node`: itself, a view, or a copy."""
         if node.op is not Op.FULL and not node.op.is_movement:
-            return node  # a buffer, or the output of its own kernel
+            return node  # a buffer, or an output of a kernel
         load = self.load(node)
         if load.contiguous and node.op is not Op.FULL or node.size <= 1:
             self._emit(Kind.VIEW, (node,), (node,), (load,))

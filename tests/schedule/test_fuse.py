@@ -102,3 +102,29 @@ def test_output_of_compute_many_shares_one_materialization(executor):
         y1, y2 = li.compute(a - b, li.clip(a - b, 0, 1))
         assert li.inspect.counters.materializations == before + 1
     np.testing.assert_array_equal(np.asarray(y2), np.clip(np.asarray(y1), 0, 1))
+
+
+def test_siblings_sharing_an_input_run_in_one_pass():
+    a, b, c = arrays((32, 16), (32, 16), (32, 16))
+    y1 = li.clip(a - b, 0, 1)
+    y2 = (a * c) + 1
+    plan = check_schedule(y1, y2, kernels=1)
+    (kernel,) = plan.kernels
+    assert len(kernel.outputs) == 2
+    assert sum(1 for ld in kernel.loads if ld.base is a._node) == 1  # `a` is read once
+    assert any(d.fused and d.reason.startswith("siblings") for d in plan.decisions)
+    before = li.inspect.counters.kernels
+    li.compute(y1, y2)
+    assert li.inspect.counters.kernels == before + 1
+    na, nb, nc = (np.asarray(v) for v in (a, b, c))
+    np.testing.assert_array_equal(np.asarray(y1), np.clip(na - nb, 0, 1))
+    np.testing.assert_array_equal(np.asarray(y2), na * nc + 1)
+
+
+def test_dependent_or_differently_shaped_siblings_stay_apart():
+    a, b = arrays((8, 8), (8, 8))
+    y1 = a - b
+    y2 = li.permute_dims(y1, (1, 0)) * a  # reads y1 through a permute: depends on it
+    check_schedule(y1, y2, kernels=2)
+    z = li.reshape(a, (64,)) + 1  # another shape
+    check_schedule(a * 2, z, kernels=2)
