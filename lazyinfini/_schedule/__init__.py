@@ -26,6 +26,7 @@ def schedule(graph: nx.DiGraph, *, fuse: bool = True) -> Schedule:
     groups, decisions = fuse_groups(graph, outputs, enabled=fuse)
     lowering = Lowering(graph, groups, outputs)
     held = lowering.run(outputs)
+    rewrites = rewrites + lowering.notes
     return with_lifetimes(lowering.kernels, requested, held, decisions, rewrites)
 
 
