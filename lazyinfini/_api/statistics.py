@@ -1,0 +1,176 @@
+"""Statistical functions: reductions recorded as REDUCE nodes, cumulative ones as OPAQUE nodes.
+
+Spec: https://data-apis.org/array-api/latest/API_specification/statistical_functions.html
+A node's `arg` holds the keywords of the one array_api_compat.numpy call that computes it (see
+_runtime/library.py); this module checks dtypes and axes and works out the result's shape.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .. import _dtypes
+from .._array import Array, record
+from .._graph import Op
+from .checks import check_array, check_dtype_arg, check_dtype_in, error, normalize_axis
+
+
+# -- shared by every reduction (searching.py and utility.py record theirs through these) ------
+def check_flag(func: str, name: str, value) -> builtins.bool:
+    """A bool keyword (keepdims, descending, ...): Python or numpy bool only."""
+    if not isinstance(value, (builtins.bool, np.bool_)):
+        raise error(TypeError, func, f"{name} must be a bool, got {value!r}")
+    return builtins.bool(value)
+
+
+def reduction_axes(func: str, axis, ndim: int) -> tuple[int, ...]:
+    """axis=None, an int or a tuple of ints -> the sorted, distinct, non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    items = axis if isinstance(axis, tuple) else (axis,)
+    axes = tuple(normalize_axis(func, a, ndim) for a in items)
+    if len(set(axes)) != len(axes):
+        raise error(ValueError, func, f"repeated axis in {axis!r}")
+    return tuple(sorted(axes))
+
+
+def reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool):
+    if keepdims:
+        return tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+def record_reduction(func: str, op: Op, x: Array, axis, keepdims, dtype, *options) -> Array:
+    """One REDUCE node of x over `axis`; `options` are more (keyword, value) pairs for the call."""
+    axes = reduction_axes(func, axis, x.ndim)
+    keepdims = check_flag(func, "keepdims", keepdims)
+    shape = reduced_shape(x.shape, axes, keepdims)
+    arg = (("axis", axes), ("keepdims", keepdims), *options)
+    return record(op, (x._node,), shape, dtype, arg)
+
+
+def check_nonempty(func: str, x: Array, axes: tuple[int, ...]) -> None:
+    # Note (spec): an empty max/min/argmax is implementation-defined; numpy raises when it runs,
+    # so a lazy library raises here, on the line that asked for it.
+    if builtins.any(x.shape[a] == 0 for a in axes):
+        raise error(ValueError, func, f"zero-size reduction over axes {axes} of shape {x.shape}")
+
+
+def accumulator_dtype(func: str, x: Array, dtype) -> np.dtype:
+    """The result dtype of sum/prod/cumulative_*: `dtype`, or x's widened as the spec says."""
+    if dtype is not None:
+        dtype = check_dtype_arg(func, dtype)
+        check_dtype_in(func, "dtype", dtype, "numeric")
+        if x.dtype in _dtypes.COMPLEX and dtype not in _dtypes.COMPLEX:
+            raise error(TypeError, func, f"dtype {dtype.name} would drop x's imaginary part")
+        return dtype
+    # Note (spec): small integers widen to the default integer of the same signedness.
+    if x.dtype in _dtypes.SIGNED:
+        return _dtypes.DEFAULT_INT
+    if x.dtype in _dtypes.UNSIGNED:
+        return _dtypes.uint64
+    return x.dtype
+
+
+def _numeric_input(func: str, x, category: str) -> Array:
+    check_array(func, "x", x)
+    check_dtype_in(func, "x", x.dtype, category)
+    return x
+
+
+# -- reductions -----------------------------------------------------------------------------
+def sum(x, /, *, axis=None, dtype=None, keepdims=False) -> Array:
+    """Sum of x's elements over `axis`.
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.sum.html"""
+    _numeric_input("sum", x, "numeric")
+    out = accumulator_dtype("sum", x, dtype)
+    # NOTE: half floats accumulate in float32 (the library call rounds the result once).
+    accumulate = ("dtype", _dtypes.compute_dtype(out))
+    return record_reduction("sum", Op.SUM, x, axis, keepdims, out, accumulate)
+
+
+def prod(x, /, *, axis=None, dtype=None, keepdims=False) -> Array:
+    """Product of x's elements over `axis`.
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.prod.html"""
+    _numeric_input("prod", x, "numeric")
+    out = accumulator_dtype("prod", x, dtype)
+    accumulate = ("dtype", _dtypes.compute_dtype(out))
+    return record_reduction("prod", Op.PROD, x, axis, keepdims, out, accumulate)
+
+
+def max(x, /, *, axis=None, keepdims=False) -> Array:
+    """Largest element over `axis` (NaN propagates).
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.max.html"""
+    _numeric_input("max", x, "real numeric")
+    check_nonempty("max", x, reduction_axes("max", axis, x.ndim))
+    return record_reduction("max", Op.MAX, x, axis, keepdims, x.dtype)
+
+
+def min(x, /, *, axis=None, keepdims=False) -> Array:
+    """Smallest element over `axis` (NaN propagates).
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.min.html"""
+    _numeric_input("min", x, "real numeric")
+    check_nonempty("min", x, reduction_axes("min", axis, x.ndim))
+    return record_reduction("min", Op.MIN, x, axis, keepdims, x.dtype)
+
+
+def mean(x, /, *, axis=None, keepdims=False) -> Array:
+    """Arithmetic mean over `axis` (NaN when empty).
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.mean.html"""
+    # Note (spec): integer input is only a "may"; we ask for an explicit astype instead.
+    _numeric_input("mean", x, "floating")
+    return record_reduction("mean", Op.MEAN, x, axis, keepdims, x.dtype)
+
+
+def _check_correction(func: str, correction) -> float | int:
+    if isinstance(correction, builtins.bool) or not isinstance(correction, (int, float)):
+        raise error(TypeError, func, f"correction must be a real number, got {correction!r}")
+    return correction
+
+
+def std(x, /, *, axis=None, correction=0.0, keepdims=False) -> Array:
+    """Standard deviation over `axis`, divisor M - correction.
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.std.html"""
+    _numeric_input("std", x, "real floating")
+    options = ("correction", _check_correction("std", correction))
+    return record_reduction("std", Op.STD, x, axis, keepdims, x.dtype, options)
+
+
+def var(x, /, *, axis=None, correction=0.0, keepdims=False) -> Array:
+    """Variance over `axis`, divisor M - correction.
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.var.html"""
+    _numeric_input("var", x, "real floating")
+    options = ("correction", _check_correction("var", correction))
+    return record_reduction("var", Op.VAR, x, axis, keepdims, x.dtype, options)
+
+
+# -- cumulative -----------------------------------------------------------------------------
+def _cumulative(func: str, op: Op, x, axis, dtype, include_initial) -> Array:
+    _numeric_input(func, x, "numeric")
+    if x.ndim == 0:
+        # Note (spec): 0-d input is unspecified; we refuse it rather than guess a shape.
+        raise error(ValueError, func, "x must have at least one dimension")
+    if axis is None:
+        if x.ndim > 1:
+            raise error(ValueError, func, f"axis is required for a {x.ndim}-d array")
+        axis = 0
+    axis = normalize_axis(func, axis, x.ndim)
+    initial = check_flag(func, "include_initial", include_initial)
+    out = accumulator_dtype(func, x, dtype)
+    shape = tuple(n + initial if i == axis else n for i, n in enumerate(x.shape))
+    arg = (("axis", axis), ("dtype", _dtypes.compute_dtype(out)), ("include_initial", initial))
+    return record(op, (x._node,), shape, out, arg)
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False) -> Array:
+    """Running sums along `axis`.
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.cumulative_sum.html"""
+    return _cumulative("cumulative_sum", Op.CUMULATIVE_SUM, x, axis, dtype, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False) -> Array:
+    """Running products along `axis`.
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.cumulative_prod.html"""
+    return _cumulative("cumulative_prod", Op.CUMULATIVE_PROD, x, axis, dtype, include_initial)
