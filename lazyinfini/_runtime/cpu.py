@@ -19,7 +19,7 @@ from .._options import current
 from .._schedule import Kind, Schedule, schedule
 from .._schedule.layout import apply_movement
 from .fused import Program, chunks, run_chunks
-from .library import call_library
+from .library import call_library_outputs
 from .rearrange import run_rearrange
 from .reference import evaluate
 
@@ -141,9 +141,8 @@ def _view(kernel, values, memory) -> list[np.ndarray]:
 
 
 def _opaque(kernel, values, memory) -> list[np.ndarray]:
-    (node,) = kernel.nodes
     inputs = [load_view(ld, values) for ld in kernel.loads]
-    return [memory.guard(call_library(node, inputs), inputs)]
+    return [memory.guard(v, inputs) for v in call_library_outputs(kernel.nodes, inputs)]
 
 
 def _source(kernel, values, memory) -> list[np.ndarray]:

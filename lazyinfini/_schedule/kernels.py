@@ -56,7 +56,7 @@ class Kernel:
 
     @property
     def name(self) -> str:
-        return "_".join(dict.fromkeys(n.op.label for n in self.nodes))
+        return "_".join(dict.fromkeys(_label(n) for n in self.nodes))
 
     def __repr__(self) -> str:
         out = self.outputs[0]
@@ -65,6 +65,15 @@ class Kernel:
             f"Kernel({self.kind.value} {self.name} -> {shape} {out.dtype.name}, "
             f"{len(self.nodes)} nodes, {len(self.loads)} loads)"
         )
+
+
+def _label(node: Node) -> str:
+    """The op's name; for linalg/fft nodes, the function's ("linalg.qr")."""
+    if isinstance(node.arg, tuple):
+        for item in node.arg:
+            if isinstance(item, tuple) and len(item) == 2 and item[0] == "_function":
+                return f"{node.op.label}.{item[1]}"
+    return node.op.label
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ class Lowering:
         self.graph = graph
         self.kernels: list[Kernel] = []
         self.notes: list[str] = []  # decisions of this pass, for explain()
+        self.shared: set[Node] = set()  # opaque nodes already emitted with a sibling
         self.copies: dict[Node, Node] = {}  # view node -> COPY node holding it contiguous
         self.requested = set(requested)
         self.last_of = {group[-1]: group for group in groups}  # emitted at its last node
@@ -40,13 +41,24 @@ class Lowering:
                 self._emit(Kind.SOURCE, (node,), (node,), ())
             elif node in self.last_of:
                 self._elementwise(self.last_of[node])
-            elif node.op.group in (Group.REDUCE, Group.OPAQUE):
+            elif node.op.group in (Group.REDUCE, Group.OPAQUE) and node not in self.shared:
+                siblings = self._call_siblings(node)
                 loads = [self.load(src) for src in inputs_of(node)]
-                self._emit(Kind.OPAQUE, (node,), (node,), loads)
+                self._emit(Kind.OPAQUE, siblings, siblings, loads)
         return [self._output(node) for node in outputs]
 
     def _emit(self, kind, nodes, outputs, loads, plan=None, space=()) -> None:
         self.kernels.append(Kernel(kind, tuple(nodes), tuple(outputs), tuple(loads), plan, space))
+
+    def _call_siblings(self, node: Node) -> tuple[Node, ...]:
+        """`node` and the pending nodes taking other items of the same library call."""
+        if not any(k == "_index" for k, _ in (node.arg or ())):
+            return (node,)
+        key = _call_key(node)
+        siblings = tuple(n for n in self.graph.graph["order"]
+                         if n.op is node.op and n.arg and _call_key(n) == key)
+        self.shared.update(siblings)
+        return siblings
 
     def _elementwise(self, group: list[Node]) -> None:
         inside = set(group)
@@ -119,6 +131,12 @@ class Lowering:
             self._emit(Kind.VIEW, (node,), (node,), (load,))
             return node
         return self._copy(node)
+
+
+def _call_key(node: Node) -> tuple:
+    """Opaque nodes with equal keys take items of one library call (eigh's values, vectors)."""
+    arg = tuple(kv for kv in node.arg if kv[0] != "_index")
+    return (node.op, tuple(id(s) for s in inputs_of(node)), arg)
 
 
 def _across_rows(load: Load) -> bool:

@@ -112,3 +112,14 @@ def test_large_transposed_load_is_copied_by_a_rearrange_first():
     assert any("transposed load" in note for note in plan.rewrites)
     small = li.asarray(np.ones((16, 8), np.float32))
     check_schedule(li.permute_dims(small, (1, 0)) - 1, kernels=1)  # small: read in place
+
+
+def test_items_of_one_library_call_share_one_kernel():
+    a = li.asarray(np.random.default_rng(0).standard_normal((6, 6)))
+    q, r = li.linalg.qr(a)
+    (kernel,) = li.inspect.plan(q, r).kernels
+    assert kernel.kind is Kind.OPAQUE and kernel.name == "linalg.qr" and len(kernel.outputs) == 2
+    before = li.inspect.counters.kernels
+    q, r = li.compute(q, r)
+    assert li.inspect.counters.kernels == before + 1
+    np.testing.assert_allclose(np.asarray(q) @ np.asarray(r), np.asarray(a), atol=1e-12)
