@@ -12,24 +12,41 @@ import numpy as np
 
 from .. import _dtypes
 from .._graph import Node, Op
+from . import differences, indexing, joining, sorting
 
 # Ops whose implementation is not a plain library call: filled by the modules that record them.
 CUSTOM: dict[Op, object] = {}
+CUSTOM.update(indexing.IMPLEMENTATIONS)  # gather, setitem
+CUSTOM.update(joining.IMPLEMENTATIONS)  # concat, stack
+CUSTOM.update(sorting.IMPLEMENTATIONS)  # sort (stable descending), searchsorted (sorter)
+CUSTOM.update(differences.IMPLEMENTATIONS)  # diff (prepend/append, n=0)
 
 _NAMESPACES = {Op.LINALG: compat.linalg, Op.FFT: compat.fft}
 
 
 def call_library(node: Node, inputs: list[np.ndarray]) -> np.ndarray:
     """The value of a REDUCE or OPAQUE node from its inputs' values."""
-    kwargs = dict(node.arg or ())
-    index = kwargs.pop("_index", None)
-    name = kwargs.pop("_function", node.op.label)
+    (value,) = call_library_outputs((node,), inputs)
+    return value
+
+
+def call_library_outputs(nodes, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """The values of nodes that differ only in which item ("_index") of one call they take:
+    the library is called once (qr's Q and R, eigh's values and vectors)."""
+    kwargs = dict(nodes[0].arg or ())
+    kwargs.pop("_index", None)
+    name = kwargs.pop("_function", nodes[0].op.label)
     # Half floats compute in float32 and round once, as elementwise ops do.
     inputs = [x.astype(_dtypes.compute_dtype(x.dtype), copy=False) for x in inputs]
-    if node.op in CUSTOM:
-        result = CUSTOM[node.op](*inputs, **kwargs)
+    if nodes[0].op in CUSTOM:
+        result = CUSTOM[nodes[0].op](*inputs, **kwargs)
     else:
-        result = getattr(_NAMESPACES.get(node.op, compat), name)(*inputs, **kwargs)
+        result = getattr(_NAMESPACES.get(nodes[0].op, compat), name)(*inputs, **kwargs)
+    return [_finish(node, result) for node in nodes]
+
+
+def _finish(node: Node, result) -> np.ndarray:
+    index = dict(node.arg or ()).get("_index")
     if index is not None:
         result = result[index]
     result = np.asarray(result).astype(node.dtype, copy=False)
