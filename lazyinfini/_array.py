@@ -88,6 +88,12 @@ class Array:
         _realize.realize(self)
         return self
 
+    def explain(self, analyze: bool = False) -> str:
+        """What computing this array runs (see li.explain)."""
+        from .inspect import explain
+
+        return explain(self, analyze=analyze)
+
     def _value(self) -> np.ndarray:
         """The realized ndarray (read-only), computing it first if needed."""
         if self._node.op is not Op.BUFFER:
@@ -98,11 +104,19 @@ class Array:
         value = self._value()
         if copy:
             return np.array(value, dtype=dtype, copy=True)
-        return value if dtype is None else value.astype(dtype, copy=False)
+        if dtype is None or np.dtype(dtype) == value.dtype:
+            return value
+        if copy is False:
+            # NOTE: numpy's protocol: copy=False must not copy, and a cast does.
+            raise ValueError(f"__array__: copy=False but {value.dtype} -> {np.dtype(dtype)} copies")
+        return value.astype(dtype)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         value = self._value()
-        if copy:
+        # NOTE: DLPack before 1.0 cannot mark a tensor read-only, and our buffers are; such a
+        # consumer gets a copy (numpy would refuse to export at all).
+        legacy = max_version is None or max_version[0] < 1
+        if copy or (legacy and copy is None):
             value = value.copy()
         kwargs = {"stream": stream}
         if max_version is not None:
@@ -164,6 +178,19 @@ class Array:
     # -- operators -------------------------------------------------------------------------
     def __getitem__(self, key) -> Array:
         return _indexing.getitem(self, key)
+
+    def __setitem__(self, key, value) -> None:
+        # A functional update: nodes are immutable, so this array is rebound to a SETITEM node.
+        self._n = _indexing.setitem(self, key, value)._n
+
+    def __matmul__(self, other):
+        return _binary_operator(_linalg.matmul, self, other)
+
+    def __rmatmul__(self, other):
+        return _binary_operator(_linalg.matmul, other, self)
+
+    def __imatmul__(self, other):
+        return self._rebind("__imatmul__", _linalg.matmul, other)
 
     def __sub__(self, other):
         return _binary_operator(_elementwise.subtract, self, other)

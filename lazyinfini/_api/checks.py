@@ -59,6 +59,19 @@ def check_shape(func: str, shape) -> tuple[int, ...]:
     return dims
 
 
+def check_scalar(func: str, value, dtype: np.dtype) -> None:
+    """A weak Python scalar next to an array of `dtype`: its kind must fit and an int its range."""
+    if dtype in _dtypes.INTEGER:
+        if isinstance(value, (float, complex)):
+            raise error(TypeError, func, f"cannot combine {value!r} with an integer array")
+        if not _dtypes.in_range(int(value), dtype):
+            raise error(OverflowError, func, f"{value!r} is out of range for {dtype.name}")
+    if dtype == _dtypes.bool and not isinstance(value, bool):
+        raise error(TypeError, func, f"cannot combine {value!r} with a bool array")
+    if dtype not in _dtypes.COMPLEX and isinstance(value, complex):
+        raise error(TypeError, func, f"cannot combine {value!r} with a {dtype.name} array")
+
+
 def broadcast_shapes(func: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The spec's broadcasting rule; ValueError naming the shapes when they do not broadcast."""
     ndim = max((len(s) for s in shapes), default=0)

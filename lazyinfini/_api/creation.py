@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 
 import numpy as np
 
 from .. import _dtypes
 from .._array import Array, record
 from .._device import check_device
-from .._graph import Op, buffer_node, caller_source
+from .._graph import Node, Op, buffer_node, caller_source
 from .checks import check_dtype_arg, check_shape, error
 
 _PY_DEFAULTS = {"b": _dtypes.bool, "i": _dtypes.DEFAULT_INT, "f": _dtypes.DEFAULT_FLOAT}
@@ -51,7 +52,7 @@ def _to_numpy(obj, dtype, copy) -> np.ndarray:
     elif hasattr(obj, "__dlpack__"):
         value = np.from_dlpack(obj)
     else:
-        value = _from_python(obj)
+        value = _from_python(obj, dtype)
     if dtype is not None and value.dtype != dtype:
         return value.astype(dtype)
     return value.copy() if copy else value
@@ -67,19 +68,31 @@ def _no_copy(obj, dtype) -> np.ndarray:
     return value
 
 
-def _from_python(obj) -> np.ndarray:
-    """Nested sequences and scalars: bool, int64, float64 or complex128, as the spec defaults."""
+def _from_python(obj, dtype) -> np.ndarray:
+    """Nested sequences and scalars: bool, int64, float64 or complex128, as the spec defaults.
+
+    With a dtype, Python values convert straight to it (2**63 fits uint64, not int64)."""
     try:
-        value = np.asarray(obj)
+        value = np.asarray(obj, dtype=dtype)
     except OverflowError:
-        raise error(OverflowError, "asarray", "a Python int does not fit in int64") from None
+        shown = "int64" if dtype is None else dtype.name
+        raise error(OverflowError, "asarray", f"a Python int does not fit in {shown}") from None
+    except (TypeError, ValueError) as exc:
+        raise error(TypeError, "asarray", f"cannot convert to {dtype.name} ({exc})") from None
+    if dtype is not None:
+        return value
     if value.dtype.kind in _PY_DEFAULTS:
         return value.astype(_PY_DEFAULTS[value.dtype.kind], copy=False)
     if value.dtype.kind == "c":
         return value.astype(_dtypes.DEFAULT_COMPLEX, copy=False)
-    if value.dtype.kind == "u":
+    # numpy holds ints past int64 as uint64, or past uint64 as Python objects.
+    if value.dtype.kind == "u" or (value.dtype.kind == "O" and _all_ints(value)):
         raise error(OverflowError, "asarray", "a Python int does not fit in int64")
     raise error(TypeError, "asarray", f"cannot make an array from {type(obj).__name__}")
+
+
+def _all_ints(value: np.ndarray) -> bool:
+    return value.size > 0 and all(isinstance(v, int) for v in value.flat)
 
 
 def _readonly(value: np.ndarray) -> np.ndarray:
@@ -194,3 +207,102 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
     if dtype in _dtypes.INTEGER and length and not _dtypes.in_range(start + (length - 1) * step, dtype):
         raise error(OverflowError, "arange", f"values out of range for {dtype.name}")
     return record(Op.ARANGE, (), (length,), dtype, (start, step))
+
+
+def _count(func: str, name: str, value) -> int:
+    """A non-negative int argument (a length, a number of samples)."""
+    if isinstance(value, builtins.bool):
+        raise error(TypeError, func, f"{name} must be an int, got {value!r}")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise error(TypeError, func, f"{name} must be an int, got {value!r}") from None
+    if value < 0:
+        raise error(ValueError, func, f"{name} must be non-negative, got {value}")
+    return value
+
+
+def _offset(func: str, k) -> int:
+    """A diagonal offset k: any int."""
+    if isinstance(k, builtins.bool) or not isinstance(k, (int, np.integer)):
+        raise error(TypeError, func, f"k must be an int, got {k!r}")
+    return int(k)
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Array:
+    """Ones on the k-th diagonal, zeros elsewhere. https://data-apis.org/array-api/latest/API_specification/generated/array_api.eye.html"""
+    check_device("eye", device)
+    rows = _count("eye", "n_rows", n_rows)
+    cols = rows if n_cols is None else _count("eye", "n_cols", n_cols)
+    dtype = _dtypes.DEFAULT_FLOAT if dtype is None else check_dtype_arg("eye", dtype)
+    return record(Op.EYE, (), (rows, cols), dtype, (_offset("eye", k),))
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Array:
+    """num evenly spaced values from start to stop. https://data-apis.org/array-api/latest/API_specification/generated/array_api.linspace.html"""
+    check_device("linspace", device)
+    for name, v in (("start", start), ("stop", stop)):
+        if isinstance(v, builtins.bool) or not isinstance(v, (int, float, complex)):
+            raise error(TypeError, "linspace", f"{name} must be a Python number, got {v!r}")
+    num = _count("linspace", "num", num)
+    is_complex = isinstance(start, complex) or isinstance(stop, complex)
+    if dtype is None:
+        dtype = _dtypes.DEFAULT_COMPLEX if is_complex else _dtypes.DEFAULT_FLOAT
+    dtype = check_dtype_arg("linspace", dtype)
+    if dtype == _dtypes.bool or (is_complex and dtype not in _dtypes.COMPLEX):
+        raise error(
+            TypeError, "linspace", f"cannot make {dtype.name} values from {start!r}, {stop!r}"
+        )
+    # Note (spec): integer dtypes are implementation-defined; we round down, as numpy does.
+    return record(Op.LINSPACE, (), (num,), dtype, (start, stop, builtins.bool(endpoint)))
+
+
+def meshgrid(*arrays, indexing="xy") -> tuple[Array, ...]:
+    """Coordinate grids from 1-d arrays, as broadcast views. https://data-apis.org/array-api/latest/API_specification/generated/array_api.meshgrid.html"""
+    if indexing not in ("xy", "ij"):
+        raise error(ValueError, "meshgrid", f"indexing must be 'xy' or 'ij', got {indexing!r}")
+    for i, a in enumerate(arrays):
+        if not isinstance(a, Array):
+            raise error(TypeError, "meshgrid", f"arrays[{i}] is a {type(a).__name__}, not an array")
+        if a.ndim != 1:
+            raise error(ValueError, "meshgrid", f"arrays[{i}] is {a.ndim}-d; inputs must be 1-d")
+    if len({a.dtype for a in arrays}) > 1:
+        shown = ", ".join(a.dtype.name for a in arrays)
+        raise error(TypeError, "meshgrid", f"inputs must share one dtype, got {shown}")
+    axes = list(range(len(arrays)))
+    if indexing == "xy" and len(arrays) >= 2:
+        axes[0], axes[1] = 1, 0  # Note (spec): Cartesian indexing swaps the first two axes
+    shape = [0] * len(arrays)
+    for a, axis in zip(arrays, axes, strict=True):
+        shape[axis] = a.shape[0]
+    source = caller_source()
+    return tuple(_grid(a, axis, tuple(shape), source) for a, axis in zip(arrays, axes, strict=True))
+
+
+def _grid(a: Array, axis: int, shape: tuple[int, ...], source: str) -> Array:
+    """1-d `a` laid along `axis` of `shape`: a RESHAPE then a BROADCAST (no copy)."""
+    if len(shape) == 1:
+        return Array(a._node)
+    lifted = tuple(n if i == axis else 1 for i, n in enumerate(shape))
+    node = Node(Op.RESHAPE, (a._node,), lifted, a.dtype, None, source)
+    if lifted != shape:
+        node = Node(Op.BROADCAST, (node,), shape, a.dtype, None, source)
+    return Array(node)
+
+
+def _triangle(func: str, op: Op, x, k) -> Array:
+    if not isinstance(x, Array):
+        raise error(TypeError, func, f"x must be a lazyinfini array, got {type(x).__name__}")
+    if x.ndim < 2:
+        raise error(ValueError, func, f"x must be at least 2-d, got {x.ndim}-d")
+    return record(op, (x._node,), x.shape, x.dtype, (("k", _offset(func, k)),))
+
+
+def tril(x, /, *, k=0) -> Array:
+    """x with the elements above the k-th diagonal zeroed. https://data-apis.org/array-api/latest/API_specification/generated/array_api.tril.html"""
+    return _triangle("tril", Op.TRIL, x, k)
+
+
+def triu(x, /, *, k=0) -> Array:
+    """x with the elements below the k-th diagonal zeroed. https://data-apis.org/array-api/latest/API_specification/generated/array_api.triu.html"""
+    return _triangle("triu", Op.TRIU, x, k)

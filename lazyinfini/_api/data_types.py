@@ -15,7 +15,7 @@ from .. import _dtypes
 from .._array import Array, record
 from .._device import check_device
 from .._graph import Op
-from .checks import check_array, check_dtype_arg, error
+from .checks import check_array, check_dtype_arg, check_scalar, error
 
 
 def astype(x, dtype, /, *, copy=True, device=None) -> Array:
@@ -39,16 +39,20 @@ def _dtype_of(func: str, value) -> np.dtype:
 
 def result_type(*arrays_and_dtypes) -> np.dtype:
     """The promoted dtype. https://data-apis.org/array-api/latest/API_specification/generated/array_api.result_type.html"""
-    scalars = [v for v in arrays_and_dtypes if isinstance(v, (builtins.bool, int, float, complex))]
-    typed = [_dtype_of("result_type", v) for v in arrays_and_dtypes if v not in scalars]
+    # NOTE: split by type, never with `in`: `array in list` compares elementwise.
+    is_scalar = [isinstance(v, (builtins.bool, int, float, complex)) for v in arrays_and_dtypes]
+    scalars = [v for v, s in zip(arrays_and_dtypes, is_scalar) if s]
+    typed = [_dtype_of("result_type", v) for v, s in zip(arrays_and_dtypes, is_scalar) if not s]
     if not typed:
         raise error(ValueError, "result_type", "at least one array or dtype is required")
     result = _dtypes.promote(*typed)
-    for s in scalars:
-        result = result and _dtypes.promote(result, _dtypes.scalar_dtype(s, result))
     if result is None:
         shown = ", ".join(d.name for d in typed)
         raise error(TypeError, "result_type", f"dtypes {shown} have no common type")
+    # Scalars are weak, exactly as next to an operator's arrays (and with the same errors).
+    for s in scalars:
+        result = _dtypes.promote(result, _dtypes.scalar_dtype(s, result))
+        check_scalar("result_type", s, result)
     return result
 
 

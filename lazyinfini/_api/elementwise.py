@@ -14,7 +14,7 @@ import numpy as np
 from .. import _dtypes
 from .._array import Array, record
 from .._graph import Node, Op, caller_source
-from .checks import broadcast_shapes, check_dtype_in, error
+from .checks import broadcast_shapes, check_dtype_in, check_scalar, error
 
 _SCALARS = (builtins.bool, int, float, complex)
 
@@ -39,15 +39,7 @@ def _as_array(func: str, value) -> Array | None:
 
 def _scalar_node(func: str, value, dtype: np.dtype, source: str) -> Node:
     """A weak Python scalar as a 0-d FULL node of the array operands' dtype."""
-    if dtype in _dtypes.INTEGER:
-        if isinstance(value, (float, complex)):
-            raise error(TypeError, func, f"cannot combine {value!r} with an integer array")
-        if not _dtypes.in_range(int(value), dtype):
-            raise error(OverflowError, func, f"{value!r} is out of range for {dtype.name}")
-    if dtype == _dtypes.bool and not isinstance(value, builtins.bool):
-        raise error(TypeError, func, f"cannot combine {value!r} with a bool array")
-    if dtype not in _dtypes.COMPLEX and isinstance(value, complex):
-        raise error(TypeError, func, f"cannot combine {value!r} with a {dtype.name} array")
+    check_scalar(func, value, dtype)
     return Node(Op.FULL, (), (), dtype, value, source)
 
 
@@ -87,26 +79,35 @@ def conform(node: Node, dtype: np.dtype, shape: tuple[int, ...], source: str) ->
     return node
 
 
-def _unary(name: str, op: Op, category: str):
+_REAL_OF = {_dtypes.complex64: _dtypes.float32, _dtypes.complex128: _dtypes.float64}
+
+
+def elementwise(name: str, op: Op, values, category: str, result: str, arg=None) -> Array:
+    """Record `op` over `values` (arrays or weak scalars), promoted and broadcast.
+
+    result: 'same' (the promoted dtype), 'bool' (tests and comparisons), 'floating' (integers
+    and bools compute in the default float dtype, as numpy does), 'real' (complex gives the real
+    dtype of its precision, as abs() does).
+    """
+    source = caller_source()
+    nodes, dtype, shape = operands(name, values, category, source)
+    if result == "floating" and dtype not in _dtypes.CATEGORIES["floating"]:
+        dtype = _dtypes.DEFAULT_FLOAT  # Note: int / int is a float array, as in numpy
+        nodes = [conform(n, dtype, shape, source) for n in nodes]
+    out_dtype = {"bool": _dtypes.bool, "real": _REAL_OF.get(dtype, dtype)}.get(result, dtype)
+    return record(op, tuple(nodes), shape, out_dtype, arg, source)
+
+
+def _unary(name: str, op: Op, category: str, *, result: str = "same"):
     def fn(x, /) -> Array:
-        source = caller_source()
-        (node,), dtype, shape = operands(name, (x,), category, source)
-        return record(op, (node,), shape, dtype, None, source)
+        return elementwise(name, op, (x,), category, result)
 
     return _named(fn, name)
 
 
 def _binary(name: str, op: Op, category: str, *, result: str = "same"):
-    """result: 'same' (the promoted dtype), 'bool' (comparisons), 'floating' (true division)."""
-
     def fn(x1, x2, /) -> Array:
-        source = caller_source()
-        nodes, dtype, shape = operands(name, (x1, x2), category, source)
-        if result == "floating" and dtype not in _dtypes.CATEGORIES["floating"]:
-            dtype = _dtypes.DEFAULT_FLOAT  # Note: int / int is a float array, as in numpy
-            nodes = [conform(n, dtype, shape, source) for n in nodes]
-        out_dtype = _dtypes.bool if result == "bool" else dtype
-        return record(op, tuple(nodes), shape, out_dtype, None, source)
+        return elementwise(name, op, (x1, x2), category, result)
 
     return _named(fn, name)
 
@@ -133,7 +134,7 @@ less_equal = _binary("less_equal", Op.LESS_EQUAL, "real numeric", result="bool")
 greater = _binary("greater", Op.GREATER, "real numeric", result="bool")
 greater_equal = _binary("greater_equal", Op.GREATER_EQUAL, "real numeric", result="bool")
 negative = _unary("negative", Op.NEGATIVE, "numeric")
-abs = _unary("abs", Op.ABS, "numeric")
+abs = _unary("abs", Op.ABS, "numeric", result="real")
 
 
 def positive(x, /) -> Array:

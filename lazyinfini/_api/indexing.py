@@ -7,15 +7,21 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
+from .. import _dtypes
 from .._array import Array, record
-from .._graph import Op, caller_source
-from .checks import error
+from .._graph import Node, Op, caller_source
+from .checks import broadcast_shapes, check_array, check_scalar, error, normalize_axis
 
 
 def getitem(x: Array, key) -> Array:
     """x[key]: a SLICE node (start, step per axis) and a RESHAPE for dropped/inserted axes."""
     source = caller_source()
-    items = _expand(x, key if isinstance(key, tuple) else (key,))
+    key = key if isinstance(key, tuple) else (key,)
+    if _is_special(key):
+        return _special_getitem(x, key, source)
+    items = _expand(x, key)
     per_axis, out_shape, axis = [], [], 0
     for item in items:
         if item is None:
@@ -86,3 +92,266 @@ def _slice(item: slice, size: int) -> tuple[int, int, int]:
     start, stop, step = item.indices(size)
     length = len(range(start, stop, step))
     return (start if length else 0), step, length
+
+
+# -- integer arrays, boolean masks and boolean scalars ----------------------------------------
+# Integer-array keys follow numpy's rules where the spec leaves them open (mixing with slices):
+# the broadcast index shape replaces the indexed axes where they are adjacent, else leads.
+
+
+def _is_special(key: tuple) -> bool:
+    """Keys basic indexing cannot take: arrays (integer or boolean) and boolean scalars."""
+    return any(isinstance(item, (Array, np.ndarray, list, bool, np.bool_)) for item in key)
+
+
+def _convert(func: str, key: tuple) -> list:
+    """The key with arrays as ("array", Array, mask_size) items and boolean scalars as bools.
+
+    A boolean mask becomes the integer arrays of its True positions, one per axis it covers:
+    only the mask is computed (its values decide the result's shape), never x.
+    """
+    from .creation import asarray
+
+    items = []
+    for item in key:
+        if isinstance(item, (np.ndarray, list)):
+            item = asarray(np.asarray(item))
+        if isinstance(item, (bool, np.bool_)):
+            items.append(bool(item))
+        elif not isinstance(item, Array):
+            items.append(item)
+        elif item.dtype == _dtypes.bool:
+            items.extend(_mask(item))
+        elif item.dtype in _dtypes.INTEGER:
+            items.append(("array", item, None))
+        else:
+            raise error(
+                IndexError, func, f"index arrays must be integer or bool, got {item.dtype.name}"
+            )
+    return items
+
+
+def _mask(mask: Array) -> list:
+    if mask.ndim == 0:
+        return [bool(mask._value())]
+    positions = np.nonzero(mask._value())
+    return [("array", _constant(p), n) for p, n in zip(positions, mask.shape, strict=True)]
+
+
+def _constant(value: np.ndarray) -> Array:
+    from .._graph import buffer_node
+
+    value.flags.writeable = False
+    return Array(buffer_node(value, caller_source()))
+
+
+def _expand_items(func: str, x: Array, items: list) -> list:
+    """Items with the ellipsis replaced by full slices, one item per axis of x (plus Nones)."""
+    for item in items:
+        if not (
+            item is None or item is Ellipsis or isinstance(item, (slice, tuple)) or _is_int(item)
+        ):
+            raise error(
+                IndexError, func, f"index {item!r} ({type(item).__name__}) is not supported"
+            )
+    ellipses = [i for i, item in enumerate(items) if item is Ellipsis]
+    if len(ellipses) > 1:
+        raise error(IndexError, func, "an index can only have one ellipsis")
+    indexed = sum(item is not None and item is not Ellipsis for item in items)
+    if indexed > x.ndim:
+        raise error(IndexError, func, f"{indexed} indices for a {x.ndim}-d array")
+    fill = [slice(None)] * (x.ndim - indexed)
+    if not ellipses:
+        return items + fill
+    return items[: ellipses[0]] + fill + items[ellipses[0] + 1 :]
+
+
+def _plan(func: str, x: Array, items: list) -> tuple[tuple, list[Array], tuple[int, ...]]:
+    """The key as the runtime reads it, the index arrays, and the shape x[key] has."""
+    spec, arrays, dims, advanced, shapes = [], [], [], [], []
+    axis = 0
+    for pos, item in enumerate(items):
+        if item is None:
+            spec.append(("none",))
+            dims.append((pos, 1))
+            continue
+        size = x.shape[axis]
+        if isinstance(item, slice):
+            start, step, length = _slice(item, size)
+            stop = start + step * length
+            spec.append(("slice", start, stop if stop >= 0 else None, step))
+            dims.append((pos, length))
+        else:
+            spec.append(_advanced_item(func, item, size, axis, arrays))
+            advanced.append(pos)
+            shapes.append(item[1].shape if isinstance(item, tuple) else ())
+        axis += 1
+    return tuple(spec), arrays, _gathered_shape(func, dims, advanced, shapes)
+
+
+def _advanced_item(func: str, item, size: int, axis: int, arrays: list) -> tuple:
+    if not isinstance(item, tuple):
+        return ("int", _integer(item, size, axis))
+    _, array, mask_size = item
+    if mask_size is not None and mask_size != size:
+        raise error(IndexError, func, f"boolean index has size {mask_size}, axis {axis} {size}")
+    arrays.append(array)
+    return ("array", len(arrays) - 1)
+
+
+def _gathered_shape(func: str, dims: list, advanced: list, shapes: list) -> tuple[int, ...]:
+    try:
+        index_shape = broadcast_shapes(func, *shapes)
+    except ValueError as exc:
+        raise IndexError(str(exc)) from None
+    if not advanced:
+        return tuple(d for _, d in dims)
+    if advanced == list(range(advanced[0], advanced[-1] + 1)):
+        before = tuple(d for p, d in dims if p < advanced[0])
+        return before + index_shape + tuple(d for p, d in dims if p > advanced[-1])
+    return index_shape + tuple(d for _, d in dims)
+
+
+def _special_getitem(x: Array, key: tuple, source: str) -> Array:
+    """x[key] for keys with arrays (a GATHER node) or one boolean scalar (views)."""
+    items = _convert("__getitem__", key)
+    flags = [i for i, item in enumerate(items) if isinstance(item, bool)]
+    if flags:
+        return _flag_getitem(x, items, flags)
+    items = _expand_items("__getitem__", x, items)
+    spec, arrays, shape = _plan("__getitem__", x, items)
+    srcs = (x._node, *(a._node for a in arrays))
+    return record(Op.GATHER, srcs, shape, x.dtype, (("key", spec),), source)
+
+
+def _flag_getitem(x: Array, items: list, flags: list[int]) -> Array:
+    """x[..., True, ...] adds a length-1 axis, False a length-0 one (spec: a 0-d bool index).
+
+    Views only. Like numpy, the flag is an advanced index: with integers not next to it, the new
+    axis leads."""
+    if len(flags) > 1 or any(isinstance(item, tuple) for item in items):
+        raise error(
+            IndexError, "__getitem__", "a boolean scalar index combines only with basic indices"
+        )
+    (at,) = flags
+    value, items[at] = items[at], None
+    view = getitem(x, tuple(items))
+    expanded = _expand_items("__getitem__", x, items)
+    nones_before = sum(item is None for item in items[:at])
+    position = [i for i, item in enumerate(expanded) if item is None][nones_before]
+    where = sum(not _is_int(item) for item in expanded[:position])
+    advanced = sorted([i for i, item in enumerate(expanded) if _is_int(item)] + [position])
+    adjacent = advanced == list(range(advanced[0], advanced[-1] + 1))
+    if not value:
+        view = getitem(view, (slice(None),) * where + (slice(0, 0),))
+    if not adjacent and where:
+        from .manipulation import moveaxis
+
+        view = moveaxis(view, where, 0)
+    return view
+
+
+def setitem(x: Array, key, value) -> Array:
+    """x with x[key] = value, as a new SETITEM node (Array.__setitem__ rebinds x to it).
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.array.__setitem__.html"""
+    source = caller_source()
+    items = _convert("__setitem__", key if isinstance(key, tuple) else (key,))
+    flags = [i for i, item in enumerate(items) if isinstance(item, bool)]
+    if len(flags) > 1:
+        raise error(IndexError, "__setitem__", "at most one boolean scalar in an index")
+    selected = not flags or items[flags[0]]
+    if flags:
+        items[flags[0]] = None
+    spec, arrays, target = _plan("__setitem__", x, _expand_items("__setitem__", x, items))
+    node = _value_node(x, value, target, source)
+    if not selected:
+        return Array(x._node)  # x[False] = value selects nothing
+    srcs = (x._node, node, *(a._node for a in arrays))
+    return record(Op.SETITEM, srcs, x.shape, x.dtype, (("key", spec),), source)
+
+
+def _value_node(x: Array, value, target: tuple[int, ...], source: str) -> Node:
+    """`value` cast to x's dtype and broadcast to the selected shape `target`."""
+    from .elementwise import conform
+
+    if isinstance(value, (np.ndarray, np.generic)) and not isinstance(
+        value, (bool, int, float, complex)
+    ):
+        from .creation import asarray
+
+        value = asarray(value)
+    if isinstance(value, Array):
+        # Note (spec, 2025.12): value promotes to x's dtype; a wider or other-kind value errs.
+        if _dtypes.promote(value.dtype, x.dtype) != x.dtype:
+            raise error(
+                TypeError, "__setitem__", f"value has dtype {value.dtype.name}; x is {x.dtype.name}"
+            )
+        node = value._node
+        while len(node.shape) > len(target) and node.shape[0] == 1:
+            node = Node(Op.RESHAPE, (node,), node.shape[1:], node.dtype, None, source)
+        if (
+            len(node.shape) > len(target)
+            or broadcast_shapes("__setitem__", node.shape, target) != target
+        ):
+            raise error(
+                ValueError, "__setitem__", f"value of shape {value.shape} does not fit {target}"
+            )
+        return conform(node, x.dtype, target, source)
+    if not isinstance(value, (bool, int, float, complex)):
+        raise error(
+            TypeError, "__setitem__", f"value must be an array or a Python scalar, got {value!r}"
+        )
+    check_scalar("__setitem__", value, x.dtype)
+    return Node(Op.FULL, (), target, x.dtype, value, source)
+
+
+# -- take, take_along_axis --------------------------------------------------------------------
+
+
+def take(x, indices, /, *, axis=None) -> Array:
+    """Elements of x at `indices` along axis.
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.take.html"""
+    _check_take("take", x, indices)
+    if axis is None:
+        if x.ndim != 1:
+            raise error(ValueError, "take", f"axis is required for a {x.ndim}-d x")
+        axis = 0
+    axis = normalize_axis("take", axis, x.ndim)
+    shape = x.shape[:axis] + indices.shape + x.shape[axis + 1 :]
+    return record(Op.TAKE, (x._node, indices._node), shape, x.dtype, (("axis", axis),))
+
+
+def _check_take(func: str, x, indices) -> None:
+    check_array(func, "x", x)
+    check_array(func, "indices", indices)
+    if indices.dtype not in _dtypes.INTEGER:
+        raise error(TypeError, func, f"indices has dtype {indices.dtype.name}; needs integers")
+    if x.ndim == 0:
+        raise error(ValueError, func, "x must have at least one axis")
+
+
+def take_along_axis(x, indices, /, *, axis=-1) -> Array:
+    """Elements of x at the per-position `indices` along axis.
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.take_along_axis.html"""
+    from .elementwise import conform
+
+    source = caller_source()
+    _check_take("take_along_axis", x, indices)
+    if indices.ndim != x.ndim:
+        raise error(
+            ValueError, "take_along_axis", f"indices is {indices.ndim}-d, x {x.ndim}-d; must match"
+        )
+    axis = normalize_axis("take_along_axis", axis, x.ndim)
+    rest = broadcast_shapes(
+        "take_along_axis", _without(x.shape, axis), _without(indices.shape, axis)
+    )
+    shape = rest[:axis] + (indices.shape[axis],) + rest[axis + 1 :]
+    x_node = conform(x._node, x.dtype, rest[:axis] + (x.shape[axis],) + rest[axis + 1 :], source)
+    index_node = conform(indices._node, indices.dtype, shape, source)
+    return record(
+        Op.TAKE_ALONG_AXIS, (x_node, index_node), shape, x.dtype, (("axis", axis),), source
+    )
+
+
+def _without(shape: tuple[int, ...], axis: int) -> tuple[int, ...]:
+    return shape[:axis] + (1,) + shape[axis + 1 :]

@@ -8,9 +8,13 @@ from __future__ import annotations
 import math
 import operator
 
+import numpy as np
+
+from .. import _dtypes
 from .._array import Array, record
-from .._graph import Op
-from .checks import broadcast_shapes, check_array, check_shape, error, normalize_axis
+from .._graph import Node, Op, caller_source
+from .checks import AxisError, check_array, check_shape, error, normalize_axis
+from .checks import broadcast_shapes as common_shape
 
 
 def permute_dims(x, /, axes) -> Array:
@@ -63,7 +67,7 @@ def broadcast_to(x, /, shape) -> Array:
     """x broadcast to shape. https://data-apis.org/array-api/latest/API_specification/generated/array_api.broadcast_to.html"""
     check_array("broadcast_to", "x", x)
     shape = check_shape("broadcast_to", shape)
-    if len(shape) < x.ndim or broadcast_shapes("broadcast_to", x.shape, shape) != shape:
+    if len(shape) < x.ndim or common_shape("broadcast_to", x.shape, shape) != shape:
         raise error(ValueError, "broadcast_to", f"cannot broadcast {x.shape} to {shape}")
     if shape == x.shape:
         return Array(x._node)
@@ -77,7 +81,266 @@ def expand_dims(x, /, axis=0) -> Array:
     ndim = x.ndim + len(axes)
     positions = sorted(normalize_axis("expand_dims", a, ndim) for a in axes)
     if len(set(positions)) != len(positions):
-        raise error(ValueError, "expand_dims", f"repeated axis in {axis}")
+        raise error(AxisError, "expand_dims", f"repeated axis in {axis}")
     dims = iter(x.shape)
     shape = tuple(1 if i in positions else next(dims) for i in range(ndim))
     return record(Op.RESHAPE, (x._node,), shape, x.dtype)
+
+
+def _axes(func: str, axis, ndim: int) -> tuple[int, ...]:
+    """An int or a tuple of ints as unique non-negative axes, in the order given."""
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    normalized = tuple(normalize_axis(func, a, ndim) for a in axes)
+    if len(set(normalized)) != len(normalized):
+        raise error(ValueError, func, f"repeated axis in {axis}")
+    return normalized
+
+
+# -- views: movement nodes, strided loads for whatever reads them -----------------------------
+
+
+def broadcast_shapes(*shapes) -> tuple[int, ...]:
+    """The shape that `shapes` broadcast to. https://data-apis.org/array-api/latest/API_specification/generated/array_api.broadcast_shapes.html"""
+    return common_shape("broadcast_shapes", *(check_shape("broadcast_shapes", s) for s in shapes))
+
+
+def broadcast_arrays(*arrays) -> tuple[Array, ...]:
+    """The arrays broadcast against each other. https://data-apis.org/array-api/latest/API_specification/generated/array_api.broadcast_arrays.html"""
+    for i, a in enumerate(arrays):
+        check_array("broadcast_arrays", f"arrays[{i}]", a)
+    shape = common_shape("broadcast_arrays", *(a.shape for a in arrays))
+    source = caller_source()
+    # NOTE: always new Array objects: an in-place operator on one must not rebind its input.
+    return tuple(
+        Array(a._node)
+        if a.shape == shape
+        else record(Op.BROADCAST, (a._node,), shape, a.dtype, None, source)
+        for a in arrays
+    )
+
+
+def flip(x, /, *, axis=None) -> Array:
+    """x reversed along axis (a view with negative steps). https://data-apis.org/array-api/latest/API_specification/generated/array_api.flip.html"""
+    check_array("flip", "x", x)
+    axes = range(x.ndim) if axis is None else _axes("flip", axis, x.ndim)
+    arg = tuple((n - 1, -1) if i in axes and n > 1 else (0, 1) for i, n in enumerate(x.shape))
+    if all(a == (0, 1) for a in arg):
+        return Array(x._node)
+    return record(Op.SLICE, (x._node,), x.shape, x.dtype, arg)
+
+
+def moveaxis(x, source, destination, /) -> Array:
+    """x with axes moved to new positions (a permute view). https://data-apis.org/array-api/latest/API_specification/generated/array_api.moveaxis.html"""
+    check_array("moveaxis", "x", x)
+    src = _axes("moveaxis", source, x.ndim)
+    dst = _axes("moveaxis", destination, x.ndim)
+    if len(src) != len(dst):
+        raise error(
+            ValueError,
+            "moveaxis",
+            f"source {source} and destination {destination} differ in length",
+        )
+    order = [a for a in range(x.ndim) if a not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        order.insert(d, s)
+    return permute_dims(x, tuple(order))
+
+
+def squeeze(x, /, axis) -> Array:
+    """x without the given length-1 axes (a reshape view). https://data-apis.org/array-api/latest/API_specification/generated/array_api.squeeze.html"""
+    check_array("squeeze", "x", x)
+    axes = _axes("squeeze", axis, x.ndim)
+    for a in axes:
+        if x.shape[a] != 1:
+            raise error(ValueError, "squeeze", f"axis {a} has length {x.shape[a]}, not 1")
+    if not axes:
+        return Array(x._node)
+    shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
+    return record(Op.RESHAPE, (x._node,), shape, x.dtype)
+
+
+def unstack(x, /, *, axis=0) -> tuple[Array, ...]:
+    """x split along axis into a tuple of views. https://data-apis.org/array-api/latest/API_specification/generated/array_api.unstack.html"""
+    check_array("unstack", "x", x)
+    axis = normalize_axis("unstack", axis, x.ndim)
+    source = caller_source()
+    return tuple(_index_along(x, axis, i, source) for i in range(x.shape[axis]))
+
+
+def _index_along(x: Array, axis: int, index: int, source: str) -> Array:
+    """x[..., index, ...] on `axis` as a SLICE view and a RESHAPE dropping that axis."""
+    arg = tuple((index, 1) if a == axis else (0, 1) for a in range(x.ndim))
+    one = x.shape[:axis] + (1,) + x.shape[axis + 1 :]
+    sliced = Node(Op.SLICE, (x._node,), one, x.dtype, arg, source)
+    return record(Op.RESHAPE, (sliced,), one[:axis] + one[axis + 1 :], x.dtype, None, source)
+
+
+# -- copies: one library call each ------------------------------------------------------------
+
+
+def _sequence(func: str, arrays) -> list[Array]:
+    if not isinstance(arrays, (tuple, list)) or not arrays:
+        raise error(TypeError, func, f"arrays must be a non-empty tuple or list, got {arrays!r}")
+    return [check_array(func, f"arrays[{i}]", a) for i, a in enumerate(arrays)]
+
+
+def _common_dtype(func: str, arrays: list[Array]) -> np.dtype:
+    dtype = _dtypes.promote(*(a.dtype for a in arrays))
+    if dtype is None:
+        shown = ", ".join(a.dtype.name for a in arrays)
+        raise error(TypeError, func, f"dtypes {shown} have no common type")
+    return dtype
+
+
+def concat(arrays, /, *, axis=0) -> Array:
+    """arrays joined along an existing axis (flattened first when axis is None). https://data-apis.org/array-api/latest/API_specification/generated/array_api.concat.html"""
+    from .elementwise import conform
+
+    arrays = _sequence("concat", arrays)
+    source = caller_source()
+    dtype = _common_dtype("concat", arrays)
+    if axis is None:
+        nodes = [
+            a._node
+            if a.ndim == 1
+            else Node(Op.RESHAPE, (a._node,), (a.size,), a.dtype, None, source)
+            for a in arrays
+        ]
+        axis = 0
+    else:
+        axis = _join_axis("concat", arrays, axis)
+        nodes = [a._node for a in arrays]
+    shape = list(nodes[0].shape)
+    shape[axis] = sum(n.shape[axis] for n in nodes)
+    nodes = [conform(n, dtype, n.shape, source) for n in nodes]
+    if len(nodes) == 1:
+        return Array(nodes[0])
+    return record(Op.CONCAT, tuple(nodes), shape, dtype, (("axis", axis),), source)
+
+
+def _join_axis(func: str, arrays: list[Array], axis) -> int:
+    """The concat axis; the arrays must agree in rank and in every other axis."""
+    first = arrays[0]
+    if first.ndim == 0:
+        raise error(ValueError, func, "zero-dimensional arrays cannot be concatenated")
+    axis = normalize_axis(func, axis, first.ndim)
+    for i, a in enumerate(arrays[1:], 1):
+        if a.ndim != first.ndim or any(
+            n != m for k, (n, m) in enumerate(zip(a.shape, first.shape, strict=True)) if k != axis
+        ):
+            raise error(
+                ValueError,
+                func,
+                f"arrays[{i}] has shape {a.shape}, arrays[0] {first.shape}; "
+                f"only axis {axis} may differ",
+            )
+    return axis
+
+
+def stack(arrays, /, *, axis=0) -> Array:
+    """arrays joined along a new axis. https://data-apis.org/array-api/latest/API_specification/generated/array_api.stack.html"""
+    from .elementwise import conform
+
+    arrays = _sequence("stack", arrays)
+    source = caller_source()
+    dtype = _common_dtype("stack", arrays)
+    first = arrays[0].shape
+    for i, a in enumerate(arrays[1:], 1):
+        if a.shape != first:
+            raise error(ValueError, "stack", f"arrays[{i}] has shape {a.shape}, arrays[0] {first}")
+    axis = normalize_axis("stack", axis, len(first) + 1)
+    shape = first[:axis] + (len(arrays),) + first[axis:]
+    nodes = tuple(conform(a._node, dtype, first, source) for a in arrays)
+    return record(Op.STACK, nodes, shape, dtype, (("axis", axis),), source)
+
+
+def roll(x, /, shift, *, axis=None) -> Array:
+    """x with elements shifted along axis, wrapping around. https://data-apis.org/array-api/latest/API_specification/generated/array_api.roll.html"""
+    check_array("roll", "x", x)
+    if axis is None:
+        if isinstance(shift, (tuple, list)):
+            raise error(TypeError, "roll", f"shift {shift} is a tuple, so axis must be one too")
+        arg = (("shift", _int("roll", "shift", shift) % max(x.size, 1)), ("axis", None))
+        return _roll(x, arg)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    axes = [normalize_axis("roll", a, x.ndim) for a in axes]
+    shifts = shift if isinstance(shift, (tuple, list)) else (shift,) * len(axes)
+    if len(shifts) != len(axes) or (
+        isinstance(shift, (tuple, list)) and not isinstance(axis, (tuple, list))
+    ):
+        raise error(ValueError, "roll", f"shift {shift} and axis {axis} differ in length")
+    # Note: shifts on a repeated axis add up, as in numpy.
+    total = dict.fromkeys(sorted(axes), 0)
+    for a, s in zip(axes, shifts, strict=True):
+        total[a] = (total[a] + _int("roll", "shift", s)) % max(x.shape[a], 1)
+    total = {a: s for a, s in total.items() if s}
+    return _roll(x, (("shift", tuple(total.values())), ("axis", tuple(total))))
+
+
+def _roll(x: Array, arg: tuple) -> Array:
+    if not arg[0][1]:
+        return Array(x._node)  # nothing moves
+    return record(Op.ROLL, (x._node,), x.shape, x.dtype, arg, caller_source())
+
+
+def _int(func: str, name: str, value) -> int:
+    if isinstance(value, bool) or isinstance(value, Array):
+        raise error(TypeError, func, f"{name} must be an int, got {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise error(TypeError, func, f"{name} must be an int, got {value!r}") from None
+
+
+def tile(x, repetitions, /) -> Array:
+    """x repeated as whole tiles along each axis. https://data-apis.org/array-api/latest/API_specification/generated/array_api.tile.html"""
+    check_array("tile", "x", x)
+    if not isinstance(repetitions, (tuple, list)):
+        raise error(TypeError, "tile", f"repetitions must be a tuple of ints, got {repetitions!r}")
+    reps = tuple(_int("tile", "repetitions", r) for r in repetitions)
+    if any(r < 0 for r in reps):
+        raise error(ValueError, "tile", f"negative repetitions {reps}")
+    ndim = max(x.ndim, len(reps))
+    reps = (1,) * (ndim - len(reps)) + reps
+    shape = tuple(n * r for n, r in zip((1,) * (ndim - x.ndim) + x.shape, reps, strict=True))
+    return record(Op.TILE, (x._node,), shape, x.dtype, (("reps", reps),))
+
+
+def repeat(x, repeats, /, *, axis=None) -> Array:
+    """Each element of x repeated; an array of repeats is computed first (data-dependent shape).
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.repeat.html"""
+    check_array("repeat", "x", x)
+    axis = None if axis is None else normalize_axis("repeat", axis, x.ndim)
+    length = x.size if axis is None else x.shape[axis]
+    if isinstance(repeats, Array):
+        counts = _repeat_counts(repeats, length)
+        total = int(counts.sum()) * (length if counts.shape == (1,) else 1)
+        srcs, arg = (x._node, _constant(counts)), (("axis", axis),)
+    else:
+        count = _int("repeat", "repeats", repeats)
+        if count < 0:
+            raise error(ValueError, "repeat", f"repeats must be non-negative, got {count}")
+        total, srcs, arg = count * length, (x._node,), (("repeats", count), ("axis", axis))
+    shape = (total,) if axis is None else x.shape[:axis] + (total,) + x.shape[axis + 1 :]
+    return record(Op.REPEAT, srcs, shape, x.dtype, arg)
+
+
+def _repeat_counts(repeats: Array, length: int) -> np.ndarray:
+    """The values of an array of repeats (materialized: they decide the output's shape)."""
+    if repeats.dtype not in _dtypes.INTEGER:
+        raise error(TypeError, "repeat", f"repeats has dtype {repeats.dtype.name}; needs integers")
+    if repeats.ndim > 1 or (repeats.ndim == 1 and repeats.shape[0] not in (1, length)):
+        raise error(
+            ValueError, "repeat", f"repeats has shape {repeats.shape}; needs (1,) or ({length},)"
+        )
+    counts = np.asarray(repeats).reshape(-1)
+    if (counts < 0).any():
+        raise error(ValueError, "repeat", "repeats must be non-negative")
+    return counts.astype(_dtypes.DEFAULT_INDEX)
+
+
+def _constant(value: np.ndarray) -> Node:
+    from .._graph import buffer_node
+
+    value.flags.writeable = False
+    return buffer_node(value, caller_source())

@@ -22,11 +22,20 @@ def _clip(inputs, arg, out=None):
     hi = bounds.pop(0) if has_max else None
     # Note (spec): maximum/minimum propagate NaN from x and from either bound, as clip must;
     # np.clip is also slower than this pair (DESIGN.md §9).
+    # NOTE: chain through `x`, not `out`: without `out=` a 0-d result is a numpy scalar, and a
+    # scalar cannot be passed back as `out=`.
     if lo is not None:
-        out = np.maximum(x, lo, out=out)
-        x = out
+        x = np.maximum(x, lo, out=out)
     if hi is not None:
-        out = np.minimum(x, hi, out=out)
+        x = np.minimum(x, hi, out=out)
+    return x
+
+
+def _into(out, value):
+    """`value` written into `out` when given (for numpy functions without `out=`)."""
+    if out is None:
+        return np.asarray(value)
+    np.copyto(out, value, casting="unsafe")
     return out
 
 
@@ -64,6 +73,57 @@ UFUNCS = {
     Op.GREATER: _ufunc(np.greater),
     Op.GREATER_EQUAL: _ufunc(np.greater_equal),
     Op.WHERE: _where,
+    Op.FLOOR_DIVIDE: _ufunc(np.floor_divide),
+    Op.REMAINDER: _ufunc(np.remainder),
+    Op.POW: _ufunc(np.power),
+    Op.SQUARE: _ufunc(np.square),
+    Op.RECIPROCAL: _ufunc(np.reciprocal),
+    Op.SIGN: _ufunc(np.sign),
+    Op.CEIL: _ufunc(np.ceil),
+    Op.FLOOR: _ufunc(np.floor),
+    Op.TRUNC: _ufunc(np.trunc),
+    Op.ROUND: lambda inputs, arg, out=None: np.round(inputs[0], out=out),
+    Op.CONJ: _ufunc(np.conjugate),
+    Op.REAL: lambda inputs, arg, out=None: _into(out, np.real(inputs[0])),
+    Op.IMAG: lambda inputs, arg, out=None: _into(out, np.imag(inputs[0])),
+    Op.ISFINITE: _ufunc(np.isfinite),
+    Op.ISINF: _ufunc(np.isinf),
+    Op.ISNAN: _ufunc(np.isnan),
+    Op.SIGNBIT: _ufunc(np.signbit),
+    Op.ATAN2: _ufunc(np.arctan2),
+    Op.COPYSIGN: _ufunc(np.copysign),
+    Op.HYPOT: _ufunc(np.hypot),
+    Op.LOGADDEXP: _ufunc(np.logaddexp),
+    Op.NEXTAFTER: _ufunc(np.nextafter),
+    Op.EXP: _ufunc(np.exp),
+    Op.EXPM1: _ufunc(np.expm1),
+    Op.LOG: _ufunc(np.log),
+    Op.LOG1P: _ufunc(np.log1p),
+    Op.LOG2: _ufunc(np.log2),
+    Op.LOG10: _ufunc(np.log10),
+    Op.SQRT: _ufunc(np.sqrt),
+    Op.SIN: _ufunc(np.sin),
+    Op.COS: _ufunc(np.cos),
+    Op.TAN: _ufunc(np.tan),
+    Op.ASIN: _ufunc(np.arcsin),
+    Op.ACOS: _ufunc(np.arccos),
+    Op.ATAN: _ufunc(np.arctan),
+    Op.SINH: _ufunc(np.sinh),
+    Op.COSH: _ufunc(np.cosh),
+    Op.TANH: _ufunc(np.tanh),
+    Op.ASINH: _ufunc(np.arcsinh),
+    Op.ACOSH: _ufunc(np.arccosh),
+    Op.ATANH: _ufunc(np.arctanh),
+    Op.BITWISE_AND: _ufunc(np.bitwise_and),
+    Op.BITWISE_OR: _ufunc(np.bitwise_or),
+    Op.BITWISE_XOR: _ufunc(np.bitwise_xor),
+    Op.BITWISE_INVERT: _ufunc(np.invert),
+    Op.BITWISE_LEFT_SHIFT: _ufunc(np.left_shift),
+    Op.BITWISE_RIGHT_SHIFT: _ufunc(np.right_shift),
+    Op.LOGICAL_AND: _ufunc(np.logical_and),
+    Op.LOGICAL_OR: _ufunc(np.logical_or),
+    Op.LOGICAL_XOR: _ufunc(np.logical_xor),
+    Op.LOGICAL_NOT: _ufunc(np.logical_not),
 }
 # NOTE: ASTYPE is evaluated by each executor directly (its target dtype is the node's dtype).
 CASTS = {Op.ASTYPE: _astype}

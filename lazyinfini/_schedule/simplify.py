@@ -21,7 +21,7 @@ def simplify(graph: nx.DiGraph) -> tuple[nx.DiGraph, list[Node], list[str]]:
         srcs = tuple(new_of.get(s, s) for s in inputs_of(node))
         new_of[node] = _rewrite(node, srcs, seen, log)
     outputs = [new_of.get(n, n) for n in graph.graph["outputs"]]
-    if not log:
+    if all(new is old for old, new in new_of.items()):
         return graph, outputs, log
     return build_graph(outputs), outputs, log
 
@@ -35,12 +35,12 @@ def _rewrite(node: Node, srcs: tuple[Node, ...], seen: dict, log: list[str]) -> 
         log.append(f"{what} at {node.source or '?'}")
         if result is srcs[0] or result.op is Op.BUFFER:
             return result
-        node, srcs = result, result.srcs
+        node, srcs = result, inputs_of(result)
     key = _key(node, srcs)
     if key is not None and key in seen:
         log.append(f"merged a repeated {node.op.label} at {node.source or '?'}")
         return seen[key]
-    if srcs != node.srcs:
+    if srcs != inputs_of(node):
         node = Node(node.op, srcs, node.shape, node.dtype, node.arg, node.source)
     if key is not None:
         seen[key] = node
