@@ -160,7 +160,7 @@ from ._api.statistics import (
 )
 from ._api.utility import all, any, diff
 
-__array_api_version__ = "2024.12"
+__array_api_version__ = "2025.12"
 _SUPPORTED_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 __all__ = [

@@ -11,6 +11,39 @@ from ._graph import Node, Op, caller_source, resolve
 from ._options import current as current_options
 
 
+def _binary_method(name: str, reflected: bool = False):
+    """The operator calling namespace function `name` (with operands swapped when reflected)."""
+
+    def method(self, other):
+        # Operands the namespace does not know make Python try the other side's operator.
+        if not _elementwise.is_operand(other):
+            return NotImplemented
+        fn = _FUNCTIONS[name]
+        return fn(other, self) if reflected else fn(self, other)
+
+    method.__name__ = name
+    return method
+
+
+def _inplace_method(name: str, dunder: str):
+    def method(self, other):
+        if not _elementwise.is_operand(other):
+            return NotImplemented
+        return self._rebind(dunder, _FUNCTIONS[name], other)
+
+    method.__name__ = name
+    return method
+
+
+def _unary_method(name: str):
+    def method(self):
+        return _FUNCTIONS[name](self)
+
+    method.__name__ = name
+    return method
+
+
+
 class Array:
     """A lazy n-d array. Operations record nodes; values are computed when asked for."""
 
@@ -183,77 +216,55 @@ class Array:
         # A functional update: nodes are immutable, so this array is rebound to a SETITEM node.
         self._n = _indexing.setitem(self, key, value)._n
 
-    def __matmul__(self, other):
-        return _binary_operator(_linalg.matmul, self, other)
-
-    def __rmatmul__(self, other):
-        return _binary_operator(_linalg.matmul, other, self)
-
-    def __imatmul__(self, other):
-        return self._rebind("__imatmul__", _linalg.matmul, other)
-
-    def __sub__(self, other):
-        return _binary_operator(_elementwise.subtract, self, other)
-
-    def __rsub__(self, other):
-        return _binary_operator(_elementwise.subtract, other, self)
-
-    def __add__(self, other):
-        return _binary_operator(_elementwise.add, self, other)
-
-    def __radd__(self, other):
-        return _binary_operator(_elementwise.add, other, self)
-
-    def __mul__(self, other):
-        return _binary_operator(_elementwise.multiply, self, other)
-
-    def __rmul__(self, other):
-        return _binary_operator(_elementwise.multiply, other, self)
-
-    def __truediv__(self, other):
-        return _binary_operator(_elementwise.divide, self, other)
-
-    def __rtruediv__(self, other):
-        return _binary_operator(_elementwise.divide, other, self)
-
-    def __neg__(self):
-        return _elementwise.negative(self)
-
-    def __pos__(self):
-        return _elementwise.positive(self)
-
-    def __abs__(self):
-        return _elementwise.abs(self)
-
-    def __eq__(self, other):
-        return _binary_operator(_elementwise.equal, self, other)
-
-    def __ne__(self, other):
-        return _binary_operator(_elementwise.not_equal, self, other)
-
-    def __lt__(self, other):
-        return _binary_operator(_elementwise.less, self, other)
-
-    def __le__(self, other):
-        return _binary_operator(_elementwise.less_equal, self, other)
-
-    def __gt__(self, other):
-        return _binary_operator(_elementwise.greater, self, other)
-
-    def __ge__(self, other):
-        return _binary_operator(_elementwise.greater_equal, self, other)
-
-    def __isub__(self, other):
-        return self._rebind("__isub__", _elementwise.subtract, other)
-
-    def __iadd__(self, other):
-        return self._rebind("__iadd__", _elementwise.add, other)
-
-    def __imul__(self, other):
-        return self._rebind("__imul__", _elementwise.multiply, other)
-
-    def __itruediv__(self, other):
-        return self._rebind("__itruediv__", _elementwise.divide, other)
+    __add__ = _binary_method("add")
+    __radd__ = _binary_method("add", reflected=True)
+    __iadd__ = _inplace_method("add", "__iadd__")
+    __sub__ = _binary_method("subtract")
+    __rsub__ = _binary_method("subtract", reflected=True)
+    __isub__ = _inplace_method("subtract", "__isub__")
+    __mul__ = _binary_method("multiply")
+    __rmul__ = _binary_method("multiply", reflected=True)
+    __imul__ = _inplace_method("multiply", "__imul__")
+    __truediv__ = _binary_method("divide")
+    __rtruediv__ = _binary_method("divide", reflected=True)
+    __itruediv__ = _inplace_method("divide", "__itruediv__")
+    __floordiv__ = _binary_method("floor_divide")
+    __rfloordiv__ = _binary_method("floor_divide", reflected=True)
+    __ifloordiv__ = _inplace_method("floor_divide", "__ifloordiv__")
+    __mod__ = _binary_method("remainder")
+    __rmod__ = _binary_method("remainder", reflected=True)
+    __imod__ = _inplace_method("remainder", "__imod__")
+    __pow__ = _binary_method("pow")
+    __rpow__ = _binary_method("pow", reflected=True)
+    __ipow__ = _inplace_method("pow", "__ipow__")
+    __matmul__ = _binary_method("matmul")
+    __rmatmul__ = _binary_method("matmul", reflected=True)
+    __imatmul__ = _inplace_method("matmul", "__imatmul__")
+    __and__ = _binary_method("bitwise_and")
+    __rand__ = _binary_method("bitwise_and", reflected=True)
+    __iand__ = _inplace_method("bitwise_and", "__iand__")
+    __or__ = _binary_method("bitwise_or")
+    __ror__ = _binary_method("bitwise_or", reflected=True)
+    __ior__ = _inplace_method("bitwise_or", "__ior__")
+    __xor__ = _binary_method("bitwise_xor")
+    __rxor__ = _binary_method("bitwise_xor", reflected=True)
+    __ixor__ = _inplace_method("bitwise_xor", "__ixor__")
+    __lshift__ = _binary_method("bitwise_left_shift")
+    __rlshift__ = _binary_method("bitwise_left_shift", reflected=True)
+    __ilshift__ = _inplace_method("bitwise_left_shift", "__ilshift__")
+    __rshift__ = _binary_method("bitwise_right_shift")
+    __rrshift__ = _binary_method("bitwise_right_shift", reflected=True)
+    __irshift__ = _inplace_method("bitwise_right_shift", "__irshift__")
+    __eq__ = _binary_method("equal")
+    __ne__ = _binary_method("not_equal")
+    __lt__ = _binary_method("less")
+    __le__ = _binary_method("less_equal")
+    __gt__ = _binary_method("greater")
+    __ge__ = _binary_method("greater_equal")
+    __neg__ = _unary_method("negative")
+    __pos__ = _unary_method("positive")
+    __abs__ = _unary_method("abs")
+    __invert__ = _unary_method("bitwise_invert")
 
     __hash__ = None  # arrays compare elementwise, so they are not hashable
 
@@ -267,13 +278,6 @@ class Array:
             )
         self._n = result._n
         return self
-
-
-def _binary_operator(fn, x1, x2):
-    """Operands the namespace does not know make Python try the other side's operator."""
-    if not _elementwise.is_operand(x1) or not _elementwise.is_operand(x2):
-        return NotImplemented
-    return fn(x1, x2)
 
 
 def _pending(node: Node) -> str:
@@ -301,3 +305,12 @@ from ._api import elementwise as _elementwise  # noqa: E402
 from ._api import indexing as _indexing  # noqa: E402
 from ._api import linear_algebra as _linalg  # noqa: E402
 from ._api import manipulation as _manipulation  # noqa: E402
+from ._api import elementwise_functions as _elementwise_functions  # noqa: E402
+
+# The namespace functions the operators call, by name.
+_FUNCTIONS = {
+    name: getattr(module, name)
+    for module in (_elementwise, _elementwise_functions, _linalg)
+    for name in dir(module)
+    if not name.startswith("_")
+}
