@@ -151,6 +151,8 @@ class Array:
         legacy = max_version is None or max_version[0] < 1
         if copy or (legacy and copy is None):
             value = value.copy()
+        elif legacy:
+            value = _writable_alias(value)  # copy=False: share, trusting the consumer not to write
         kwargs = {"stream": stream}
         if max_version is not None:
             kwargs["max_version"] = max_version
@@ -278,6 +280,19 @@ class Array:
             )
         self._n = result._n
         return self
+
+
+def _writable_alias(value: np.ndarray) -> np.ndarray:
+    """The writable array our read-only view was made from, when it has the same layout."""
+    base = value.base
+    same = (
+        isinstance(base, np.ndarray)
+        and base.flags.writeable
+        and base.shape == value.shape
+        and base.strides == value.strides
+        and base.__array_interface__["data"][0] == value.__array_interface__["data"][0]
+    )
+    return base if same else value
 
 
 def _pending(node: Node) -> str:

@@ -35,8 +35,10 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
 
 def _from_array(x: Array, dtype, copy) -> Array:
     if dtype is None or dtype == x.dtype:
-        # NOTE: arrays are immutable (in-place operators rebind), so sharing the node is a copy.
-        return Array(x._node)
+        # NOTE: without copy=True the result is x itself, so x[i] = v (which rebinds x) is seen
+        # through it, as with numpy's asarray. With copy=True a new array shares the node:
+        # nodes are immutable, so that is a copy.
+        return Array(x._node) if copy else x
     if copy is False:
         raise error(ValueError, "asarray", f"copy=False but {x.dtype.name} -> {dtype.name} copies")
     from .data_types import astype

@@ -193,7 +193,8 @@ def _advanced_item(func: str, item, size: int, axis: int, arrays: list) -> tuple
     if not isinstance(item, tuple):
         return ("int", _integer(item, size, axis))
     _, array, mask_size = item
-    if mask_size is not None and mask_size != size:
+    # NOTE: an empty mask selects nothing along any axis (the official suite expects this).
+    if mask_size is not None and mask_size not in (size, 0):
         raise error(IndexError, func, f"boolean index has size {mask_size}, axis {axis} {size}")
     arrays.append(array)
     return ("array", len(arrays) - 1)

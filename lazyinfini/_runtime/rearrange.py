@@ -30,7 +30,15 @@ import numpy as np
 
 from .._schedule.rearrange import DEFAULT_BLOCK_BYTES, RearrangePlan, plan_rearrange
 
-__all__ = ["SERIAL_BYTES", "SMALL_BYTES", "plan_for", "rearrange_copy", "run_rearrange"]
+__all__ = [
+    "LOCAL_WALK_ROWS",
+    "SERIAL_BYTES",
+    "SMALL_BYTES",
+    "choose_method",
+    "plan_for",
+    "rearrange_copy",
+    "run_rearrange",
+]
 
 # Below this (64K float32 elements), one numpy copy: planning (~20 us uncached) and building
 # views cost more than tiles can save.
@@ -103,9 +111,7 @@ def run_rearrange(
         return
     if threads is None:
         threads = plan.nbytes >= SERIAL_BYTES and (os.cpu_count() or 1) > 1
-    if method is None:
-        local = plan.nbytes < SMALL_BYTES or _walk_is_local(src, dst)
-        method = "direct" if local else "tiled"
+    method = method or choose_method(plan, src, dst)
     if method == "direct":
         _copy_direct(src, dst, threads)
     elif method == "tiled":
@@ -123,6 +129,12 @@ def _check_pair(src: np.ndarray, dst: np.ndarray) -> None:
         raise TypeError("rearrange: object arrays hold references, not bytes; use numpy")
     if not dst.flags.writeable:
         raise ValueError("rearrange: dst is read-only")
+
+
+def choose_method(plan: RearrangePlan, src: np.ndarray, dst: np.ndarray) -> str:
+    """ "direct" (numpy's own copy) or "tiled" (the plan): what run_rearrange will do."""
+    local = plan.nbytes < SMALL_BYTES or _walk_is_local(src, dst)
+    return "direct" if local else "tiled"
 
 
 def _walk_is_local(src: np.ndarray, dst: np.ndarray) -> bool:

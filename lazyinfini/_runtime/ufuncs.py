@@ -39,6 +39,31 @@ def _into(out, value):
     return out
 
 
+def _floor_divide(inputs, arg, out=None):
+    x1, x2 = inputs
+    out = np.asarray(np.floor_divide(x1, x2, out=out))
+    if out.dtype.kind == "f":
+        # Note (spec): an infinite over a finite (or the reverse) is x1 / x2: numpy's floor of
+        # fmod gives NaN for inf // 2 and -1 for -1 // inf, where the standard says inf and -0.
+        inf1, inf2 = np.isinf(x1), np.isinf(x2)
+        mixed = (inf1 & np.isfinite(x2) & (x2 != 0)) | (np.isfinite(x1) & inf2)
+        if mixed.any():
+            np.divide(x1, x2, out=out, where=mixed)
+    return out
+
+
+def _expm1(inputs, arg, out=None):
+    (x,) = inputs
+    out = np.asarray(np.expm1(x, out=out))
+    if out.dtype.kind == "c":
+        # Note (spec): numpy's complex expm1 gives NaN + NaN j for infinite or NaN parts; exp(z) - 1
+        # gives the standard's special values there (and is accurate away from 0).
+        special = ~np.isfinite(x)
+        if special.any():
+            np.copyto(out, np.exp(x) - 1, where=special)
+    return out
+
+
 def _where(inputs, arg, out=None):
     condition, x1, x2 = inputs
     if out is None:
@@ -73,7 +98,7 @@ UFUNCS = {
     Op.GREATER: _ufunc(np.greater),
     Op.GREATER_EQUAL: _ufunc(np.greater_equal),
     Op.WHERE: _where,
-    Op.FLOOR_DIVIDE: _ufunc(np.floor_divide),
+    Op.FLOOR_DIVIDE: _floor_divide,
     Op.REMAINDER: _ufunc(np.remainder),
     Op.POW: _ufunc(np.power),
     Op.SQUARE: _ufunc(np.square),
@@ -96,7 +121,7 @@ UFUNCS = {
     Op.LOGADDEXP: _ufunc(np.logaddexp),
     Op.NEXTAFTER: _ufunc(np.nextafter),
     Op.EXP: _ufunc(np.exp),
-    Op.EXPM1: _ufunc(np.expm1),
+    Op.EXPM1: _expm1,
     Op.LOG: _ufunc(np.log),
     Op.LOG1P: _ufunc(np.log1p),
     Op.LOG2: _ufunc(np.log2),

@@ -8,6 +8,8 @@ output that is not contiguous gets a REARRANGE kernel copying it into a fresh bu
 
 from __future__ import annotations
 
+import heapq
+
 import networkx as nx
 
 from .._graph import Group, Node, Op, inputs_of
@@ -45,7 +47,9 @@ class Lowering:
                 siblings = self._call_siblings(node)
                 loads = [self.load(src) for src in inputs_of(node)]
                 self._emit(Kind.OPAQUE, siblings, siblings, loads)
-        return [self._output(node) for node in outputs]
+        held = [self._output(node) for node in outputs]
+        self.kernels = order_kernels(self.kernels)
+        return held
 
     def _emit(self, kind, nodes, outputs, loads, plan=None, space=()) -> None:
         self.kernels.append(Kernel(kind, tuple(nodes), tuple(outputs), tuple(loads), plan, space))
@@ -131,6 +135,29 @@ class Lowering:
             self._emit(Kind.VIEW, (node,), (node,), (load,))
             return node
         return self._copy(node)
+
+
+def order_kernels(kernels: list[Kernel]) -> list[Kernel]:
+    """Kernels in dependency order, otherwise as emitted. A merged sibling group is emitted at
+    its last node, which can come after a consumer of its first output: this puts it first."""
+    producer = {out: i for i, k in enumerate(kernels) for out in k.outputs}
+    needs = [{producer[r] for r in k.reads if r in producer} - {i} for i, k in enumerate(kernels)]
+    users: dict[int, list[int]] = {}
+    for i, deps in enumerate(needs):
+        for d in deps:
+            users.setdefault(d, []).append(i)
+    ready = [i for i, deps in enumerate(needs) if not deps]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        i = heapq.heappop(ready)
+        order.append(kernels[i])
+        for user in users.get(i, ()):
+            needs[user].discard(i)
+            if not needs[user]:
+                heapq.heappush(ready, user)
+    assert len(order) == len(kernels), "kernel dependencies form a cycle"
+    return order
 
 
 def _call_key(node: Node) -> tuple:

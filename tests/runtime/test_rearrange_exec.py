@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lazyinfini._runtime.rearrange import plan_for, rearrange_copy, run_rearrange
+from lazyinfini._runtime.rearrange import choose_method, plan_for, rearrange_copy, run_rearrange
 
 DTYPES = [np.uint8, np.float16, np.float32, np.float64, np.complex128]
 METHODS = ["tiled", "direct"]
@@ -193,3 +193,15 @@ def test_random_layouts_copy_bit_exact(case, method, threads, block_bytes):
     plan = plan_for(src, dst, block_bytes=block_bytes)
     run_rearrange(plan, src, dst, method=method, threads=threads)
     np.testing.assert_array_equal(whole_buffer(dst), whole_buffer(want))
+
+
+def test_method_choice_follows_cache_behaviour():
+    def method(src):
+        dst = np.empty(src.shape, src.dtype)
+        return choose_method(plan_for(src, dst), src, dst)
+
+    assert method(np.zeros((100, 100), np.float32).T) == "direct"  # small: one numpy copy
+    assert method(np.zeros((1000, 1000), np.float32).T) == "direct"  # rows stay cached
+    assert method(np.zeros((1024, 1024), np.float32).T) == "tiled"  # 4 KiB strides alias
+    assert method(np.zeros((3000, 3000), np.float32).T) == "tiled"  # too many rows
+    assert method(np.zeros((8, 3, 256, 256), np.uint8).transpose(0, 2, 3, 1)) == "tiled"

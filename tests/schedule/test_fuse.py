@@ -128,3 +128,19 @@ def test_dependent_or_differently_shaped_siblings_stay_apart():
     check_schedule(y1, y2, kernels=2)
     z = li.reshape(a, (64,)) + 1  # another shape
     check_schedule(a * 2, z, kernels=2)
+
+
+def test_merged_siblings_run_before_every_consumer_of_their_outputs():
+    # The shape the official suite's vecdot test found: sibling groups merged at the later
+    # group's position, while a reduction of the earlier group's output sat in between.
+    x = li.asarray(np.arange(4, dtype=np.uint8))
+    y = li.asarray(np.arange(4, dtype=np.uint16))
+    first = li.multiply(li.astype(li.conj(x), li.uint16), y)
+    total = li.sum(first, dtype=li.uint16)
+    later = li.vecdot(li.astype(x, li.uint16), y)
+    result = li.all(later == total)
+    plan = li.inspect.plan(result)
+    position = {out: i for i, k in enumerate(plan.kernels) for out in k.outputs}
+    for i, kernel in enumerate(plan.kernels):
+        assert all(position.get(r, -1) < i for r in kernel.reads), li.explain(result)
+    assert bool(result)

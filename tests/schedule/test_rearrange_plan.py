@@ -203,3 +203,11 @@ def test_destination_with_repeated_elements_is_refused():
 def test_repr_is_one_line_and_shows_the_plan():
     text = repr(plan_rearrange((1009, 1013), (1, 1009), (1013, 1), 4))
     assert "\n" not in text and "unit=4B" in text and "Constraint(" in text
+
+
+def test_eight_unmergeable_dims_keep_the_block_within_five_dims():
+    shape = (2,) * 8
+    src, dst = contiguous(shape)[::-1], contiguous(shape)  # reversed dim order: nothing merges
+    plan = plan_rearrange(shape, src, dst, 4, block_bytes=1 << 20)
+    assert len(plan.block_len) == MAX_BLOCK_DIMS and len(plan.grid_len) == 3
+    assert_valid(plan, shape, src, dst, 4, budget=1 << 20)
