@@ -283,16 +283,23 @@ class Array:
 
 
 def _writable_alias(value: np.ndarray) -> np.ndarray:
-    """The writable array our read-only view was made from, when it has the same layout."""
-    base = value.base
-    same = (
-        isinstance(base, np.ndarray)
-        and base.flags.writeable
-        and base.shape == value.shape
-        and base.strides == value.strides
-        and base.__array_interface__["data"][0] == value.__array_interface__["data"][0]
+    """A writable view of the same memory as our read-only `value`, when its owner is writable
+    (for DLPack consumers that cannot be told an array is read-only)."""
+    owner = value.base
+    while isinstance(owner, np.ndarray) and owner.base is not None:
+        owner = owner.base
+    if not isinstance(owner, np.ndarray) or not owner.flags.writeable:
+        return value
+    start = value.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+    flat = owner.reshape(-1).view(np.uint8) if owner.flags.c_contiguous else None
+    if flat is None:
+        return value
+    return np.lib.stride_tricks.as_strided(
+        flat[start:].view(value.dtype) if value.size else flat[:0].view(value.dtype),
+        value.shape,
+        value.strides,
+        writeable=True,
     )
-    return base if same else value
 
 
 def _pending(node: Node) -> str:

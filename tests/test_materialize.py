@@ -477,3 +477,13 @@ def test_register_executor_makes_it_selectable(monkeypatch):
         with pytest.raises(Boom):
             np.asarray(y)
     np.testing.assert_array_equal(np.asarray(y), np.zeros(3))
+
+
+def test_dlpack_copy_false_to_a_legacy_consumer_shares_memory():
+    base = np.arange(12.0).reshape(3, 4)
+    x = li.asarray(base[1:, ::-2])
+    capsule = x.__dlpack__(copy=False)  # no max_version: a pre-1.0 consumer
+    assert capsule is not None
+    shared = np.from_dlpack(x)
+    assert np.shares_memory(shared, base)
+    np.testing.assert_array_equal(shared, base[1:, ::-2])

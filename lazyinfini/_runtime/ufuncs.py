@@ -61,6 +61,8 @@ def _expm1(inputs, arg, out=None):
         special = ~np.isfinite(x)
         if special.any():
             np.copyto(out, np.exp(x) - 1, where=special)
+        # expm1(±0 + 0j) is +0 + 0j; numpy keeps the sign of a real -0.
+        np.copyto(out, 0, where=(x == 0) & ~np.signbit(x.imag))
     return out
 
 
