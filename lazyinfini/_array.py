@@ -14,7 +14,7 @@ from ._options import current as current_options
 def _binary_method(name: str, reflected: bool = False):
     """The operator calling namespace function `name` (with operands swapped when reflected)."""
 
-    def method(self, other):
+    def method(self, other, /):
         # Operands the namespace does not know make Python try the other side's operator.
         if not _elementwise.is_operand(other):
             return NotImplemented
@@ -26,7 +26,7 @@ def _binary_method(name: str, reflected: bool = False):
 
 
 def _inplace_method(name: str, dunder: str):
-    def method(self, other):
+    def method(self, other, /):
         if not _elementwise.is_operand(other):
             return NotImplemented
         return self._rebind(dunder, _FUNCTIONS[name], other)
@@ -36,7 +36,7 @@ def _inplace_method(name: str, dunder: str):
 
 
 def _unary_method(name: str):
-    def method(self):
+    def method(self, /):
         return _FUNCTIONS[name](self)
 
     method.__name__ = name
@@ -211,10 +211,10 @@ class Array:
     __str__ = __repr__
 
     # -- operators -------------------------------------------------------------------------
-    def __getitem__(self, key) -> Array:
+    def __getitem__(self, key, /) -> Array:
         return _indexing.getitem(self, key)
 
-    def __setitem__(self, key, value) -> None:
+    def __setitem__(self, key, value, /) -> None:
         # A functional update: nodes are immutable, so this array is rebound to a SETITEM node.
         self._n = _indexing.setitem(self, key, value)._n
 
