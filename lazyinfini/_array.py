@@ -48,9 +48,12 @@ class Array:
     """A lazy n-d array. Operations record nodes; values are computed when asked for."""
 
     __slots__ = ("_n", "__weakref__")
-    # Note: numpy defers to our reflected operators (np.float64(2) * x gives an Array).
-    __array_ufunc__ = None
     __array_priority__ = 100
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        # Note: numpy hands us its operators on Arrays (np.float64(2) * x gives an Array) and its
+        # ufunc calls (np.exp(x), and scipy.special's ufuncs such as log1p); see _numpy_ufunc.
+        return _numpy_ufunc(ufunc, method, inputs, kwargs)
 
     def __init__(self, node: Node):
         self._n = node
@@ -282,6 +285,27 @@ class Array:
         return self
 
 
+def _numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
+    """numpy's ufuncs that are namespace functions record lazily (`ndarray * x`, `np.exp(x)`).
+    Any other call (scipy.special's ufuncs, methods such as np.add.reduce, `out=`) computes its
+    Array inputs and runs on their values, as on any array with __array__; the result comes back
+    as an Array, except what numpy wrote into the caller's `out=` arrays."""
+    twin = _UFUNC_TWINS.get(ufunc)
+    if twin is not None and method == "__call__" and not kwargs:
+        return twin(*inputs)
+    name = getattr(ufunc, "__name__", "ufunc")
+    if any(isinstance(o, Array) for o in kwargs.get("out", ())):
+        raise _checks.error(TypeError, name, "out= cannot be a lazyinfini array (they are values)")
+    _realize.realize(*(v for v in inputs if isinstance(v, Array)))
+    values = [v._value() if isinstance(v, Array) else v for v in inputs]
+    result = getattr(ufunc, method)(*values, **kwargs)
+    if "out" in kwargs or result is None:
+        return result
+    if isinstance(result, tuple):
+        return tuple(_creation.asarray(r) for r in result)
+    return _creation.asarray(result)
+
+
 def _writable_alias(value: np.ndarray) -> np.ndarray:
     """A writable view of the same memory as our read-only `value`, when its owner is writable
     (for DLPack consumers that cannot be told an array is read-only)."""
@@ -323,6 +347,8 @@ def record(op: Op, srcs: tuple[Node, ...], shape, dtype, arg=None, source: str |
 
 # NOTE: imported last; these modules import Array from here.
 from . import _realize  # noqa: E402
+from ._api import checks as _checks  # noqa: E402
+from ._api import creation as _creation  # noqa: E402
 from ._api import elementwise as _elementwise  # noqa: E402
 from ._api import indexing as _indexing  # noqa: E402
 from ._api import linear_algebra as _linalg  # noqa: E402
@@ -335,4 +361,12 @@ _FUNCTIONS = {
     for module in (_elementwise, _elementwise_functions, _linalg)
     for name in dir(module)
     if not name.startswith("_")
+}
+
+# numpy's ufuncs that are namespace functions (np.add, np.exp, np.pow is np.power, np.matmul):
+# numpy calls them on Arrays through Array.__array_ufunc__, and they record lazily.
+_UFUNC_TWINS = {
+    ufunc: function
+    for name, function in _FUNCTIONS.items()
+    if isinstance(ufunc := getattr(np, name, None), np.ufunc)
 }

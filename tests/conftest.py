@@ -1,5 +1,10 @@
 import os
 
+# NOTE: SciPy reads SCIPY_ARRAY_API once, when it is first imported, and scikit-learn's
+# array_api_dispatch needs it too; this file is imported before any test module, so set it here
+# for tests/integration (a value set by the caller wins).
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(

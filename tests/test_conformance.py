@@ -130,8 +130,12 @@ def test_unary_functions_match_the_reference(name, data):
 def test_binary_functions_match_the_reference(name, data):
     shapes = data.draw(xps.mutually_broadcastable_shapes(2, max_dims=3, max_side=4))
     dtype = data.draw(xps.scalar_dtypes())
-    x1 = data.draw(xps.arrays(dtype, shapes.input_shapes[0]), label="x1")
-    x2 = data.draw(xps.arrays(dtype, shapes.input_shapes[1]), label="x2")
+    # Note (spec): with infinities, floor_divide follows the standard and the reference follows
+    # numpy (tests/api/test_special_cases.py checks those); compare finite operands here.
+    floating = dtype in (li.float32, li.float64, li.complex64, li.complex128)
+    finite = {"allow_infinity": False} if name == "floor_divide" and floating else None
+    x1 = data.draw(xps.arrays(dtype, shapes.input_shapes[0], elements=finite), label="x1")
+    x2 = data.draw(xps.arrays(dtype, shapes.input_shapes[1], elements=finite), label="x2")
     if name in ("bitwise_left_shift", "bitwise_right_shift", "pow") and dtype in xps_ints():
         x2 = li.abs(x2) % 8  # negative shifts/exponents of integers are undefined
     ours, theirs = run_both(name, x1, x2)

@@ -260,13 +260,15 @@ def setitem(x: Array, key, value) -> Array:
     flags = [i for i, item in enumerate(items) if isinstance(item, bool)]
     if len(flags) > 1:
         raise error(IndexError, "__setitem__", "at most one boolean scalar in an index")
-    selected = not flags or items[flags[0]]
+    if flags and not items[flags[0]]:
+        # x[..., False, ...] = value selects nothing, but value must still broadcast to that
+        # empty selection (numpy and array_api_strict accept a shape-(0,) value for a 0-d x).
+        _value_node(x, value, _flag_getitem(x, list(items), flags).shape, source)
+        return Array(x._node)
     if flags:
         items[flags[0]] = None
     spec, arrays, target = _plan("__setitem__", x, _expand_items("__setitem__", x, items))
     node = _value_node(x, value, target, source)
-    if not selected:
-        return Array(x._node)  # x[False] = value selects nothing
     srcs = (x._node, node, *(a._node for a in arrays))
     return record(Op.SETITEM, srcs, x.shape, x.dtype, (("key", spec),), source)
 

@@ -317,6 +317,43 @@ def test_numpy_arrays_next_to_arrays_are_strong():
     assert isinstance(y, li.Array) and y.dtype == li.float32
 
 
+def test_numpy_ufuncs_with_a_namespace_twin_record_lazily():
+    x_np = np.array([0.5, 1.5, 2.5])
+    x = li.asarray(x_np)
+    before = li.inspect.counters.kernels
+    results = {
+        "exp": np.exp(x),
+        "multiply": np.float64(2) * x,
+        "less": np.ones(3) < x,
+        "matmul": np.matmul(np.ones((2, 3)), x),
+    }
+    assert li.inspect.counters.kernels == before
+    assert all(isinstance(r, li.Array) and r._node.op.label == k for k, r in results.items())
+    np.testing.assert_array_equal(np.asarray(results["exp"]), np.exp(x_np))
+    with pytest.raises(TypeError, match="^bitwise_and: "):
+        np.bitwise_and(li.ones(2), 1)  # the namespace's rule, as li.bitwise_and says
+
+
+def test_other_numpy_ufunc_calls_compute_their_inputs():
+    # scipy.special's ufuncs (log1p, round, ...), ufunc methods and out= are not namespace
+    # functions: they run on the computed values, as on array_api_strict, and give Arrays back.
+    from scipy import special
+
+    x_np = np.array([0.5, 1.5, 2.5])
+    x = li.asarray(x_np) * 1.0
+    y = special.log1p(x)
+    assert isinstance(y, li.Array) and y._node.op.label == "buffer"
+    np.testing.assert_allclose(np.asarray(y), special.log1p(x_np))
+    assert float(np.add.reduce(x)) == 4.5
+    fractional, whole = np.modf(x)
+    np.testing.assert_array_equal(np.asarray(whole), [0.0, 1.0, 2.0])
+    out = np.zeros(3)
+    assert np.add(x, 1.0, out=out) is out  # numpy writes into the caller's array
+    np.testing.assert_array_equal(out, x_np + 1.0)
+    with pytest.raises(TypeError, match="^add: out= cannot be"):
+        np.add(x_np, 1.0, out=(x,))
+
+
 @pytest.mark.parametrize("dtype", [d for d in _CODES.values() if d != li.bool])
 def test_every_numeric_dtype_subtracts(dtype):
     rng = np.random.default_rng(0)

@@ -222,6 +222,21 @@ def test_setitem_value_promotion_follows_the_spec():
     assert float(x[1, 2]) == 2.0
 
 
+def test_setitem_with_a_false_flag_checks_the_value_against_the_empty_selection():
+    # scipy's pearsonr (through array_api_extra.apply_where) sets x[False] = y[False] on 0-d
+    # arrays: the value has shape (0,), which is what x[False] selects.
+    for key in (False, li.asarray(False)):
+        x = li.asarray(np.float64(3.0))
+        x[key] = li.zeros(0)
+        x[key] = li.ones(1)
+        assert float(x) == 3.0
+    y = li.ones((2, 3))
+    y[:, False] = li.zeros((0, 3))
+    np.testing.assert_array_equal(np.asarray(y), np.ones((2, 3)))
+    with pytest.raises(ValueError, match="^__setitem__: "):
+        y[:, False] = li.zeros(2)  # does not broadcast to the selected shape (2, 0, 3)
+
+
 # -- take, take_along_axis -----------------------------------------------------------------------
 @given(st.data())
 def test_take_matches_numpy(data):
