@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from . import _dtypes
@@ -56,7 +58,12 @@ class Array:
         return _numpy_ufunc(ufunc, method, inputs, kwargs)
 
     def __init__(self, node: Node):
+        self._hold(node)
+
+    def _hold(self, node: Node) -> None:
+        """Hold `node`, and let realize() know a live array holds it (see held_array)."""
         self._n = node
+        _LIVE[id(node)] = self
 
     @property
     def _node(self) -> Node:
@@ -219,7 +226,7 @@ class Array:
 
     def __setitem__(self, key, value, /) -> None:
         # A functional update: nodes are immutable, so this array is rebound to a SETITEM node.
-        self._n = _indexing.setitem(self, key, value)._n
+        self._hold(_indexing.setitem(self, key, value)._n)
 
     __add__ = _binary_method("add")
     __radd__ = _binary_method("add", reflected=True)
@@ -281,7 +288,7 @@ class Array:
                 f"{func}: result has dtype {result.dtype.name} and shape {result.shape}; "
                 f"in place it must keep {self.dtype.name} and {self.shape}"
             )
-        self._n = result._n
+        self._hold(result._n)
         return self
 
 
@@ -337,6 +344,17 @@ def _pending(node: Node) -> str:
         srcs = [resolve(s) for s in cursor.srcs]
         cursor = srcs[0] if srcs else None
     return f"pending: {' <- '.join(chain)}{' <- ...' if count > len(chain) else ''} ({count} nodes)"
+
+
+# The last array made to hold each node, weakly: realize() keeps the value of a node it computes
+# anyway when an array still holds it, so loops that read values back do not recompute history.
+_LIVE: weakref.WeakValueDictionary[int, Array] = weakref.WeakValueDictionary()
+
+
+def held_array(node: Node) -> Array | None:
+    """A live array holding `node`, if any."""
+    array = _LIVE.get(id(node))
+    return array if array is not None and array._n is node else None
 
 
 def record(op: Op, srcs: tuple[Node, ...], shape, dtype, arg=None, source: str | None = None):

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import sys
 import time
+import weakref
 
 from ._counters import counters
 from ._graph import Op, buffer_node, build_graph, mark_realized
 from ._options import current
+from ._array import held_array
 from ._runtime import get_executor
 
 
@@ -20,19 +22,57 @@ def realize(*arrays, timings: list | None = None):
     options = current()
     started = time.perf_counter()
     executor = get_executor(options.executor)
-    plan = executor.plan(build_graph(pending), fuse=options.fuse)
-    held = executor.run(plan, timings)
-    values = {node: held[out] for node, out in zip(plan.requested, plan.outputs)}
-    for array in arrays:
-        node = array._node
-        if node.op is not Op.BUFFER:
-            buffer = buffer_node(_readonly(values[node]), node.source)
-            mark_realized(node, buffer)
-            array._n = buffer
+    graph = build_graph(pending)
+    held = {n for n in graph if n.op is not Op.BUFFER and held_array(n) is not None}
+    graph.graph["outputs"] += _recomputed_frontier(graph, held, set(pending))
+    plan = executor.plan(graph, fuse=options.fuse, keep=held)
+    values = executor.run(plan, timings)
+    _swap_all(arrays, plan, values)
+    _EVALUATED.update(n for n in graph if n.op is not Op.BUFFER)
     counters.materializations += 1
     if options.debug:
         _debug_line(plan, options.executor, time.perf_counter() - started)
     return plan
+
+
+# Nodes some materialization has evaluated (weakly: they go when their last consumer goes).
+_EVALUATED: weakref.WeakSet = weakref.WeakSet()
+
+
+def _recomputed_frontier(graph, held: set, pending: set) -> list:
+    """Nodes an earlier materialization evaluated that this one must evaluate again, where they
+    feed new work (or an array holds them): they are written out this time and kept, so a loop
+    that reads values back (a fit loop) recomputes any history at most once, not every time."""
+    again = []
+    for node in graph:
+        if node in pending or node.op is Op.BUFFER or node not in _EVALUATED:
+            continue
+        if node in held or any(c not in _EVALUATED for c in graph.successors(node)):
+            again.append(node)
+    return again
+
+
+def _swap_all(arrays, plan, values) -> None:
+    """Every computed value an array asked for or holds becomes that array's buffer."""
+    for node, out in zip(plan.requested, plan.outputs):
+        buffer = _swap(node, values[out])
+        holder = held_array(node)
+        if holder is not None:
+            holder._hold(buffer)
+    for array in arrays:
+        array._node  # NOTE: resolves every array that shared a swapped node
+    for node in plan.kept:  # computed anyway and still held: kept, not recomputed later
+        buffer = _swap(node, values[node])
+        holder = held_array(node)
+        if holder is not None:
+            holder._hold(buffer)
+
+
+def _swap(node, value):
+    """The BUFFER node that replaces realized `node` from now on."""
+    buffer = buffer_node(_readonly(value), node.source)
+    mark_realized(node, buffer)
+    return buffer
 
 
 def _readonly(value):

@@ -445,7 +445,7 @@ def test_failing_executor_midway(monkeypatch):
     class HalfWay:
         name = "half-way"
 
-        def plan(self, graph, fuse=True):
+        def plan(self, graph, fuse=True, keep=frozenset()):
             return _EXECUTORS["reference"].plan(graph, fuse)
 
         def run(self, schedule, timings=None):
@@ -461,7 +461,7 @@ def test_register_executor_makes_it_selectable(monkeypatch):
     class Failing:
         name = "failing-for-test"
 
-        def plan(self, graph, fuse=True):
+        def plan(self, graph, fuse=True, keep=frozenset()):
             return _EXECUTORS["reference"].plan(graph, fuse)
 
         def run(self, schedule, timings=None):
@@ -487,3 +487,42 @@ def test_dlpack_copy_false_to_a_legacy_consumer_shares_memory():
     shared = np.from_dlpack(x)
     assert np.shares_memory(shared, base)
     np.testing.assert_array_equal(shared, base[1:, ::-2])
+
+
+@pytest.mark.parametrize("executor", ["cpu", "reference"])
+def test_values_computed_anyway_are_kept_for_arrays_that_hold_them(executor):
+    with li.options(executor=executor):
+        a = li.asarray(np.arange(6.0))
+        t = a * 2  # a reduction reads it, so a kernel writes it out
+        total = li.sum(t)
+        assert float(total) == 30.0
+        assert t._node.op.label == "buffer"  # held by `t`, so kept
+        before = li.inspect.counters.kernels
+        np.testing.assert_array_equal(np.asarray(t), np.arange(6.0) * 2)
+        assert li.inspect.counters.kernels == before  # nothing recomputed
+
+
+def test_fused_intermediates_are_not_forced_out_by_being_held():
+    a = li.asarray(np.arange(6.0))
+    t = a - 1  # held, but fused into clip's kernel: never written, so not kept
+    y = li.clip(t, 0, 3)
+    np.asarray(y)
+    assert t._node.op.label != "buffer"
+    assert len(li.inspect.plan(li.clip(a - 1, 0, 3)).kernels) == 1
+
+
+def test_a_loop_that_reads_values_back_does_not_recompute_its_history():
+    # Like a fit loop: state is rebound every step and a scalar is read back every step; the
+    # old states are held by nothing but the pending graph.
+    x = li.asarray(np.linspace(0.0, 1.0, 64))
+    per_step = []
+    for _ in range(12):
+        x = li.sqrt(x * x + 1.0) - 0.5
+        before = li.inspect.counters.nodes
+        float(li.max(x * 2))  # x itself is fused into that kernel, never written
+        per_step.append(li.inspect.counters.nodes - before)
+    assert max(per_step[3:]) <= max(per_step[:3]) + 2, per_step  # bounded, not growing
+    expected = np.linspace(0.0, 1.0, 64)
+    for _ in range(12):
+        expected = np.sqrt(expected * expected + 1.0) - 0.5
+    np.testing.assert_allclose(np.asarray(x), expected, rtol=1e-12)

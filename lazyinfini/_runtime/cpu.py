@@ -38,8 +38,8 @@ def pool() -> ThreadPoolExecutor:
 class CpuExecutor:
     name = "cpu"
 
-    def plan(self, graph, fuse: bool = True) -> Schedule:
-        return schedule(graph, fuse=fuse)
+    def plan(self, graph, fuse: bool = True, keep=frozenset()) -> Schedule:
+        return schedule(graph, fuse=fuse, keep=keep)
 
     def run(self, plan: Schedule, timings: list | None = None) -> dict[Node, np.ndarray]:
         # Note (spec): IEEE special values are results, not warnings.
@@ -62,7 +62,7 @@ class CpuExecutor:
                 print(f"lazyinfini: {kernel!r} {elapsed * 1e3:.3f} ms", file=sys.stderr)
             for node in dead:
                 memory.release(values.pop(node))
-        return {node: value_of(values, node) for node in plan.outputs}
+        return {node: value_of(values, node) for node in plan.outputs + plan.kept}
 
 
 def value_of(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:

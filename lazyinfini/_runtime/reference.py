@@ -19,8 +19,8 @@ class ReferenceExecutor:
 
     name = "reference"
 
-    def plan(self, graph, fuse: bool = True) -> Schedule:
-        return schedule_nodes(graph)
+    def plan(self, graph, fuse: bool = True, keep=frozenset()) -> Schedule:
+        return schedule_nodes(graph, keep)
 
     def run(self, schedule: Schedule, timings: list | None = None) -> dict[Node, np.ndarray]:
         # Note (spec): IEEE special values are results, not warnings.
@@ -43,7 +43,7 @@ class ReferenceExecutor:
                 timings.append(time.perf_counter() - started)
             for node in dead:
                 values.pop(node, None)
-        return {node: _value(values, node) for node in schedule.outputs}
+        return {node: _value(values, node) for node in schedule.outputs + schedule.kept}
 
 
 def _value(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:

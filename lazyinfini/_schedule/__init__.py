@@ -20,17 +20,19 @@ from .simplify import simplify
 _KIND_OF_GROUP = {"source": Kind.SOURCE, "elementwise": Kind.ELEMENTWISE, "movement": Kind.VIEW}
 
 
-def schedule(graph: nx.DiGraph, *, fuse: bool = True) -> Schedule:
+def schedule(graph: nx.DiGraph, *, fuse: bool = True, keep=frozenset()) -> Schedule:
+    """The kernels computing graph.graph["outputs"]; values of `keep` nodes that some kernel
+    writes anyway are returned too (live arrays hold them)."""
     requested = list(graph.graph["outputs"])
     graph, outputs, rewrites = simplify(graph)
     groups, decisions = fuse_groups(graph, outputs, enabled=fuse)
     lowering = Lowering(graph, groups, outputs)
     held = lowering.run(outputs)
     rewrites = rewrites + lowering.notes
-    return with_lifetimes(lowering.kernels, requested, held, decisions, rewrites)
+    return with_lifetimes(lowering.kernels, requested, held, decisions, rewrites, keep)
 
 
-def schedule_nodes(graph: nx.DiGraph) -> Schedule:
+def schedule_nodes(graph: nx.DiGraph, keep=frozenset()) -> Schedule:
     """One kernel per pending node, in topological order: what the reference executor runs."""
     kernels = []
     for node in graph.graph["order"]:
@@ -39,20 +41,23 @@ def schedule_nodes(graph: nx.DiGraph) -> Schedule:
         kind = _KIND_OF_GROUP.get(node.op.group.value, Kind.OPAQUE)
         kernels.append(Kernel(kind, (node,), (node,), tuple(dict.fromkeys(inputs_of(node)))))
     requested = list(graph.graph["outputs"])
-    return with_lifetimes(kernels, requested, requested)
+    return with_lifetimes(kernels, requested, requested, keep=keep)
 
 
-def with_lifetimes(kernels, requested, outputs, decisions=(), rewrites=()) -> Schedule:
+def with_lifetimes(
+    kernels, requested, outputs, decisions=(), rewrites=(), keep=frozenset()
+) -> Schedule:
     """Attach to each kernel the values whose last reader it is (outputs are never freed)."""
+    kept = tuple(n for k in kernels if k.kind is not Kind.VIEW for n in k.outputs if n in keep)
     last_use: dict[Node, int] = {}
     for i, kernel in enumerate(kernels):
         for node in kernel.reads:
             last_use[node] = i
     frees: list[list[Node]] = [[] for _ in kernels]
     # NOTE: a requested view keeps the buffer it views alive (its memory must not be reused).
-    kept = set(outputs) | {r for k in kernels if k.kind is Kind.VIEW for r in k.reads}
+    never = set(outputs) | set(kept) | {r for k in kernels if k.kind is Kind.VIEW for r in k.reads}
     for node, i in last_use.items():
-        if node not in kept and node.op not in (Op.BUFFER, Op.FULL):
+        if node not in never and node.op not in (Op.BUFFER, Op.FULL):
             frees[i].append(node)
     return Schedule(
         tuple(kernels),
@@ -61,6 +66,7 @@ def with_lifetimes(kernels, requested, outputs, decisions=(), rewrites=()) -> Sc
         tuple(tuple(f) for f in frees),
         tuple(decisions),
         tuple(rewrites),
+        kept,
     )
 
 

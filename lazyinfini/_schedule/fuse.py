@@ -48,25 +48,41 @@ def fuse(
 def merge_siblings(graph: nx.DiGraph, groups, decisions, requested: set) -> list[list[Node]]:
     """Merge kernels of one shape that read a common input and do not depend on each other, so
     `li.compute(y1, y2)` reads the shared input once, in one pass writing both outputs."""
-    position = {node: i for i, node in enumerate(graph.graph["order"])}
+    order = graph.graph["order"]
+    position = {node: i for i, node in enumerate(order)}
     readers: dict[Node, list[int]] = {}
     for index, group in enumerate(groups):
         inside = set(group)
         for src in dict.fromkeys(s for n in group for s in graph.predecessors(n) if s not in inside):
             readers.setdefault(src, []).append(index)
+    below = None  # descendants of each node, as bits over `order`; built only when needed
     for indices in readers.values():
         live = [i for i in indices if groups[i]]
         for i in live[1:]:
             first = live[0]
-            one, other = group_outputs(graph, groups[first], requested), None
+            one = group_outputs(graph, groups[first], requested)
             other = group_outputs(graph, groups[i], requested)
-            if one[0].shape != other[0].shape or _connected(graph, one, other):
+            if one[0].shape != other[0].shape:
+                continue
+            below = below or descendants(graph, order, position)
+            if _connected(one, other, below, position):
                 continue
             groups[first] = sorted(groups[first] + groups[i], key=position.__getitem__)
             groups[i] = []
             reason = "siblings: same shape, a shared input, one pass writes both"
             decisions.append(FusionDecision(one[0], other[0], True, reason))
     return [g for g in groups if g]
+
+
+def descendants(graph: nx.DiGraph, order: list[Node], position: dict) -> dict[Node, int]:
+    """For each node, the set of nodes it reaches, as an int with one bit per position."""
+    below: dict[Node, int] = {}
+    for node in reversed(order):
+        bits = 0
+        for consumer in graph.successors(node):
+            bits |= below[consumer] | (1 << position[consumer])
+        below[node] = bits
+    return below
 
 
 def group_outputs(graph: nx.DiGraph, group: list[Node], requested: set) -> list[Node]:
@@ -77,8 +93,11 @@ def group_outputs(graph: nx.DiGraph, group: list[Node], requested: set) -> list[
     ]
 
 
-def _connected(graph: nx.DiGraph, one: list[Node], other: list[Node]) -> bool:
-    return any(nx.has_path(graph, a, b) or nx.has_path(graph, b, a) for a in one for b in other)
+def _connected(one: list[Node], other: list[Node], below: dict, position: dict) -> bool:
+    """Whether an output of one group reaches an output of the other, either way."""
+    return any(
+        below[a] >> position[b] & 1 or below[b] >> position[a] & 1 for a in one for b in other
+    )
 
 
 def _reason_to_split(

@@ -100,6 +100,7 @@ class Schedule:
     frees: tuple[tuple[Node, ...], ...]
     decisions: tuple[FusionDecision, ...] = field(default=())
     rewrites: tuple[str, ...] = field(default=())
+    kept: tuple[Node, ...] = field(default=())  # kernel outputs also returned: arrays hold them
 
     @property
     def buffers(self) -> tuple[Node, ...]:
