@@ -114,7 +114,7 @@ def _elementwise(kernel, values, memory) -> list[np.ndarray]:
     outs = [memory.empty(n.shape, n.dtype) for n in kernel.outputs]
     if kernel.outputs[0].size == 0:
         return outs
-    loads = [np.reshape(load_view(ld, values), kernel.space) for ld in kernel.loads]
+    loads = [_chunkable(load_view(ld, values), kernel.space) for ld in kernel.loads]
     program = Program(kernel.nodes, tuple(ld.node for ld in kernel.loads), kernel.outputs)
     flat = [np.reshape(out, kernel.space) for out in outs]
     parts = chunks(kernel.space)
@@ -126,6 +126,14 @@ def _elementwise(kernel, values, memory) -> list[np.ndarray]:
     for future in futures:
         future.result()
     return outs
+
+
+def _chunkable(view: np.ndarray, space: tuple[int, ...]) -> np.ndarray:
+    """A load in the kernel's iteration space; a fully broadcast one as its 0-d value, so it is
+    converted (half floats) once, not once per chunk, and numpy uses its scalar loops."""
+    if view.size and not any(view.strides):
+        return np.asarray(view.reshape(-1)[0])
+    return np.reshape(view, space)
 
 
 def _rearrange(kernel, values, memory) -> list[np.ndarray]:

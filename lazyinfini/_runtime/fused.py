@@ -119,4 +119,5 @@ def run_chunks(program: Program, loads, outs, parts: list[tuple]) -> None:
     scratch = Scratch()
     with np.errstate(all="ignore"):  # NOTE: numpy's error state is per thread
         for index in parts:
-            program.evaluate([v[index] for v in loads], [o[index] for o in outs], scratch)
+            chunk = [v[index] if v.ndim else v for v in loads]  # 0-d: a broadcast scalar
+            program.evaluate(chunk, [o[index] for o in outs], scratch)
