@@ -22,14 +22,18 @@ import lazyinfini as li
 from lazyinfini._runtime.machine import copy_bandwidth
 
 
-def median_time(fn, repeat: int) -> float:
-    fn()  # warm up: page in, caches, thread pool
-    times = []
+def median_times(fns: dict, repeat: int) -> dict[str, float]:
+    """Median seconds of each function, run in turns (numpy, lazyinfini, numpy, ...) so that
+    both see the same machine state: caches, the allocator's free lists, other load."""
+    for fn in fns.values():
+        fn()  # warm up: page in, caches, thread pool
+    times = {name: [] for name in fns}
     for _ in range(repeat):
-        started = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+        for name, fn in fns.items():
+            started = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - started)
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def optional_peers():
@@ -74,18 +78,19 @@ def clip_sub(table, n: int, dtype, repeat: int, peers) -> None:
     a = rng.standard_normal(n, dtype=np.float32).astype(dtype)
     b = rng.standard_normal(n, dtype=np.float32).astype(dtype)
     la, lb = li.asarray(a), li.asarray(b)
-    times = {
-        "numpy": median_time(lambda: np.clip(a - b, -0.5, 0.5), repeat),
-        "lazyinfini": median_time(lambda: np.asarray(li.clip(la - lb, -0.5, 0.5)), repeat),
+    fns = {
+        "numpy": lambda: np.clip(a - b, -0.5, 0.5),
+        "lazyinfini": lambda: np.asarray(li.clip(la - lb, -0.5, 0.5)),
     }
     if "numexpr" in peers and dtype in (np.float32, np.float64):
         ne = peers["numexpr"]
         expr = "where(a - b < -0.5, -0.5, where(a - b > 0.5, 0.5, a - b))"
-        times["numexpr"] = median_time(lambda: ne.evaluate(expr), repeat)
+        fns["numexpr"] = lambda: ne.evaluate(expr)
     if "torch" in peers and dtype is not ml_dtypes.bfloat16:
         torch = peers["torch"]
         ta, tb = torch.from_numpy(a), torch.from_numpy(b)
-        times["torch"] = median_time(lambda: torch.clamp(ta - tb, -0.5, 0.5), repeat)
+        fns["torch"] = lambda: torch.clamp(ta - tb, -0.5, 0.5)
+    times = median_times(fns, repeat)
     name = f"clip(a - b) {np.dtype(dtype).name} {n / 2**20:.0f}M"
     table.add(name, 3 * a.nbytes, times)
 
@@ -95,10 +100,13 @@ def channel_sub_clip(table, repeat: int, shape=(32, 64, 56, 56)) -> None:
     x = rng.standard_normal(shape, dtype=np.float32)
     m = rng.standard_normal((1, shape[1], 1, 1), dtype=np.float32)
     lx, lm = li.asarray(x), li.asarray(m)
-    times = {
-        "numpy": median_time(lambda: np.clip(x - m, 0, 1), repeat),
-        "lazyinfini": median_time(lambda: np.asarray(li.clip(lx - lm, 0, 1)), repeat),
-    }
+    times = median_times(
+        {
+            "numpy": lambda: np.clip(x - m, 0, 1),
+            "lazyinfini": lambda: np.asarray(li.clip(lx - lm, 0, 1)),
+        },
+        repeat,
+    )
     table.add(f"clip(x - mean) {shape} - (1,C,1,1) f32", 2 * x.nbytes, times)
 
 
@@ -106,10 +114,13 @@ def permute(table, shape, axes, dtype, repeat: int, name: str) -> None:
     rng = np.random.default_rng(2)
     x = (rng.random(shape, dtype=np.float32) * 100).astype(dtype)
     lx = li.asarray(x)
-    times = {
-        "numpy": median_time(lambda: np.ascontiguousarray(np.transpose(x, axes)), repeat),
-        "lazyinfini": median_time(lambda: np.asarray(li.permute_dims(lx, axes)), repeat),
-    }
+    times = median_times(
+        {
+            "numpy": lambda: np.ascontiguousarray(np.transpose(x, axes)),
+            "lazyinfini": lambda: np.asarray(li.permute_dims(lx, axes)),
+        },
+        repeat,
+    )
     table.add(name, 2 * x.nbytes, times)
 
 
@@ -161,7 +172,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes, few repeats")
     args = parser.parse_args()
     quick = args.quick
-    repeat = 3 if quick else 7
+    repeat = 3 if quick else 9
     bandwidth = copy_bandwidth()
     print(f"copy bandwidth (read + write, all threads): {bandwidth / 1e9:.1f} GB/s\n")
     peers = optional_peers()
