@@ -18,8 +18,10 @@ print("recorded:", y)
 # The pending program is a networkx.DiGraph of nodes (op, shape, dtype, the line that made it).
 g = li.graph(y)
 print(f"\ngraph: {g.number_of_nodes()} nodes, {g.number_of_edges()} edges")
-for node, attrs in g.nodes(data=True):
-    print(f"  {attrs['op']:<13} {str(attrs['shape']):<8} {str(attrs['dtype']):<8} {attrs['source']}")
+for _node, attrs in g.nodes(data=True):
+    print(
+        f"  {attrs['op']:<13} {str(attrs['shape']):<8} {str(attrs['dtype']):<8} {attrs['source']}"
+    )
 
 # What computing it would run: kernels, the nodes each absorbs, why.
 print("\n" + li.explain(y))

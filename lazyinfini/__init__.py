@@ -6,17 +6,26 @@ and an executor runs them when a value is needed (np.asarray, .compute(), DLPack
 
 from __future__ import annotations
 
-from . import inspect
+# -- helper sections: each added by the module that defines the names (keep blocks separate) --
+# manipulation, creation, linear algebra, indexing, inspection, constants; the linalg and fft
+# extensions
+from . import fft, inspect, linalg
+from ._api.constants import e, inf, nan, newaxis, pi
 from ._api.creation import (
     arange,
     asarray,
     empty,
     empty_like,
+    eye,
     from_dlpack,
     full,
     full_like,
+    linspace,
+    meshgrid,
     ones,
     ones_like,
+    tril,
+    triu,
     zeros,
     zeros_like,
 )
@@ -69,9 +78,9 @@ from ._api.elementwise_functions import (
     isinf,
     isnan,
     log,
-    log10,
     log1p,
     log2,
+    log10,
     logaddexp,
     logical_and,
     logical_not,
@@ -94,48 +103,20 @@ from ._api.elementwise_functions import (
     trunc,
 )
 from ._api.indexing import getitem as _getitem  # noqa: F401  (reached through Array.__getitem__)
-from ._api.linear_algebra import matrix_transpose
-from ._api.manipulation import broadcast_to, expand_dims, permute_dims, reshape
-from ._array import Array
-from ._device import CPU, Device
-from ._dtypes import (
-    bfloat16,
-    bool,
-    complex64,
-    complex128,
-    float16,
-    float32,
-    float64,
-    int8,
-    int16,
-    int32,
-    int64,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
-)
-from ._options import options, set_options
-from ._realize import compute
-from .inspect import explain, graph, to_dot, visualize
-
-# -- helper sections: each added by the module that defines the names (keep blocks separate) --
-
-# manipulation, creation, linear algebra, indexing, inspection, constants; the linalg and fft
-# extensions
-from . import fft, linalg
-from ._api.constants import e, inf, nan, newaxis, pi
-from ._api.creation import eye, linspace, meshgrid, tril, triu
 from ._api.indexing import take, take_along_axis
 from ._api.info import __array_namespace_info__
-from ._api.linear_algebra import matmul, tensordot, vecdot
+from ._api.linear_algebra import matmul, matrix_transpose, tensordot, vecdot
 from ._api.manipulation import (
     broadcast_arrays,
     broadcast_shapes,
+    broadcast_to,
     concat,
+    expand_dims,
     flip,
     moveaxis,
+    permute_dims,
     repeat,
+    reshape,
     roll,
     squeeze,
     stack,
@@ -159,6 +140,28 @@ from ._api.statistics import (
     var,
 )
 from ._api.utility import all, any, diff
+from ._array import Array
+from ._device import CPU, Device
+from ._dtypes import (
+    bfloat16,
+    bool,
+    complex64,
+    complex128,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from ._options import options, set_options
+from ._realize import compute
+from .inspect import explain, graph, to_dot, visualize
 
 __array_api_version__ = "2025.12"
 _SUPPORTED_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")

@@ -45,7 +45,6 @@ def _unary_method(name: str):
     return method
 
 
-
 class Array:
     """A lazy n-d array. Operations record nodes; values are computed when asked for."""
 
@@ -178,7 +177,9 @@ class Array:
 
     def _scalar(self, func: str):
         if self.size != 1:
-            raise TypeError(f"{func}: only size-1 arrays convert to Python scalars; shape {self.shape}")
+            raise TypeError(
+                f"{func}: only size-1 arrays convert to Python scalars; shape {self.shape}"
+            )
         if self._node.op is not Op.BUFFER:
             if current_options().strict:
                 raise ValueError(
@@ -368,10 +369,10 @@ from . import _realize  # noqa: E402
 from ._api import checks as _checks  # noqa: E402
 from ._api import creation as _creation  # noqa: E402
 from ._api import elementwise as _elementwise  # noqa: E402
+from ._api import elementwise_functions as _elementwise_functions  # noqa: E402
 from ._api import indexing as _indexing  # noqa: E402
 from ._api import linear_algebra as _linalg  # noqa: E402
 from ._api import manipulation as _manipulation  # noqa: E402
-from ._api import elementwise_functions as _elementwise_functions  # noqa: E402
 
 # The namespace functions the operators call, by name.
 _FUNCTIONS = {

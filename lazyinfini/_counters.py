@@ -8,7 +8,9 @@ import dataclasses
 @dataclasses.dataclass
 class Counters:
     materializations: int = 0  # realize() calls that ran at least one kernel
-    implicit_materializations: int = 0  # those caused by bool()/int()/float()/... on a pending array
+    implicit_materializations: int = (
+        0  # those caused by bool()/int()/float()/... on a pending array
+    )
     kernels: int = 0  # kernels run by any executor
     nodes: int = 0  # nodes evaluated inside those kernels
     bytes_read: int = 0

@@ -1,4 +1,4 @@
-"""Run-time options: executor, fusion, strict scalars, debug level. Environment + context manager."""
+"""Run-time options: executor, fusion, strict scalars, debug level (environment, `with`)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ def _from_environment() -> Options:
 
 
 _current: contextvars.ContextVar[Options] = contextvars.ContextVar(
-    "lazyinfini_options", default=_from_environment()
+    "lazyinfini_options",
+    default=_from_environment(),  # noqa: B039 (Options is a frozen dataclass)
 )
 
 
@@ -37,7 +38,7 @@ def current() -> Options:
 
 @contextlib.contextmanager
 def options(**changes):
-    """Change options inside a `with` block: ``with li.options(executor="reference", fuse=False):``."""
+    """Change options inside a `with` block: ``with li.options(fuse=False): ...``."""
     known = {f.name for f in dataclasses.fields(Options)}
     unknown = sorted(set(changes) - known)
     if unknown:

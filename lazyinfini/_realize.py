@@ -6,10 +6,10 @@ import sys
 import time
 import weakref
 
+from ._array import held_array
 from ._counters import counters
 from ._graph import Op, buffer_node, build_graph, mark_realized
 from ._options import current
-from ._array import held_array
 from ._runtime import get_executor
 
 
@@ -60,7 +60,7 @@ def _swap_all(arrays, plan, values) -> None:
         if holder is not None:
             holder._hold(buffer)
     for array in arrays:
-        array._node  # NOTE: resolves every array that shared a swapped node
+        _ = array._node  # NOTE: resolves every array that shared a swapped node
     for node in plan.kept:  # computed anyway and still held: kept, not recomputed later
         buffer = _swap(node, values[node])
         holder = held_array(node)

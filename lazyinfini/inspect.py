@@ -16,7 +16,7 @@ from ._graph import Op, build_graph
 from ._graph.dot import to_dot as _dot_text
 from ._options import current
 from ._runtime import get_executor
-from ._schedule import Kind, Schedule
+from ._schedule import Schedule
 
 __all__ = ["counters", "explain", "format_schedule", "graph", "plan", "to_dot", "visualize"]
 
@@ -34,7 +34,7 @@ def graph(*arrays: Array) -> nx.DiGraph:
 
 
 def plan(*arrays: Array) -> Schedule:
-    """The schedule that computing `arrays` now would run, on the current executor (runs nothing)."""
+    """The schedule computing `arrays` now would run on the current executor (runs nothing)."""
     options = current()
     return get_executor(options.executor).plan(graph(*arrays), fuse=options.fuse)
 
@@ -94,7 +94,9 @@ def _kernel_lines(i: int, kernel) -> list[str]:
         lines.append(f"    {load!r}" if hasattr(load, "strides") else f"    load {load!r}")
     if kernel.plan is not None:
         lines.append(f"    plan {kernel.plan!r}")
-    lines.append(f"    bytes read {_size(kernel.bytes_read)}, written {_size(kernel.bytes_written)}")
+    lines.append(
+        f"    bytes read {_size(kernel.bytes_read)}, written {_size(kernel.bytes_written)}"
+    )
     return lines
 
 

@@ -23,7 +23,9 @@ def test_explain_lists_kernels_nodes_loads_bytes_and_decisions(program):
     assert "node subtract at test_inspect.py:" in text and "node clip" in text
     assert "permute_dims>buffer (32, 64) float32 strides=(4, 128) strided" in text
     assert "broadcast" in text
-    assert f"bytes read {2 * 32 * 64 * 4 / 1024:.1f} KiB, written {32 * 64 * 4 / 1024:.1f} KiB" in text
+    assert (
+        f"bytes read {2 * 32 * 64 * 4 / 1024:.1f} KiB, written {32 * 64 * 4 / 1024:.1f} KiB" in text
+    )
     assert "fusion decisions:" in text and "every consumer is in this elementwise kernel" in text
     assert y.explain() == text
 

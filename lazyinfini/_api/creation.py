@@ -62,9 +62,13 @@ def _to_numpy(obj, dtype, copy) -> np.ndarray:
 
 def _no_copy(obj, dtype) -> np.ndarray:
     try:
-        value = np.asarray(obj, copy=False) if not hasattr(obj, "__dlpack__") else np.from_dlpack(obj)
+        value = (
+            np.asarray(obj, copy=False) if not hasattr(obj, "__dlpack__") else np.from_dlpack(obj)
+        )
     except (ValueError, TypeError, BufferError) as exc:
-        raise error(ValueError, "asarray", f"copy=False but the input needs a copy ({exc})") from None
+        raise error(
+            ValueError, "asarray", f"copy=False but the input needs a copy ({exc})"
+        ) from None
     if dtype is not None and value.dtype != dtype:
         raise error(ValueError, "asarray", f"copy=False but {value.dtype} -> {dtype} copies")
     return value
@@ -125,7 +129,9 @@ def _fill(func: str, shape, value, dtype, device) -> Array:
     if isinstance(value, Array):
         value = value._value().reshape(()).item() if value.ndim == 0 else value
     if not isinstance(value, (builtins.bool, int, float, complex)):
-        raise error(TypeError, func, f"fill_value must be a Python scalar, got {type(value).__name__}")
+        raise error(
+            TypeError, func, f"fill_value must be a Python scalar, got {type(value).__name__}"
+        )
     dtype = _dtypes.scalar_dtype(value, None) if dtype is None else check_dtype_arg(func, dtype)
     _check_fits(func, value, dtype)
     return record(Op.FULL, (), shape, dtype, value)
@@ -206,7 +212,11 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
         length = len(range(start, stop, step))
     else:
         length = builtins.max(0, math.ceil((stop - start) / step))
-    if dtype in _dtypes.INTEGER and length and not _dtypes.in_range(start + (length - 1) * step, dtype):
+    if (
+        dtype in _dtypes.INTEGER
+        and length
+        and not _dtypes.in_range(start + (length - 1) * step, dtype)
+    ):
         raise error(OverflowError, "arange", f"values out of range for {dtype.name}")
     return record(Op.ARANGE, (), (length,), dtype, (start, step))
 

@@ -90,8 +90,12 @@ def finfo(type, /) -> finfo_object:
     info = ml_dtypes.finfo(dtype) if dtype == _dtypes.bfloat16 else np.finfo(dtype)
     real = info.dtype
     return finfo_object(
-        int(info.bits), float(info.eps), float(info.max), float(info.min),
-        float(info.smallest_normal), real,
+        int(info.bits),
+        float(info.eps),
+        float(info.max),
+        float(info.min),
+        float(info.smallest_normal),
+        real,
     )
 
 

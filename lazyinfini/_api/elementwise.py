@@ -34,7 +34,9 @@ def _as_array(func: str, value) -> Array | None:
         return asarray(value)
     if isinstance(value, _SCALARS):
         return None
-    raise error(TypeError, func, f"expected an array or a Python scalar, got {type(value).__name__}")
+    raise error(
+        TypeError, func, f"expected an array or a Python scalar, got {type(value).__name__}"
+    )
 
 
 def _scalar_node(func: str, value, dtype: np.dtype, source: str) -> Node:

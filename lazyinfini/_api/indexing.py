@@ -81,7 +81,9 @@ def _integer(item, size: int, axis: int) -> int:
     index = operator.index(item)
     if not -size <= index < size:
         raise error(
-            IndexError, "__getitem__", f"index {index} is out of bounds for axis {axis} of size {size}"
+            IndexError,
+            "__getitem__",
+            f"index {index} is out of bounds for axis {axis} of size {size}",
         )
     return index % size
 

@@ -23,7 +23,9 @@ def permute_dims(x, /, axes) -> Array:
     try:
         axes = tuple(operator.index(a) for a in axes)
     except TypeError:
-        raise error(TypeError, "permute_dims", f"axes must be a tuple of ints, got {axes!r}") from None
+        raise error(
+            TypeError, "permute_dims", f"axes must be a tuple of ints, got {axes!r}"
+        ) from None
     normalized = tuple(a % x.ndim if -x.ndim <= a < x.ndim else None for a in axes)
     if None in normalized or sorted(normalized) != list(range(x.ndim)):
         raise error(

@@ -17,7 +17,7 @@ class Group(enum.Enum):
     OPAQUE = "opaque"  # one library call: sort, matmul, linalg, fft
 
 
-S, E, M, R, O = Group.SOURCE, Group.ELEMENTWISE, Group.MOVEMENT, Group.REDUCE, Group.OPAQUE
+S, E, M, R, OP = Group.SOURCE, Group.ELEMENTWISE, Group.MOVEMENT, Group.REDUCE, Group.OPAQUE
 VARIADIC = -1
 
 
@@ -111,7 +111,11 @@ class Op(enum.Enum):
     PERMUTE = ("permute_dims", M, 1)  # arg: the axes
     RESHAPE = ("reshape", M, 1)  # arg: none (the node's shape is the target)
     BROADCAST = ("broadcast_to", M, 1)  # arg: none (the node's shape is the target)
-    SLICE = ("slice", M, 1)  # arg: ((start, step), ...) per input axis; the node's shape says lengths
+    SLICE = (
+        "slice",
+        M,
+        1,
+    )  # arg: ((start, step), ...) per input axis; the node's shape says lengths
     COPY = ("copy", M, 1)  # a fresh contiguous buffer (the rearrange kernel)
     # reductions: arg is a tuple of (keyword, value) pairs for the library call
     SUM = ("sum", R, 1)
@@ -128,30 +132,31 @@ class Op(enum.Enum):
     COUNT_NONZERO = ("count_nonzero", R, 1)
     # opaque: one call into array_api_compat.numpy named by the label; arg as for reductions.
     # An arg entry ("_index", i) picks item i of a function returning a tuple.
-    CUMULATIVE_SUM = ("cumulative_sum", O, 1)
-    CUMULATIVE_PROD = ("cumulative_prod", O, 1)
-    DIFF = ("diff", O, VARIADIC)
-    MATMUL = ("matmul", O, 2)
-    TENSORDOT = ("tensordot", O, 2)
-    VECDOT = ("vecdot", O, 2)
-    SORT = ("sort", O, 1)
-    ARGSORT = ("argsort", O, 1)
-    SEARCHSORTED = ("searchsorted", O, VARIADIC)
-    TAKE = ("take", O, 2)
-    TAKE_ALONG_AXIS = ("take_along_axis", O, 2)
-    CONCAT = ("concat", O, VARIADIC)
-    STACK = ("stack", O, VARIADIC)
-    FLIP = ("flip", O, 1)
-    ROLL = ("roll", O, 1)
-    REPEAT = ("repeat", O, VARIADIC)
-    TILE = ("tile", O, 1)
-    TRIL = ("tril", O, 1)
-    TRIU = ("triu", O, 1)
-    ISIN = ("isin", O, 2)
-    SETITEM = ("setitem", O, VARIADIC)  # x, value, then index arrays: a functional update
-    GATHER = ("gather", O, VARIADIC)  # x indexed by integer arrays: arg describes the key
-    LINALG = ("linalg", O, VARIADIC)  # arg: (("_function", name), ...) in array_api_compat.numpy.linalg
-    FFT = ("fft", O, VARIADIC)  # arg: (("_function", name), ...) in array_api_compat.numpy.fft
+    CUMULATIVE_SUM = ("cumulative_sum", OP, 1)
+    CUMULATIVE_PROD = ("cumulative_prod", OP, 1)
+    DIFF = ("diff", OP, VARIADIC)
+    MATMUL = ("matmul", OP, 2)
+    TENSORDOT = ("tensordot", OP, 2)
+    VECDOT = ("vecdot", OP, 2)
+    SORT = ("sort", OP, 1)
+    ARGSORT = ("argsort", OP, 1)
+    SEARCHSORTED = ("searchsorted", OP, VARIADIC)
+    TAKE = ("take", OP, 2)
+    TAKE_ALONG_AXIS = ("take_along_axis", OP, 2)
+    CONCAT = ("concat", OP, VARIADIC)
+    STACK = ("stack", OP, VARIADIC)
+    FLIP = ("flip", OP, 1)
+    ROLL = ("roll", OP, 1)
+    REPEAT = ("repeat", OP, VARIADIC)
+    TILE = ("tile", OP, 1)
+    TRIL = ("tril", OP, 1)
+    TRIU = ("triu", OP, 1)
+    ISIN = ("isin", OP, 2)
+    SETITEM = ("setitem", OP, VARIADIC)  # x, value, then index arrays: a functional update
+    GATHER = ("gather", OP, VARIADIC)  # x indexed by integer arrays: arg describes the key
+    # LINALG and FFT: arg (("_function", name), ...) names the function in compat.linalg/.fft
+    LINALG = ("linalg", OP, VARIADIC)
+    FFT = ("fft", OP, VARIADIC)
 
     @property
     def is_elementwise(self) -> bool:

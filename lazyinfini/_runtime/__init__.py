@@ -21,7 +21,9 @@ def get_executor(name: str):
     try:
         return _EXECUTORS[name]
     except KeyError:
-        raise ValueError(f"options: unknown executor {name!r}; known: {sorted(_EXECUTORS)}") from None
+        raise ValueError(
+            f"options: unknown executor {name!r}; known: {sorted(_EXECUTORS)}"
+        ) from None
 
 
 register_executor(ReferenceExecutor())

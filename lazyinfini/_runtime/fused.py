@@ -47,7 +47,9 @@ class Program:
         self.outputs = [register[n] for n in outputs]
         # A step whose register is an output of the same dtype computes straight into it.
         self.direct = {
-            register[n]: j for j, n in enumerate(outputs) if _dtypes.compute_dtype(n.dtype) == n.dtype
+            register[n]: j
+            for j, n in enumerate(outputs)
+            if _dtypes.compute_dtype(n.dtype) == n.dtype
         }
         self.steps = _assign_slots(steps, self.outputs, self.direct)
 
@@ -55,7 +57,9 @@ class Program:
         """Compute one chunk: `loads` and `outs` are views of the chunk."""
         regs: list = [None] * self.registers
         for i, (view, dtype) in enumerate(zip(loads, self.load_dtypes)):
-            regs[i] = view if view.dtype == dtype else scratch.take(("load", i), view.shape, dtype, view)
+            regs[i] = (
+                view if view.dtype == dtype else scratch.take(("load", i), view.shape, dtype, view)
+            )
         shape = outs[0].shape
         for step in self.steps:
             if step.slot is None:

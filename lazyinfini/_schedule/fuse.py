@@ -53,7 +53,9 @@ def merge_siblings(graph: nx.DiGraph, groups, decisions, requested: set) -> list
     readers: dict[Node, list[int]] = {}
     for index, group in enumerate(groups):
         inside = set(group)
-        for src in dict.fromkeys(s for n in group for s in graph.predecessors(n) if s not in inside):
+        for src in dict.fromkeys(
+            s for n in group for s in graph.predecessors(n) if s not in inside
+        ):
             readers.setdefault(src, []).append(index)
     below = None  # descendants of each node, as bits over `order`; built only when needed
     for indices in readers.values():
@@ -88,9 +90,7 @@ def descendants(graph: nx.DiGraph, order: list[Node], position: dict) -> dict[No
 def group_outputs(graph: nx.DiGraph, group: list[Node], requested: set) -> list[Node]:
     """The members a kernel writes out: requested ones and those read outside the kernel."""
     inside = set(group)
-    return [
-        n for n in group if n in requested or any(c not in inside for c in graph.successors(n))
-    ]
+    return [n for n in group if n in requested or any(c not in inside for c in graph.successors(n))]
 
 
 def _connected(one: list[Node], other: list[Node], below: dict, position: dict) -> bool:

@@ -59,8 +59,11 @@ class Lowering:
         if not any(k == "_index" for k, _ in (node.arg or ())):
             return (node,)
         key = _call_key(node)
-        siblings = tuple(n for n in self.graph.graph["order"]
-                         if n.op is node.op and n.arg and _call_key(n) == key)
+        siblings = tuple(
+            n
+            for n in self.graph.graph["order"]
+            if n.op is node.op and n.arg and _call_key(n) == key
+        )
         self.shared.update(siblings)
         return siblings
 

@@ -83,7 +83,9 @@ def test_load_strides_agree_with_numpy_views():
 
     base = np.arange(2 * 3 * 4 * 5, dtype=np.float64).reshape(2, 3, 4, 5)[:, ::-1, 1:, ::2]
     x = li.asarray(base)
-    y = li.broadcast_to(li.permute_dims(x[1:, ::2, ::-1], (2, 0, 1, 3))[:, :, None], (3, 1, 4, 2, 3))
+    y = li.broadcast_to(
+        li.permute_dims(x[1:, ::2, ::-1], (2, 0, 1, 3))[:, :, None], (3, 1, 4, 2, 3)
+    )
     plan = li.inspect.plan(y * 2)
     (load,) = [ld for ld in plan.kernels[0].loads if ld.base is x._node]
     view = load_view(load, {})
