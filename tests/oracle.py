@@ -12,6 +12,8 @@ TOLERANCE = {
     li.bfloat16: 1e-2,
     li.float32: 1e-7,
     li.float64: 1e-15,
+    li.complex64: 1e-6,
+    li.complex128: 1e-14,
 }
 
 
@@ -27,8 +29,10 @@ def assert_close(actual, expected, dtype=None, exact=False):
         np.testing.assert_array_equal(actual, expected)
         return
     tol = TOLERANCE.get(actual.dtype, 1e-7)
+    # NOTE: complex values compare as complex128: a float64 cast would drop the imaginary part.
+    wide = np.complex128 if actual.dtype.kind == "c" or expected.dtype.kind == "c" else np.float64
     np.testing.assert_allclose(
-        actual.astype(np.float64), expected.astype(np.float64), rtol=tol, atol=tol, equal_nan=True
+        actual.astype(wide), expected.astype(wide), rtol=tol, atol=tol, equal_nan=True
     )
 
 
