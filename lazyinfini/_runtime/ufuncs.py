@@ -68,6 +68,18 @@ def _expm1(inputs, arg, out=None):
     return out
 
 
+def _tanh(inputs, arg, out=None):
+    (x,) = inputs
+    out = np.asarray(np.tanh(x, out=out))
+    if out.dtype.kind == "c":
+        # Note (spec): tanh(+inf + yj) for finite y > 0 is 1 + 0j; numpy gives the sign of
+        # sin(2y) to that zero, as C99 does.
+        fix = np.isposinf(x.real) & np.isfinite(x.imag) & (x.imag > 0)
+        if fix.any():
+            np.copyto(out, 1.0 + 0.0j, where=fix)
+    return out
+
+
 def _where(inputs, arg, out=None):
     condition, x1, x2 = inputs
     if out is None:
@@ -139,7 +151,7 @@ UFUNCS = {
     Op.ATAN: _ufunc(np.arctan),
     Op.SINH: _ufunc(np.sinh),
     Op.COSH: _ufunc(np.cosh),
-    Op.TANH: _ufunc(np.tanh),
+    Op.TANH: _tanh,
     Op.ASINH: _ufunc(np.arcsinh),
     Op.ACOSH: _ufunc(np.arccosh),
     Op.ATANH: _ufunc(np.arctanh),

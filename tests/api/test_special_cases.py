@@ -64,3 +64,9 @@ def test_no_floating_point_warnings(recwarn):
     x = li.asarray(np.array([0.0, -1.0, 1.0]))
     np.asarray(li.log(x) + x / 0 + li.sqrt(x))
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+@pytest.mark.parametrize("y", [0.5, 2.5, 1e300])
+def test_complex_tanh_at_positive_infinity_is_one_plus_positive_zero(y):
+    out = complex(li.tanh(li.asarray(np.array(complex(INF, y), np.complex128))))
+    assert out.real == 1.0 and out.imag == 0.0 and math.copysign(1, out.imag) == 1.0
