@@ -50,6 +50,9 @@ def operands(func: str, values, category: str, source: str):
 
     Returns the input nodes (all of one dtype and one shape) and that dtype and shape.
     """
+    same = _same_arrays(values)
+    if same is not None and same.dtype in _dtypes.CATEGORIES[category]:
+        return [v._node for v in values], same.dtype, same.shape  # the common case, quickly
     arrays = [_as_array(func, v) for v in values]
     present = [a for a in arrays if a is not None]
     if not present:
@@ -70,6 +73,17 @@ def operands(func: str, values, category: str, source: str):
         node = a._node if a is not None else _scalar_node(func, v, dtype, source)
         nodes.append(conform(node, dtype, shape, source))
     return nodes, dtype, shape
+
+
+def _same_arrays(values) -> Array | None:
+    """The first value, when every value is an Array of its dtype and shape."""
+    first = values[0]
+    if type(first) is not Array:
+        return None
+    for v in values[1:]:
+        if type(v) is not Array or v.dtype != first.dtype or v.shape != first.shape:
+            return None
+    return first
 
 
 def conform(node: Node, dtype: np.dtype, shape: tuple[int, ...], source: str) -> Node:

@@ -82,4 +82,10 @@ def caller_source() -> str:
         frame = frame.f_back
     if frame is None:
         return ""
-    return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
+    name = _BASENAMES.get(frame.f_code.co_filename)
+    if name is None:
+        name = _BASENAMES[frame.f_code.co_filename] = os.path.basename(frame.f_code.co_filename)
+    return f"{name}:{frame.f_lineno}"
+
+
+_BASENAMES: dict[str, str] = {}
