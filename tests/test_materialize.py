@@ -157,9 +157,9 @@ def test_dropping_arrays_frees_their_nodes(monkeypatch):
         y = x - 1
         if i % 10_000 == 0:
             alive = sum(r() is not None for r in refs)
-            assert alive <= 4, alive  # this y and its scalar (FULL, BROADCAST): not a history
+            assert alive <= 3, alive  # this y and its scalar fill: not a history
     del y
-    assert len(refs) >= 300_000  # the loop did record
+    assert len(refs) >= 200_000  # the loop did record (a subtract and a fill per step)
     assert sum(r() is not None for r in refs) == 0
     assert time.perf_counter() - started < 10
 

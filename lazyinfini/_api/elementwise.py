@@ -39,10 +39,11 @@ def _as_array(func: str, value) -> Array | None:
     )
 
 
-def _scalar_node(func: str, value, dtype: np.dtype, source: str) -> Node:
-    """A weak Python scalar as a 0-d FULL node of the array operands' dtype."""
+def _scalar_node(func: str, value, dtype: np.dtype, shape, source: str) -> Node:
+    """A weak Python scalar as a FULL node of the array operands' dtype and shape (a fill is a
+    zero-stride load, so no BROADCAST node is needed)."""
     check_scalar(func, value, dtype)
-    return Node(Op.FULL, (), (), dtype, value, source)
+    return Node(Op.FULL, (), shape, dtype, value, source)
 
 
 def operands(func: str, values, category: str, source: str):
@@ -70,7 +71,7 @@ def operands(func: str, values, category: str, source: str):
     shape = broadcast_shapes(func, *(a.shape for a in present))
     nodes = []
     for v, a in zip(values, arrays):
-        node = a._node if a is not None else _scalar_node(func, v, dtype, source)
+        node = a._node if a is not None else _scalar_node(func, v, dtype, shape, source)
         nodes.append(conform(node, dtype, shape, source))
     return nodes, dtype, shape
 
@@ -176,7 +177,7 @@ def clip(x, /, min=None, max=None) -> Array:
     # Note (spec): the result keeps x's dtype; bounds are cast to it.
     nodes = [conform(x._node, x.dtype, shape, source)]
     for _, b in bounds:
-        node = b._node if isinstance(b, Array) else _scalar_node("clip", b, x.dtype, source)
+        node = b._node if isinstance(b, Array) else _scalar_node("clip", b, x.dtype, shape, source)
         nodes.append(conform(node, x.dtype, shape, source))
     has = (min is not None, max is not None)
     return record(Op.CLIP, tuple(nodes), shape, x.dtype, has, source)

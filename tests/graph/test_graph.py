@@ -37,10 +37,12 @@ def test_graph_of_clip_of_subtract():
     g = li.graph(y)
     assert isinstance(g, nx.DiGraph)
     assert nx.is_directed_acyclic_graph(g)
-    # Scalar bounds are recorded as 0-d fills (and broadcasts of them): explicit, but not counted.
+    # Scalar bounds are recorded as fills of the result's shape (zero-stride loads): explicit,
+    # but not counted.
     ops = sorted(d["op"] for _, d in g.nodes(data=True) if d["op"] not in _SCALAR_OPS)
     assert ops == sorted(["buffer", "buffer", "permute_dims", "subtract", "clip"])
-    assert all(g.nodes[n]["shape"] == () for n in _by_op(g, "full"))
+    assert all(g.nodes[n]["shape"] == (3, 4) for n in _by_op(g, "full"))
+    assert not _by_op(g, "broadcast_to")
     (clip,) = _by_op(g, "clip")
     (sub,) = _by_op(g, "subtract")
     (perm,) = _by_op(g, "permute_dims")
