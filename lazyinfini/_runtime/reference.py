@@ -10,6 +10,7 @@ from .. import _dtypes
 from .._counters import counters
 from .._graph import Node, Op, inputs_of
 from .._schedule import Schedule, schedule_nodes
+from .._schedule.layout import slice_key
 from .library import call_library
 from .ufuncs import UFUNCS
 
@@ -61,14 +62,6 @@ def evaluate(node: Node, inputs: list[np.ndarray]) -> np.ndarray:
     return call_library(node, inputs)
 
 
-def _slice(node: Node, x: np.ndarray) -> np.ndarray:
-    key = []
-    for (start, step), length in zip(node.arg, node.shape):
-        stop = start + step * length
-        key.append(slice(start, stop if stop >= 0 else None, step) if length else slice(0, 0))
-    return x[tuple(key)]
-
-
 def _arange(node: Node) -> np.ndarray:
     start, step = node.arg
     (length,) = node.shape
@@ -93,6 +86,6 @@ _NUMPY = {
     Op.PERMUTE: lambda node, x: np.transpose(x, node.arg),
     Op.RESHAPE: lambda node, x: np.reshape(x, node.shape),
     Op.BROADCAST: lambda node, x: np.broadcast_to(x, node.shape),
-    Op.SLICE: _slice,
+    Op.SLICE: lambda node, x: x[slice_key(node)],
     Op.COPY: lambda node, x: np.array(x, copy=True, order="C"),
 }
