@@ -6,10 +6,8 @@ them; a value is dropped after its last reader, and its memory is reused by late
 
 from __future__ import annotations
 
-import os
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -22,19 +20,9 @@ from .fused import Program, chunks, run_chunks
 from .library import call_library_outputs
 from .rearrange import run_rearrange
 from .reference import evaluate
+from .threads import THREADS, run_parallel
 
-THREADS = os.cpu_count() or 1
 PARALLEL_MIN = 1 << 21  # elements: below this, threads cost more than they save (measured)
-_pool: ThreadPoolExecutor | None = None
-
-
-def pool() -> ThreadPoolExecutor:
-    global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(THREADS, thread_name_prefix="lazyinfini")
-    return _pool
-
-
 class CpuExecutor:
     name = "cpu"
 
@@ -120,11 +108,8 @@ def _elementwise(kernel, values, memory) -> list[np.ndarray]:
     parts = chunks(kernel.space)
     if kernel.outputs[0].size < PARALLEL_MIN or THREADS == 1 or len(parts) == 1:
         run_chunks(program, loads, flat, parts)
-        return outs
-    shares = [parts[i::THREADS] for i in range(THREADS)]
-    futures = [pool().submit(run_chunks, program, loads, flat, share) for share in shares]
-    for future in futures:
-        future.result()
+    else:
+        run_parallel(lambda part: run_chunks(program, loads, flat, [part]), parts)
     return outs
 
 

@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from .cpu import THREADS, pool
+from .threads import THREADS, run_parallel
 
 
 @functools.cache
@@ -25,6 +25,6 @@ def copy_bandwidth() -> float:
     best = float("inf")
     for _ in range(5):
         started = time.perf_counter()
-        list(pool().map(copy_part, spans))
+        run_parallel(copy_part, spans)
         best = min(best, time.perf_counter() - started)
     return 2 * src.nbytes / best

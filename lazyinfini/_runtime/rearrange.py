@@ -21,14 +21,12 @@ releases the GIL while it copies.
 from __future__ import annotations
 
 import itertools
-import os
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 import numpy as np
 
 from .._schedule.rearrange import DEFAULT_BLOCK_BYTES, RearrangePlan, plan_rearrange
+from .threads import THREADS, run_parallel
 
 __all__ = [
     "LOCAL_WALK_ROWS",
@@ -56,8 +54,6 @@ _LINE_BYTES = 64
 _SLICES_PER_THREAD = 4
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
 
 
 def rearrange_copy(src: np.ndarray, dst: np.ndarray, block_bytes: int = DEFAULT_BLOCK_BYTES):
@@ -110,7 +106,7 @@ def run_rearrange(
     if plan.nbytes == 0:
         return
     if threads is None:
-        threads = plan.nbytes >= SERIAL_BYTES and (os.cpu_count() or 1) > 1
+        threads = plan.nbytes >= SERIAL_BYTES and THREADS > 1
     method = method or choose_method(plan, src, dst)
     if method == "direct":
         _copy_direct(src, dst, threads)
@@ -275,32 +271,9 @@ def _byte_span(arr: np.ndarray) -> tuple[np.ndarray, int]:
 
 def _run_threaded(pairs, copy) -> None:
     """Copy slices of the view pairs on every core; the calling thread works too."""
-    workers = os.cpu_count() or 1
-    pieces = workers * _SLICES_PER_THREAD
-    tasks = iter([(s[i], d[i]) for s, d in pairs for i in _slices(s.shape, pieces)])
-    lock = threading.Lock()
-
-    def drain() -> None:  # pull slices until none is left, so a slow slice idles nobody
-        while True:
-            with lock:
-                task = next(tasks, None)
-            if task is None:
-                return
-            copy(*task)
-
-    helpers = [_get_pool().submit(drain) for _ in range(workers - 1)]
-    drain()
-    for helper in helpers:
-        helper.result()  # re-raises a helper's exception here
-
-
-def _get_pool() -> ThreadPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            workers = max(1, (os.cpu_count() or 1) - 1)  # the caller is the last worker
-            _pool = ThreadPoolExecutor(workers, thread_name_prefix="lazyinfini-rearrange")
-        return _pool
+    pieces = THREADS * _SLICES_PER_THREAD
+    tasks = [(s[i], d[i]) for s, d in pairs for i in _slices(s.shape, pieces)]
+    run_parallel(lambda task: copy(*task), tasks)
 
 
 def _slices(shape: tuple[int, ...], pieces: int):
