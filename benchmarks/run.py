@@ -50,6 +50,12 @@ def optional_peers():
         peers["torch"] = torch
     except ImportError:
         pass
+    try:
+        import jax.numpy as jnp
+
+        peers["jax"] = jnp
+    except ImportError:
+        pass
     return peers
 
 
@@ -90,6 +96,10 @@ def clip_sub(table, n: int, dtype, repeat: int, peers) -> None:
         torch = peers["torch"]
         ta, tb = torch.from_numpy(a), torch.from_numpy(b)
         fns["torch"] = lambda: torch.clamp(ta - tb, -0.5, 0.5)
+    if "jax" in peers and dtype is not ml_dtypes.bfloat16:
+        jnp = peers["jax"]
+        ja, jb = jnp.asarray(a), jnp.asarray(b)
+        fns["jax"] = lambda: jnp.clip(ja - jb, -0.5, 0.5).block_until_ready()
     times = median_times(fns, repeat)
     name = f"clip(a - b) {np.dtype(dtype).name} {n / 2**20:.0f}M"
     table.add(name, 3 * a.nbytes, times)
