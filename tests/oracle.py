@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 import lazyinfini as li
@@ -34,6 +36,21 @@ def assert_close(actual, expected, dtype=None, exact=False):
     np.testing.assert_allclose(
         actual.astype(wide), expected.astype(wide), rtol=tol, atol=tol, equal_nan=True
     )
+
+
+def track_new_nodes(monkeypatch) -> list:
+    """Weak references to every Node created from now on (until the test ends)."""
+    from lazyinfini._graph import Node
+
+    created = []
+    post_init = Node.__post_init__
+
+    def tracking(self):
+        post_init(self)
+        created.append(weakref.ref(self))
+
+    monkeypatch.setattr(Node, "__post_init__", tracking)
+    return created
 
 
 def on_executor(fn, inputs, executor: str, fuse: bool = True):

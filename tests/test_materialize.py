@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 
 import lazyinfini as li
-from lazyinfini._graph import Node, Op
+from lazyinfini._graph import Op
 from lazyinfini._graph import node as node_module
 from lazyinfini._runtime import _EXECUTORS, reference, register_executor, ufuncs
+from tests.oracle import track_new_nodes
 
 counters = li.inspect.counters
 
@@ -137,21 +138,11 @@ def test_materialized_graph_is_a_single_buffer_and_history_is_dropped():
 
 
 # -- memory ---------------------------------------------------------------------------------------
-def _node_refs(monkeypatch):
-    refs = []
-    post_init = Node.__post_init__
-
-    def tracking(self):
-        post_init(self)
-        refs.append(weakref.ref(self))
-
-    monkeypatch.setattr(Node, "__post_init__", tracking)
-    return refs
 
 
 def test_dropping_arrays_frees_their_nodes(monkeypatch):
     x = li.asarray(np.ones(8, np.float32))
-    refs = _node_refs(monkeypatch)
+    refs = track_new_nodes(monkeypatch)
     started = time.perf_counter()
     for i in range(100_000):
         y = x - 1

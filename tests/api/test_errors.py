@@ -2,27 +2,17 @@
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 import pytest
 
 import lazyinfini as li
-from lazyinfini._graph import Node
+from tests.oracle import track_new_nodes
 
 
 @pytest.fixture
 def new_nodes(monkeypatch):
     """Weak references to every Node created while the test runs."""
-    created = []
-    post_init = Node.__post_init__
-
-    def tracking(self):
-        post_init(self)
-        created.append(weakref.ref(self))
-
-    monkeypatch.setattr(Node, "__post_init__", tracking)
-    return created
+    return track_new_nodes(monkeypatch)
 
 
 @pytest.fixture
