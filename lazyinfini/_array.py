@@ -9,7 +9,7 @@ import numpy as np
 from . import _dtypes
 from ._counters import counters
 from ._device import CPU, check_device
-from ._graph import Node, Op, caller_source, resolve
+from ._graph import Node, Op, caller_source, inputs_of, resolve
 from ._options import current as current_options
 
 
@@ -334,11 +334,21 @@ def _writable_alias(value: np.ndarray) -> np.ndarray:
     )
 
 
+def _count_pending(node: Node) -> int:
+    """How many pending nodes `node` needs (a plain walk: repr must stay cheap)."""
+    seen, stack = set(), [node]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen or n.op is Op.BUFFER:
+            continue
+        seen.add(id(n))
+        stack.extend(inputs_of(n))
+    return len(seen)
+
+
 def _pending(node: Node) -> str:
     """'pending: clip <- subtract (3 nodes)': the last ops recorded, without computing."""
-    from ._graph import build_graph
-
-    count = sum(1 for n in build_graph([node]) if n.op is not Op.BUFFER)
+    count = _count_pending(node)
     chain, cursor = [], node
     while cursor is not None and cursor.op is not Op.BUFFER and len(chain) < 3:
         chain.append(cursor.op.label)

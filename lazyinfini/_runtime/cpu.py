@@ -23,6 +23,8 @@ from .reference import evaluate
 from .threads import THREADS, run_parallel
 
 PARALLEL_MIN = 1 << 21  # elements: below this, threads cost more than they save (measured)
+
+
 class CpuExecutor:
     name = "cpu"
 

@@ -55,7 +55,6 @@ _SLICES_PER_THREAD = 4
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
-
 def rearrange_copy(src: np.ndarray, dst: np.ndarray, block_bytes: int = DEFAULT_BLOCK_BYTES):
     """Copy ``src`` into ``dst`` (same shape, same itemsize) bit for bit, by a rearrange plan."""
     _check_pair(src, dst)

@@ -31,6 +31,7 @@ class Lowering:
         self.kernels: list[Kernel] = []
         self.notes: list[str] = []  # decisions of this pass, for explain()
         self.shared: set[Node] = set()  # opaque nodes already emitted with a sibling
+        self.calls: dict[tuple, list[Node]] | None = None  # library call -> nodes taking items
         self.copies: dict[Node, Node] = {}  # view node -> COPY node holding it contiguous
         self.requested = set(requested)
         self.last_of = {group[-1]: group for group in groups}  # emitted at its last node
@@ -58,12 +59,12 @@ class Lowering:
         """`node` and the pending nodes taking other items of the same library call."""
         if not any(k == "_index" for k, _ in (node.arg or ())):
             return (node,)
-        key = _call_key(node)
-        siblings = tuple(
-            n
-            for n in self.graph.graph["order"]
-            if n.op is node.op and n.arg and _call_key(n) == key
-        )
+        if self.calls is None:  # NOTE: built once: a scan per node would be quadratic
+            self.calls = {}
+            for n in self.graph.graph["order"]:
+                if n.op.group is Group.OPAQUE and any(k == "_index" for k, _ in (n.arg or ())):
+                    self.calls.setdefault(_call_key(n), []).append(n)
+        siblings = tuple(self.calls[_call_key(node)])
         self.shared.update(siblings)
         return siblings
 
