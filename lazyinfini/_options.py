@@ -1,4 +1,5 @@
-"""Run-time options: executor, fusion, strict scalars, debug level (environment, `with`)."""
+"""Run-time options: executor, fusion, strict scalars, debug level, memory pool (environment,
+`with`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ class Options:
     fuse: bool = True  # False: one kernel per node, to bisect a numerical difference to fusion
     strict: bool = False  # True: bool()/int()/float() on a pending array raise ValueError
     debug: int = 0  # 1: a line per materialization; 2: a line per kernel; 3: the whole plan
+    pool_bytes: int = 1 << 30  # idle output memory kept for reuse (_runtime/pool.py); 0: none
 
 
 def _from_environment() -> Options:
@@ -23,6 +25,7 @@ def _from_environment() -> Options:
         fuse=env.get("LAZYINFINI_FUSE", "1") not in ("0", "false", "no"),
         strict=env.get("LAZYINFINI_STRICT", "0") not in ("0", "false", "no", ""),
         debug=int(env.get("LAZYINFINI_DEBUG", "0") or 0),
+        pool_bytes=int(env.get("LAZYINFINI_POOL_BYTES", str(Options.pool_bytes))),
     )
 
 

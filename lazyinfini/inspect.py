@@ -1,6 +1,7 @@
 """Seeing what a program became: the graph, the kernels, why things fused, what they cost.
 
-Public: li.graph, li.explain, li.to_dot, li.visualize, li.inspect.plan, li.inspect.counters.
+Public: li.graph, li.explain, li.to_dot, li.visualize, li.inspect.plan, li.inspect.counters,
+li.inspect.memory_pool, li.inspect.release_memory.
 """
 
 from __future__ import annotations
@@ -16,9 +17,20 @@ from ._graph import Op, build_graph
 from ._graph.dot import to_dot as _dot_text
 from ._options import current
 from ._runtime import get_executor
+from ._runtime.pool import POOL, PoolStats
 from ._schedule import Schedule
 
-__all__ = ["counters", "explain", "format_schedule", "graph", "plan", "to_dot", "visualize"]
+__all__ = [
+    "counters",
+    "explain",
+    "format_schedule",
+    "graph",
+    "memory_pool",
+    "plan",
+    "release_memory",
+    "to_dot",
+    "visualize",
+]
 
 
 def _nodes(arrays) -> list:
@@ -31,6 +43,17 @@ def _nodes(arrays) -> list:
 def graph(*arrays: Array) -> nx.DiGraph:
     """The pending DAG of `arrays` as a networkx.DiGraph (edges input -> consumer)."""
     return build_graph(_nodes(arrays))
+
+
+def memory_pool() -> PoolStats:
+    """The CPU executor's output memory pool: buffers watched, bytes in use and idle, reuses."""
+    return POOL.stats()
+
+
+def release_memory() -> int:
+    """Free the pool's idle buffers now (it keeps up to `li.options(pool_bytes=...)` of them for
+    reuse); returns the bytes freed."""
+    return POOL.release()
 
 
 def plan(*arrays: Array) -> Schedule:

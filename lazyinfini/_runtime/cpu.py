@@ -1,13 +1,17 @@
 """The CPU executor (the default): fused elementwise passes, planned rearranges, threads.
 
 It runs a Schedule of frozen kernel records. Values live in a dict keyed by the node holding
-them; a value is dropped after its last reader, and its memory is reused by later kernels.
+them; a value is dropped after its last reader. Outputs are allocated from the pool (pool.py), so
+the memory of a dropped value is reused by later kernels and later runs once nothing views it.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
+import weakref
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,6 +22,7 @@ from .._schedule import Kind, Schedule, schedule
 from .._schedule.layout import apply_movement
 from .fused import Program, chunks, run_chunks
 from .library import call_library_outputs
+from .pool import POOL
 from .rearrange import run_rearrange
 from .reference import evaluate
 from .threads import THREADS, run_parallel
@@ -31,14 +36,15 @@ class CpuExecutor:
     def plan(self, graph, fuse: bool = True, keep=frozenset()) -> Schedule:
         return schedule(graph, fuse=fuse, keep=keep)
 
-    def run(self, plan: Schedule, timings: list | None = None) -> dict[Node, np.ndarray]:
+    def run(self, plan: Schedule, timings: list | None = None, inputs=None) -> dict:
         # Note (spec): IEEE special values are results, not warnings.
         with np.errstate(all="ignore"):
-            return self._run(plan, timings)
+            return self._run(plan, timings, inputs or {})
 
-    def _run(self, plan: Schedule, timings: list | None) -> dict[Node, np.ndarray]:
-        values: dict[Node, np.ndarray] = {}
-        memory = Memory()
+    def _run(self, plan: Schedule, timings: list | None, inputs: dict) -> dict:
+        values: dict[Node, np.ndarray] = dict(inputs)
+        limit = current().pool_bytes
+        memory = functools.partial(POOL.empty, limit=limit)
         debug = current().debug >= 2
         for kernel, dead in zip(plan.kernels, plan.frees):
             started = time.perf_counter()
@@ -51,16 +57,21 @@ class CpuExecutor:
             if debug:
                 print(f"lazyinfini: {kernel!r} {elapsed * 1e3:.3f} ms", file=sys.stderr)
             for node in dead:
-                memory.release(values.pop(node))
+                del values[node]  # NOTE: its memory goes back to the pool if nothing views it
+        POOL.tick(limit)
         return {node: value_of(values, node) for node in plan.outputs + plan.kept}
 
 
 def value_of(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:
-    if node.op is Op.BUFFER:
-        return node.arg
+    """A node's value: computed, bound to a buffer stand-in, a buffer's own, or a fill."""
+    value = values.get(node)
+    if value is not None:
+        return value
     if node.op is Op.FULL:
         return np.broadcast_to(np.asarray(node.arg, dtype=node.dtype), node.shape)
-    return values[node]
+    if node.op is Op.BUFFER:
+        return node.arg
+    raise KeyError(node)
 
 
 def load_view(load, values) -> np.ndarray:
@@ -70,63 +81,62 @@ def load_view(load, values) -> np.ndarray:
     return view
 
 
-class Memory:
-    """Freed kernel outputs, reused by later kernels of the same run (page faults cost as much
-    as the kernel itself on a fresh allocation; DESIGN.md §9)."""
-
-    def __init__(self):
-        self.free: dict[int, list[np.ndarray]] = {}
-        self.owned: dict[int, np.ndarray] = {}  # id -> array, for arrays this run allocated
-
-    def empty(self, shape, dtype) -> np.ndarray:
-        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-        stock = self.free.get(nbytes)
-        out = stock.pop().view(dtype).reshape(shape) if stock else np.empty(shape, dtype)
-        self.owned[id(out)] = out
-        return out
-
-    def release(self, value: np.ndarray) -> None:
-        # NOTE: only memory this run allocated, and that no library result views, is reused.
-        if self.owned.pop(id(value), None) is not None and value.nbytes >= 1 << 16:
-            self.free.setdefault(value.nbytes, []).append(value.reshape(-1).view(np.uint8))
-
-    def guard(self, result: np.ndarray, inputs: list[np.ndarray]) -> np.ndarray:
-        """A library result that views one of our buffers is copied, so the buffer can go."""
-        for x in inputs:
-            if np.may_share_memory(result, x) and any(
-                np.may_share_memory(x, own) for own in self.owned.values()
-            ):
-                return result.copy()
-        return result
-
-
 def _elementwise(kernel, values, memory) -> list[np.ndarray]:
-    outs = [memory.empty(n.shape, n.dtype) for n in kernel.outputs]
+    outs = [memory(n.shape, n.dtype) for n in kernel.outputs]
     if kernel.outputs[0].size == 0:
         return outs
-    loads = [_chunkable(load_view(ld, values), kernel.space) for ld in kernel.loads]
-    program = Program(kernel.nodes, tuple(ld.node for ld in kernel.loads), kernel.outputs)
-    flat = [np.reshape(out, kernel.space) for out in outs]
-    parts = chunks(kernel.space)
-    if kernel.outputs[0].size < PARALLEL_MIN or THREADS == 1 or len(parts) == 1:
-        run_chunks(program, loads, flat, parts)
+    work = _PASSES.get(kernel) or _prepare_pass(kernel)
+    loads = [
+        work.constants[i] if i in work.constants else np.reshape(load_view(ld, values), work.space)
+        for i, ld in enumerate(kernel.loads)
+    ]
+    flat = [np.reshape(out, work.space) for out in outs]
+    if work.parallel:
+        run_parallel(lambda part: run_chunks(work.program, loads, flat, [part]), work.parts)
     else:
-        run_parallel(lambda part: run_chunks(program, loads, flat, [part]), parts)
+        run_chunks(work.program, loads, flat, work.parts, own_errstate=False)
     return outs
 
 
-def _chunkable(view: np.ndarray, space: tuple[int, ...]) -> np.ndarray:
-    """A load in the kernel's iteration space; a fully broadcast one as its 0-d value, so it is
-    converted (half floats) once, not once per chunk, and numpy uses its scalar loops."""
-    if view.size and not any(view.strides):
-        return np.asarray(view.reshape(-1)[0])
-    return np.reshape(view, space)
+@dataclass(frozen=True)
+class _Pass:
+    """What running an elementwise kernel needs besides its buffers, worked out once per kernel
+    (a cached schedule runs the same kernels again)."""
+
+    program: Program
+    space: tuple[int, ...]
+    parts: list[tuple]  # the chunks
+    constants: dict[int, np.ndarray]  # load index -> 0-d value, for loads of a fill
+    parallel: bool
+
+
+_PASSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _prepare_pass(kernel) -> _Pass:
+    parts = chunks(kernel.space)
+    size = kernel.outputs[0].size
+    work = _Pass(
+        Program(kernel.nodes, tuple(ld.node for ld in kernel.loads), kernel.outputs),
+        kernel.space,
+        parts,
+        # NOTE: a fully broadcast fill as its 0-d value: converted (half floats) once, not once
+        # per chunk, and numpy uses its scalar loops.
+        {
+            i: np.asarray(ld.base.arg, dtype=ld.base.dtype)
+            for i, ld in enumerate(kernel.loads)
+            if ld.base.op is Op.FULL and not any(ld.strides)
+        },
+        parallel=size >= PARALLEL_MIN and THREADS > 1 and len(parts) > 1,
+    )
+    _PASSES[kernel] = work
+    return work
 
 
 def _rearrange(kernel, values, memory) -> list[np.ndarray]:
     (load,) = kernel.loads
     copy = kernel.outputs[0]
-    out = memory.empty(copy.shape, copy.dtype)
+    out = memory(copy.shape, copy.dtype)
     run_rearrange(kernel.plan, load_view(load, values), out)
     return [out]
 
@@ -137,7 +147,7 @@ def _view(kernel, values, memory) -> list[np.ndarray]:
 
 def _opaque(kernel, values, memory) -> list[np.ndarray]:
     inputs = [load_view(ld, values) for ld in kernel.loads]
-    return [memory.guard(v, inputs) for v in call_library_outputs(kernel.nodes, inputs)]
+    return call_library_outputs(kernel.nodes, inputs)
 
 
 def _source(kernel, values, memory) -> list[np.ndarray]:
