@@ -11,6 +11,7 @@ class Counters:
     implicit_materializations: int = (
         0  # those caused by bool()/int()/float()/... on a pending array
     )
+    schedules_reused: int = 0  # materializations whose schedule came from the cache
     kernels: int = 0  # kernels run by any executor
     nodes: int = 0  # nodes evaluated inside those kernels
     bytes_read: int = 0

@@ -1,4 +1,4 @@
-"""realize(*arrays): build the graph -> schedule it -> run it -> swap in the buffers."""
+"""realize(*arrays): the schedule (cached by graph signature) -> run it -> swap in the buffers."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import weakref
 
 from ._array import held_array
 from ._counters import counters
-from ._graph import Op, buffer_node, build_graph, mark_realized
+from ._graph import Op, buffer_node, mark_realized
 from ._options import current
 from ._runtime import get_executor
+from ._schedule.cache import CACHE
 
 
 def realize(*arrays, timings: list | None = None):
@@ -22,47 +23,34 @@ def realize(*arrays, timings: list | None = None):
     options = current()
     started = time.perf_counter()
     executor = get_executor(options.executor)
-    graph = build_graph(pending)
-    held = {n for n in graph if n.op is not Op.BUFFER and held_array(n) is not None}
-    graph.graph["outputs"] += _recomputed_frontier(graph, held, set(pending))
-    plan = executor.plan(graph, fuse=options.fuse, keep=held)
-    values = executor.run(plan, timings)
-    _swap_all(arrays, plan, values)
-    _EVALUATED.update(n for n in graph if n.op is not Op.BUFFER)
+    held = lambda node: held_array(node) is not None  # noqa: E731
+    job = CACHE.prepare(executor, options.fuse, pending, held, _EVALUATED)
+    values = executor.run(job.plan, timings, job.inputs)
+    _swap_all(arrays, job, values)
+    _EVALUATED.update(job.evaluated)
     counters.materializations += 1
+    counters.schedules_reused += job.reused
     if options.debug:
-        _debug_line(plan, options.executor, time.perf_counter() - started)
-    return plan
+        _debug_line(job, options.executor, time.perf_counter() - started)
+    return job.plan
 
 
 # Nodes some materialization has evaluated (weakly: they go when their last consumer goes).
 _EVALUATED: weakref.WeakSet = weakref.WeakSet()
 
 
-def _recomputed_frontier(graph, held: set, pending: set) -> list:
-    """Nodes an earlier materialization evaluated that this one must evaluate again, where they
-    feed new work (or an array holds them): they are written out this time and kept, so a loop
-    that reads values back (a fit loop) recomputes any history at most once, not every time."""
-    again = []
-    for node in graph:
-        if node in pending or node.op is Op.BUFFER or node not in _EVALUATED:
-            continue
-        if node in held or any(c not in _EVALUATED for c in graph.successors(node)):
-            again.append(node)
-    return again
-
-
-def _swap_all(arrays, plan, values) -> None:
+def _swap_all(arrays, job, values) -> None:
     """Every computed value an array asked for or holds becomes that array's buffer."""
-    for node, out in zip(plan.requested, plan.outputs):
+    plan = job.plan
+    for node, out in zip(job.requested, plan.outputs):
         buffer = _swap(node, values[out])
         holder = held_array(node)
         if holder is not None:
             holder._hold(buffer)
     for array in arrays:
         _ = array._node  # NOTE: resolves every array that shared a swapped node
-    for node in plan.kept:  # computed anyway and still held: kept, not recomputed later
-        buffer = _swap(node, values[node])
+    for node, kept in zip(job.kept, plan.kept):  # computed anyway and held: not recomputed later
+        buffer = _swap(node, values[kept])
         holder = held_array(node)
         if holder is not None:
             holder._hold(buffer)
@@ -83,11 +71,13 @@ def _readonly(value):
     return view
 
 
-def _debug_line(plan, executor: str, seconds: float) -> None:
+def _debug_line(job, executor: str, seconds: float) -> None:
+    plan = job.plan
     shapes = ", ".join(f"{n.shape} {n.dtype.name}" for n in plan.outputs)
+    how = "a reused schedule" if job.reused else "a new schedule"
     print(
         f"lazyinfini: realized {shapes}: {len(plan.kernels)} kernels on {executor} "
-        f"in {seconds * 1e3:.3f} ms",
+        f"({how}) in {seconds * 1e3:.3f} ms",
         file=sys.stderr,
     )
     if current().debug >= 3:

@@ -439,8 +439,8 @@ def test_failing_executor_midway(monkeypatch):
         def plan(self, graph, fuse=True, keep=frozenset()):
             return _EXECUTORS["reference"].plan(graph, fuse)
 
-        def run(self, schedule, timings=None):
-            _EXECUTORS["reference"].run(schedule, timings)  # really computes everything ...
+        def run(self, schedule, timings=None, inputs=None):
+            _EXECUTORS["reference"].run(schedule, timings, inputs)  # really computes all ...
             raise Boom("injected after running")  # ... and then fails
 
     monkeypatch.setitem(_EXECUTORS, "half-way", HalfWay())
@@ -455,7 +455,7 @@ def test_register_executor_makes_it_selectable(monkeypatch):
         def plan(self, graph, fuse=True, keep=frozenset()):
             return _EXECUTORS["reference"].plan(graph, fuse)
 
-        def run(self, schedule, timings=None):
+        def run(self, schedule, timings=None, inputs=None):
             raise Boom("injected")
 
     monkeypatch.setattr("lazyinfini._runtime._EXECUTORS", dict(_EXECUTORS))

@@ -1,10 +1,11 @@
 """WHAT was asked: the op table, the frozen nodes, and the networkx view of them."""
 
 from .build import build_graph
-from .node import Node, buffer_node, caller_source, inputs_of, mark_realized, resolve
+from .node import BufferLayout, Node, buffer_node, caller_source, inputs_of, mark_realized, resolve
 from .ops import Group, Op
 
 __all__ = [
+    "BufferLayout",
     "Group",
     "Node",
     "Op",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import sys
@@ -14,6 +15,15 @@ import numpy as np
 from .ops import Op
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@dataclass(frozen=True)
+class BufferLayout:
+    """What scheduling reads of a buffer: its strides and how far past a 64-byte boundary it
+    starts. A cached schedule's stand-in for the ndarray: it must keep no user data alive."""
+
+    strides: tuple[int, ...]
+    misalignment: int
 
 
 @dataclass(frozen=True, eq=False)
@@ -35,6 +45,14 @@ class Node:
         # NOTE: below the API only invariants are asserted; users see errors from _api.
         assert self.op.arity < 0 or len(self.srcs) == self.op.arity, (self.op, len(self.srcs))
         assert all(isinstance(d, int) and d >= 0 for d in self.shape), self.shape
+
+    @functools.cached_property
+    def layout(self) -> BufferLayout:
+        """A BUFFER's strides and alignment: all that scheduling reads of its ndarray."""
+        arg = self.arg
+        if isinstance(arg, BufferLayout):
+            return arg
+        return BufferLayout(tuple(arg.strides), arg.ctypes.data % 64)
 
     @property
     def size(self) -> int:

@@ -32,6 +32,10 @@ class Op(enum.Enum):
     def __repr__(self) -> str:
         return self.label.upper()
 
+    # NOTE: members are singletons, so identity hashing is exact; Enum's own __hash__ is Python
+    # code, and ops are hashed on every node of every signature (_schedule/cache.py).
+    __hash__ = object.__hash__
+
     # sources
     BUFFER = ("buffer", S, 0)
     FULL = ("full", S, 0)

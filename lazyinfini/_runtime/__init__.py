@@ -1,7 +1,8 @@
 """RUNNING it: the registry of executors.
 
-An executor has a `name`, `plan(graph, fuse) -> Schedule` (the scheduling it wants) and
-`run(schedule) -> {node: ndarray}` for the schedule's outputs.
+An executor has a `name`, `plan(graph, fuse, keep) -> Schedule` (the scheduling it wants) and
+`run(schedule, timings, inputs) -> {node: ndarray}` for the schedule's outputs and kept nodes;
+`inputs` binds the BUFFER stand-ins of a cached schedule (_schedule/cache.py) to ndarrays.
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ loaded into float32, computed, and rounded once at the store (seeds 000/004).
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 import threading
 from dataclasses import dataclass
@@ -110,18 +112,27 @@ class Scratch:
 
     def __init__(self):
         self.buffers: dict[tuple, np.ndarray] = {}
+        self.views: dict[tuple, np.ndarray] = {}  # (key, dtype, shape) -> view of its buffer
 
     def take(self, key, shape, dtype, fill: np.ndarray | None = None) -> np.ndarray:
-        size = math.prod(shape)
-        buf = self.buffers.get((key, dtype))
-        if buf is None or buf.size < size:
-            buf = self.buffers[(key, dtype)] = np.empty(max(size, CHUNK), dtype)
-        view = buf[:size].reshape(shape)
+        view = self.views.get((key, dtype, shape))
+        if view is None:
+            view = self._view(key, shape, dtype)
         if fill is not None:
             np.copyto(view, fill, casting="unsafe")
         return view
 
+    def _view(self, key, shape, dtype) -> np.ndarray:
+        size = math.prod(shape)
+        buf = self.buffers.get((key, dtype))
+        if buf is None or buf.size < size:
+            buf = self.buffers[(key, dtype)] = np.empty(max(size, CHUNK), dtype)
+            self.views = {k: v for k, v in self.views.items() if k[:2] != (key, dtype)}
+        view = self.views[(key, dtype, shape)] = buf[:size].reshape(shape)
+        return view
 
+
+@functools.lru_cache(maxsize=256)
 def chunks(space: tuple[int, ...], target: int = CHUNK) -> list[tuple]:
     """Index tuples covering `space` in C order, each about `target` elements or fewer."""
     if not space:
@@ -146,12 +157,13 @@ def chunks(space: tuple[int, ...], target: int = CHUNK) -> list[tuple]:
 _local = threading.local()
 
 
-def run_chunks(program: Program, loads, outs, parts: list[tuple]) -> None:
-    """Evaluate `program` over the chunks `parts` (one thread's share)."""
+def run_chunks(program: Program, loads, outs, parts: list[tuple], own_errstate=True) -> None:
+    """Evaluate `program` over the chunks `parts` (one thread's share). A helper thread sets
+    its own error state (numpy's is per thread); the caller's thread has it set already."""
     # NOTE: each thread keeps its scratch between kernels: fresh pages cost page faults.
     scratch = getattr(_local, "scratch", None) or Scratch()
     _local.scratch = scratch
-    with np.errstate(all="ignore"):  # NOTE: numpy's error state is per thread
+    with np.errstate(all="ignore") if own_errstate else contextlib.nullcontext():
         for index in parts:
             chunk = [v[index] if v.ndim else v for v in loads]  # 0-d: a broadcast scalar
             program.evaluate(chunk, [o[index] for o in outs], scratch)

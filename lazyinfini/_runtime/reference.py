@@ -23,13 +23,13 @@ class ReferenceExecutor:
     def plan(self, graph, fuse: bool = True, keep=frozenset()) -> Schedule:
         return schedule_nodes(graph, keep)
 
-    def run(self, schedule: Schedule, timings: list | None = None) -> dict[Node, np.ndarray]:
+    def run(self, schedule: Schedule, timings: list | None = None, inputs=None) -> dict:
         # Note (spec): IEEE special values are results, not warnings.
         with np.errstate(all="ignore"):
-            return self._run(schedule, timings)
+            return self._run(schedule, timings, inputs or {})
 
-    def _run(self, schedule: Schedule, timings: list | None) -> dict[Node, np.ndarray]:
-        values: dict[Node, np.ndarray] = {}
+    def _run(self, schedule: Schedule, timings: list | None, inputs: dict) -> dict:
+        values: dict[Node, np.ndarray] = dict(inputs)
         for kernel, dead in zip(schedule.kernels, schedule.frees):
             started = time.perf_counter()
             for node in kernel.nodes:
@@ -48,7 +48,9 @@ class ReferenceExecutor:
 
 
 def _value(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:
-    return node.arg if node.op is Op.BUFFER else values[node]
+    if node.op is Op.BUFFER and node not in values:
+        return node.arg  # NOTE: a schedule run without bindings (li.inspect.plan's)
+    return values[node]
 
 
 def evaluate(node: Node, inputs: list[np.ndarray]) -> np.ndarray:

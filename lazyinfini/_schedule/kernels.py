@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -29,7 +30,7 @@ class Kernel:
     plan: object = None  # RearrangePlan for REARRANGE kernels
     space: tuple[int, ...] = ()  # the coalesced iteration space of an ELEMENTWISE kernel
 
-    @property
+    @functools.cached_property
     def reads(self) -> tuple[Node, ...]:
         """The materialized values this kernel reads."""
         return tuple(getattr(load, "base", load) for load in self.loads)
@@ -38,11 +39,11 @@ class Kernel:
     def intermediates(self) -> tuple[Node, ...]:
         return tuple(n for n in self.nodes if n not in self.outputs)
 
-    @property
+    @functools.cached_property
     def bytes_written(self) -> int:
         return 0 if self.kind is Kind.VIEW else sum(n.nbytes for n in self.outputs)
 
-    @property
+    @functools.cached_property
     def bytes_read(self) -> int:
         """Each distinct element read once: a broadcast (stride-0) dim is not counted."""
         if self.kind is Kind.VIEW:

@@ -181,7 +181,7 @@ def _across_rows(load: Load) -> bool:
 
 def _misalignment(base: Node) -> int:
     """Bytes past a 64-byte boundary at which a buffer starts (fresh buffers are aligned)."""
-    return base.arg.ctypes.data % 64 if base.op is Op.BUFFER else 0
+    return base.layout.misalignment if base.op is Op.BUFFER else 0
 
 
 def _first_copying_step(base: Node, chain: list[Node]) -> int:

@@ -1,0 +1,197 @@
+"""Schedules reused across materializations of the same program shape.
+
+A loop that records and materializes the same computation on new buffers (a training step, a
+benchmark, a fit loop) would build, simplify, fuse and lower the same graph every time: most of
+the fixed cost of a small materialization. The signature of the pending graph keys a template:
+ops, shapes, dtypes, parameters, the user's lines, how the nodes connect, each buffer's strides,
+which nodes are requested or held (and, checked on a hit, a buffer's alignment where a rearrange
+plan depends on it). A template is a copy of the graph whose buffers are stand-ins holding no
+data (BufferLayout), and the executor's schedule of that copy. Every materialization runs a
+template's schedule with its own buffers bound to the stand-ins; the first of a kind plans it,
+the next ones only bind.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._graph import Node, Op, build_graph, inputs_of, resolve
+from .kernels import Kind, Schedule
+
+MAX_NODES = 50_000  # template nodes kept in all (a template holds no data)
+
+
+@dataclass(frozen=True)
+class Job:
+    """A template's schedule bound to one materialization's nodes and buffers."""
+
+    plan: Schedule
+    inputs: dict[Node, np.ndarray]  # stand-in -> the buffer it stands for now
+    requested: tuple[Node, ...]  # the real nodes of plan.requested, in order
+    kept: tuple[Node, ...]  # the real nodes of plan.kept, in order
+    evaluated: tuple[Node, ...]  # the real pending nodes
+    reused: bool  # the schedule came from the cache
+
+
+@dataclass(frozen=True)
+class _Template:
+    plan: Schedule
+    buffers: tuple[tuple[int, Node], ...]  # (position, stand-in) of each buffer
+    requested: tuple[int, ...]  # positions of plan.requested
+    kept: tuple[int, ...]  # positions of plan.kept
+    aligned: tuple[tuple[int, int], ...]  # (position, misalignment) of buffers a plan assumed
+    size: int
+
+
+class ScheduleCache:
+    def __init__(self):
+        self._templates: OrderedDict = OrderedDict()
+        self._nodes = 0
+        self._lock = threading.Lock()
+
+    def prepare(self, executor, fuse: bool, pending: list, held, evaluated) -> Job:
+        """The job computing `pending` (plus the recomputed frontier, see below); `held(node)`
+        says a live array holds a node; `evaluated` holds nodes an earlier run computed."""
+        order, srcs = _walk(pending)
+        position = {id(n): i for i, n in enumerate(order)}
+        keep = tuple(i for i, n in enumerate(order) if n.op is not Op.BUFFER and held(n))
+        again = _recomputed_frontier(order, srcs, set(keep), evaluated, pending)
+        outputs = tuple(position[id(resolve(n))] for n in pending) + again
+        key = (executor.name, fuse, outputs, keep, *map(_signature, order, srcs))
+        try:
+            hash(key)
+        except TypeError:  # a parameter that cannot be a key: plan it, keep nothing
+            key = None
+        with self._lock:
+            template = self._templates.get(key) if key is not None else None
+            if template is not None:
+                self._templates.move_to_end(key)
+        reused = template is not None and all(
+            order[i].layout.misalignment == m for i, m in template.aligned
+        )
+        if not reused:
+            template = _plan(executor, fuse, order, srcs, outputs, keep)
+            if key is not None:
+                self._store(key, template)  # NOTE: replaces one planned for another alignment
+        return Job(
+            template.plan,
+            {stand_in: order[i].arg for i, stand_in in template.buffers},
+            tuple(order[i] for i in template.requested),
+            tuple(order[i] for i in template.kept),
+            tuple(n for n in order if n.op is not Op.BUFFER),
+            reused,
+        )
+
+    def clear(self) -> None:
+        with self._lock:
+            self._templates.clear()
+            self._nodes = 0
+
+    def __len__(self) -> int:
+        return len(self._templates)
+
+    def _store(self, key, template: _Template) -> None:
+        with self._lock:
+            old = self._templates.pop(key, None)
+            self._nodes -= old.size if old is not None else 0
+            self._templates[key] = template
+            self._nodes += template.size
+            while self._nodes > MAX_NODES and len(self._templates) > 1:
+                _, old = self._templates.popitem(last=False)
+                self._nodes -= old.size
+
+
+def _walk(outputs: list) -> tuple[list[Node], list[tuple[int, ...]]]:
+    """The pending DAG in post-order (every node after its inputs, stopping at buffers), and
+    the positions of each node's inputs."""
+    order: list[Node] = []
+    ins: dict[int, tuple[Node, ...]] = {}  # id -> inputs, for nodes expanded
+    placed: set[int] = set()
+    stack = [(resolve(n), False) for n in reversed(outputs)]
+    while stack:
+        node, expanded = stack.pop()
+        key = id(node)
+        if expanded:
+            if key not in placed:
+                placed.add(key)
+                order.append(node)
+        elif key not in ins:
+            srcs = ins[key] = inputs_of(node)
+            stack.append((node, True))
+            stack += [(s, False) for s in reversed(srcs) if id(s) not in ins]
+    position = {id(n): i for i, n in enumerate(order)}
+    return order, [tuple(position[id(s)] for s in ins[id(n)]) for n in order]
+
+
+def _recomputed_frontier(order, srcs, keep: set, evaluated, pending) -> tuple[int, ...]:
+    """Nodes an earlier materialization evaluated that this one must evaluate again, where they
+    feed new work (or an array holds them): they are written out this time and kept, so a loop
+    that reads values back (a fit loop) recomputes any history at most once, not every time."""
+    done = [n.op is not Op.BUFFER and n in evaluated for n in order]
+    feeds_new = [False] * len(order)
+    for i, inputs in enumerate(srcs):
+        if not done[i]:
+            for j in inputs:
+                feeds_new[j] = True
+    asked = {id(resolve(n)) for n in pending}
+    return tuple(
+        i
+        for i, n in enumerate(order)
+        if done[i] and id(n) not in asked and (i in keep or feeds_new[i])
+    )
+
+
+def _signature(node: Node, inputs: tuple[int, ...]) -> tuple:
+    if node.op is Op.BUFFER:
+        # NOTE: not the alignment, which only rearrange plans read (checked on a hit, see
+        # _Template.aligned): small buffers from malloc start anywhere on 16 bytes.
+        return (node.op, node.shape, node.dtype, node.layout.strides, node.source)
+    return (node.op, node.shape, node.dtype, _frozen(node.arg), inputs, node.source)
+
+
+def _frozen(arg):
+    """A key for a parameter that tells apart what == does not: -0.0 from 0.0, 1 from 1.0."""
+    kind = type(arg)
+    if kind is tuple:
+        return tuple(_frozen(a) for a in arg)
+    if arg is None or kind in (int, str, bool):
+        return arg
+    if isinstance(arg, (float, complex, np.generic)):
+        return (kind, repr(arg))
+    return arg  # NOTE: an unhashable parameter makes the whole key unhashable: not cached
+
+
+def _plan(executor, fuse: bool, order, srcs, outputs, keep) -> _Template:
+    clones: list[Node] = []
+    for node, inputs in zip(order, srcs):
+        if node.op is Op.BUFFER:
+            clone = Node(Op.BUFFER, (), node.shape, node.dtype, node.layout, node.source)
+        else:
+            sources = tuple(clones[j] for j in inputs)
+            clone = Node(node.op, sources, node.shape, node.dtype, node.arg, node.source)
+        clones.append(clone)
+    graph = build_graph([clones[i] for i in outputs])
+    plan = executor.plan(graph, fuse=fuse, keep={clones[i] for i in keep})
+    where = {id(c): i for i, c in enumerate(clones)}
+    rearranged = {
+        where[id(load.base)]: load.base.layout.misalignment
+        for kernel in plan.kernels
+        if kernel.kind is Kind.REARRANGE
+        for load in kernel.loads
+        if load.base.op is Op.BUFFER
+    }
+    return _Template(
+        plan,
+        tuple((i, c) for i, c in enumerate(clones) if c.op is Op.BUFFER),
+        tuple(where[id(n)] for n in plan.requested),
+        tuple(where[id(n)] for n in plan.kept),
+        tuple(rearranged.items()),
+        len(clones),
+    )
+
+
+CACHE = ScheduleCache()

@@ -1,0 +1,179 @@
+"""The schedule cache: a program of the same shape reuses its schedule, anything that changes the
+schedule or the values misses, and no cached template keeps a user's data alive."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import lazyinfini as li
+from lazyinfini._schedule.cache import CACHE
+
+counters = li.inspect.counters
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    CACHE.clear()
+
+
+def reused(fn) -> int:
+    """How many of the materializations `fn` makes reuse a cached schedule."""
+    before = counters.schedules_reused
+    fn()
+    return counters.schedules_reused - before
+
+
+def clip_sub(a, b, lo=-0.5, hi=0.5):
+    return np.asarray(li.clip(li.asarray(a) - li.asarray(b), lo, hi))
+
+
+def test_the_same_program_on_new_buffers_reuses_the_schedule_and_is_right():
+    rng = np.random.default_rng(0)
+    for i in range(4):
+        a = rng.standard_normal((64, 33)).astype(np.float32)
+        b = rng.standard_normal((64, 33)).astype(np.float32)
+        hits = reused(
+            lambda a=a, b=b: np.testing.assert_array_equal(
+                clip_sub(a, b), np.clip(a - b, -0.5, 0.5)
+            )
+        )
+        assert hits == (0 if i == 0 else 1)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda a, b: (a.astype(np.float64), b.astype(np.float64)),  # dtype
+        lambda a, b: (a[:, :32], b[:, :32]),  # shape
+        lambda a, b: (np.asfortranarray(a), b),  # strides
+        lambda a, b: (np.repeat(a, 2, axis=1)[:, ::2], b),  # strides (a gap), the same values
+    ],
+)
+def test_a_different_dtype_shape_or_layout_plans_again(change):
+    a = np.arange(64 * 33, dtype=np.float32).reshape(64, 33) / 100
+    b = np.ones((64, 33), np.float32)
+    clip_sub(a, b)
+    a2, b2 = change(a, b)
+    assert (
+        reused(lambda: np.testing.assert_array_equal(clip_sub(a2, b2), np.clip(a2 - b2, -0.5, 0.5)))
+        == 0
+    )
+
+
+def test_fill_values_are_part_of_the_key_down_to_the_sign_of_zero():
+    x = li.asarray(np.array([-1.0, 0.0, 1.0], np.float32))
+    results = []
+    for value in (0.0, -0.0, 0.0, 2.0):
+        results.append(np.asarray(li.multiply(x, value)))
+    np.testing.assert_array_equal(np.signbit(results[0]), [True, False, False])
+    np.testing.assert_array_equal(np.signbit(results[1]), [False, True, True])
+    np.testing.assert_array_equal(np.signbit(results[2]), np.signbit(results[0]))
+    np.testing.assert_array_equal(results[3], [-2.0, 0.0, 2.0])
+
+
+def test_integer_and_float_parameters_are_told_apart():
+    x = li.asarray(np.arange(6, dtype=np.float64))
+    for value, expected in ((1, [1, 2, 3, 4, 5, 6]), (1.5, [1.5, 2.5, 3.5, 4.5, 5.5, 6.5])):
+        np.testing.assert_array_equal(np.asarray(x + value), expected)
+
+
+def test_a_cached_template_keeps_no_user_data_alive():
+    a = np.ones((256, 256), np.float32)
+    b = np.ones((256, 256), np.float32)
+    clip_sub(a, b)
+    clip_sub(a, b)  # a hit, too
+    probe = weakref.ref(a)
+    del a
+    gc.collect()
+    assert probe() is None
+
+
+def test_held_intermediates_change_the_key_and_are_kept():
+    a_np = np.arange(8, dtype=np.float32)
+    results = []
+    for hold in (False, True, False, True):
+        a = li.asarray(a_np)
+        t = a * 2
+        y = li.clip(t - 3, 0, 5)
+        y.compute()
+        results.append((np.asarray(y), np.asarray(t) if hold else None))
+        del t
+    np.testing.assert_array_equal(results[3][0], np.clip(a_np * 2 - 3, 0, 5))
+    np.testing.assert_array_equal(results[3][1], a_np * 2)
+
+
+def test_several_outputs_of_one_materialization():
+    a_np = np.linspace(-2, 2, 50, dtype=np.float32)
+    for _ in range(3):
+        a = li.asarray(a_np)
+        y1, y2 = li.compute(li.abs(a), li.clip(a, -1, 1))
+        np.testing.assert_array_equal(np.asarray(y1), np.abs(a_np))
+        np.testing.assert_array_equal(np.asarray(y2), np.clip(a_np, -1, 1))
+
+
+def test_the_reference_executor_runs_cached_templates_too():
+    a = np.linspace(-1, 1, 10, dtype=np.float32)
+    with li.options(executor="reference"):
+        first = clip_sub(a, a[::-1].copy())
+        assert reused(lambda: np.testing.assert_array_equal(clip_sub(a, a[::-1].copy()), first))
+
+
+def test_an_unhashable_parameter_is_planned_every_time():
+    before = len(CACHE)
+    from lazyinfini._graph import Node, Op, buffer_node
+
+    x = li.asarray(np.ones(3, np.float32))
+    node = Node(Op.ADD, (x._node, buffer_node(np.ones(3, np.float32))), (3,), x.dtype, arg=[1])
+    from lazyinfini._array import Array
+
+    y = Array(node)
+    np.testing.assert_array_equal(np.asarray(y), [2, 2, 2])
+    assert len(CACHE) == before
+
+
+def program(a_np, b_np, transpose: bool):
+    a = li.asarray(a_np)
+    if transpose:
+        a = li.permute_dims(a, tuple(reversed(range(a.ndim))))
+    return li.clip(a - li.asarray(b_np), -0.5, 0.5)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    shape=st.lists(st.integers(1, 6), min_size=1, max_size=3).map(tuple),
+    dtype=st.sampled_from([np.float16, ml_dtypes.bfloat16, np.float32, np.float64]),
+    transpose=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_reused_schedules_match_the_reference(shape, dtype, transpose, seed):
+    rng = np.random.default_rng(seed)
+    last = shape[0] if transpose else shape[-1]
+    for _ in range(2):  # the second run reuses the first one's schedule
+        a_np = rng.standard_normal(shape).astype(dtype)
+        b_np = rng.standard_normal((last,)).astype(dtype)
+        got = np.asarray(program(a_np, b_np, transpose))
+        with li.options(executor="reference"):
+            expected = np.asarray(program(a_np, b_np, transpose))
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_a_rearrange_plan_is_reused_only_for_the_alignment_it_assumed():
+    memory = np.arange(16 * 40 + 16, dtype=np.float32)
+    hits = []
+    for offset in (0, 0, 1, 1):  # float32 elements past the start: 0 or 4 bytes
+        x_np = memory[offset : offset + 16 * 40].reshape(16, 40)
+        hits.append(
+            reused(
+                lambda x_np=x_np: np.testing.assert_array_equal(
+                    np.asarray(li.permute_dims(li.asarray(x_np), (1, 0))), x_np.T
+                )
+            )
+        )
+    assert hits == [0, 1, 0, 1]
