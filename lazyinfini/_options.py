@@ -46,6 +46,9 @@ def options(**changes):
     unknown = sorted(set(changes) - known)
     if unknown:
         raise TypeError(f"options: unknown option(s) {unknown}; known: {sorted(known)}")
+    pool = changes.get("pool_bytes", 0)
+    if not isinstance(pool, int) or isinstance(pool, bool) or pool < 0:
+        raise ValueError(f"options: pool_bytes must be a non-negative int, got {pool!r}")
     if "executor" in changes:
         from ._runtime import get_executor
 

@@ -123,3 +123,10 @@ def test_small_outputs_are_not_pooled():
     tracked = POOL.stats().tracked
     np.asarray(li.asarray(np.ones(16, np.float32)) * 2)
     assert POOL.stats().tracked == tracked
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "1G", True])
+def test_a_bad_pool_size_is_refused(bad):
+    with pytest.raises(ValueError, match="options: pool_bytes"):
+        with li.options(pool_bytes=bad):
+            pass
