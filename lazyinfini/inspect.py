@@ -18,7 +18,9 @@ from ._graph.dot import to_dot as _dot_text
 from ._options import current
 from ._runtime import get_executor
 from ._runtime.pool import POOL, PoolStats
+from ._runtime.rearrange import method_for
 from ._schedule import Schedule
+from ._schedule.layout import c_strides
 
 __all__ = [
     "counters",
@@ -117,10 +119,25 @@ def _kernel_lines(i: int, kernel) -> list[str]:
         lines.append(f"    {load!r}" if hasattr(load, "strides") else f"    load {load!r}")
     if kernel.plan is not None:
         lines.append(f"    plan {kernel.plan!r}")
+        lines.append(f"    method {_rearrange_method(kernel)}")
     lines.append(
         f"    bytes read {_size(kernel.bytes_read)}, written {_size(kernel.bytes_written)}"
     )
     return lines
+
+
+_METHODS = {
+    "direct": "direct (numpy's own copy: small, or its walk keeps the source reads in cache)",
+    "tiled": "tiled (one copy per block of the plan, the grid shared by the threads)",
+}
+
+
+def _rearrange_method(kernel) -> str:
+    """How the CPU executor will run a rearrange kernel, decided from the layouts alone."""
+    (load,) = kernel.loads
+    out = kernel.outputs[0]
+    dst = c_strides(out.shape, out.dtype.itemsize)
+    return _METHODS[method_for(kernel.plan, load.shape, load.strides, dst)]
 
 
 def _timing(kernel, seconds: float, bandwidth: float) -> str:

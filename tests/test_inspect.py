@@ -37,6 +37,26 @@ def test_explain_shows_the_rearrange_plan():
     assert "plan RearrangePlan(unit=4B, block=" in text and "grid=" in text
 
 
+@pytest.mark.parametrize(
+    ("shape", "axes"),
+    [
+        ((256, 128), (1, 0)),
+        ((2048, 2048), (1, 0)),
+        ((8, 3, 64, 64), (0, 2, 3, 1)),
+        ((64, 4), (1, 0)),
+    ],
+)
+def test_explain_names_the_copy_method_the_executor_will_use(shape, axes):
+    from lazyinfini._runtime.rearrange import choose_method
+
+    x_np = np.zeros(shape, np.float32)
+    y = li.permute_dims(li.asarray(x_np), axes)
+    (kernel,) = li.inspect.plan(y).kernels
+    dst = np.empty(y.shape, np.float32)
+    method = choose_method(kernel.plan, np.transpose(x_np, axes), dst)
+    assert f"    method {method} (" in li.explain(y)
+
+
 def test_explain_analyze_runs_and_reports_bandwidth(program):
     _, _, y = program
     text = li.explain(y, analyze=True)

@@ -128,13 +128,18 @@ def _check_pair(src: np.ndarray, dst: np.ndarray) -> None:
 
 def choose_method(plan: RearrangePlan, src: np.ndarray, dst: np.ndarray) -> str:
     """ "direct" (numpy's own copy) or "tiled" (the plan): what run_rearrange will do."""
-    local = plan.nbytes < SMALL_BYTES or _walk_is_local(src, dst)
+    return method_for(plan, src.shape, src.strides, dst.strides)
+
+
+def method_for(plan: RearrangePlan, shape, src_strides, dst_strides) -> str:
+    """choose_method from the layouts alone (byte strides), for explain() before anything runs."""
+    local = plan.nbytes < SMALL_BYTES or _walk_is_local(shape, src_strides, dst_strides)
     return "direct" if local else "tiled"
 
 
-def _walk_is_local(src: np.ndarray, dst: np.ndarray) -> bool:
+def _walk_is_local(shape, src_strides, dst_strides) -> bool:
     """Whether numpy's own destination-order copy keeps its source reads in cache."""
-    dims = [(n, s, d) for n, s, d in zip(src.shape, src.strides, dst.strides, strict=True) if n > 1]
+    dims = [(n, s, d) for n, s, d in zip(shape, src_strides, dst_strides, strict=True) if n > 1]
     if not dims:
         return True
     rows, src_stride, _ = min(dims, key=lambda dim: abs(dim[2]))  # the dst-contiguous dim
