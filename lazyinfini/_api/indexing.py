@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._array import Array, record
-from .._graph import Node, Op, caller_source
+from .._graph import Node, Op, caller_source, resolve
 from .checks import broadcast_shapes, check_array, check_scalar, error, normalize_axis
 
 
@@ -198,8 +198,24 @@ def _advanced_item(func: str, item, size: int, axis: int, arrays: list) -> tuple
     # NOTE: an empty mask selects nothing along any axis (the official suite expects this).
     if mask_size is not None and mask_size not in (size, 0):
         raise error(IndexError, func, f"boolean index has size {mask_size}, axis {axis} {size}")
+    if mask_size is None:
+        check_bounds(func, array, size, axis)
     arrays.append(array)
     return ("array", len(arrays) - 1)
+
+
+def check_bounds(func: str, indices: Array, size: int, axis: int) -> None:
+    """Out-of-bounds indices raise here, at the recording line, when their values are known
+    already (a concrete array); pending ones raise when they are computed."""
+    node = resolve(indices._node)
+    if node.op is not Op.BUFFER or node.arg.size == 0:
+        return
+    low, high = int(node.arg.min()), int(node.arg.max())
+    if high >= size or low < -size:
+        bad = high if high >= size else low
+        raise error(
+            IndexError, func, f"index {bad} is out of bounds for axis {axis} with size {size}"
+        )
 
 
 def _gathered_shape(func: str, dims: list, advanced: list, shapes: list) -> tuple[int, ...]:
@@ -322,6 +338,7 @@ def take(x, indices, /, *, axis=None) -> Array:
             raise error(ValueError, "take", f"axis is required for a {x.ndim}-d x")
         axis = 0
     axis = normalize_axis("take", axis, x.ndim)
+    check_bounds("take", indices, x.shape[axis], axis)
     shape = x.shape[:axis] + indices.shape + x.shape[axis + 1 :]
     return record(Op.TAKE, (x._node, indices._node), shape, x.dtype, (("axis", axis),))
 
@@ -347,6 +364,7 @@ def take_along_axis(x, indices, /, *, axis=-1) -> Array:
             ValueError, "take_along_axis", f"indices is {indices.ndim}-d, x {x.ndim}-d; must match"
         )
     axis = normalize_axis("take_along_axis", axis, x.ndim)
+    check_bounds("take_along_axis", indices, x.shape[axis], axis)
     rest = broadcast_shapes(
         "take_along_axis", _without(x.shape, axis), _without(indices.shape, axis)
     )

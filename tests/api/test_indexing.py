@@ -90,11 +90,18 @@ def test_a_0d_integer_array_is_an_integer():
     assert float(got) == x[2, -1]
 
 
-def test_out_of_bounds_index_arrays_raise_when_computed():
+def test_out_of_bounds_index_arrays_raise_when_known():
+    # Note (spec): unspecified. Concrete indices raise at the recording line; pending ones when
+    # they are computed, and the failed materialization leaves everything usable.
     x = li.asarray(rand((3,)))
-    y = x[li.asarray(np.array([0, 3]))]  # Note (spec): unspecified; we raise at compute time
+    with pytest.raises(IndexError, match="^__getitem__: index 3 is out of bounds"):
+        x[li.asarray(np.array([0, 3]))]
+    pending = li.asarray(np.array([0, 1])) * 3
+    y = x[pending]
     with pytest.raises(IndexError, match="^__getitem__: "):
         np.asarray(y)
+    np.testing.assert_array_equal(np.asarray(pending), [0, 3])
+    np.testing.assert_array_equal(np.asarray(x[pending - 1][:1]), np.asarray(x)[[-1]])
     with pytest.raises(IndexError, match="^__getitem__: "):
         x[li.asarray(np.array([[0]])), li.asarray(np.array([0, 1, 2]))[:2], 0]
 
