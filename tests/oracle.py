@@ -43,13 +43,13 @@ def track_new_nodes(monkeypatch) -> list:
     from lazyinfini._graph import Node
 
     created = []
-    post_init = Node.__post_init__
+    init = Node.__init__
 
-    def tracking(self):
-        post_init(self)
+    def tracking(self, *args, **kwargs):
+        init(self, *args, **kwargs)
         created.append(weakref.ref(self))
 
-    monkeypatch.setattr(Node, "__post_init__", tracking)
+    monkeypatch.setattr(Node, "__init__", tracking)
     return created
 
 

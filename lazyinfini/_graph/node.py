@@ -26,7 +26,7 @@ class BufferLayout:
     misalignment: int
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class Node:
     """One operation: `op` applied to `srcs`, giving an array of `shape` and `dtype`.
 
@@ -41,10 +41,13 @@ class Node:
     arg: Any = None
     source: str = ""
 
-    def __post_init__(self):
+    def __init__(self, op, srcs, shape, dtype, arg=None, source=""):
+        # NOTE: one dict update instead of a frozen dataclass's six object.__setattr__ calls:
+        # a node is made for every recorded op (DESIGN.md: recording must stay cheap).
+        self.__dict__.update(op=op, srcs=srcs, shape=shape, dtype=dtype, arg=arg, source=source)
         # NOTE: below the API only invariants are asserted; users see errors from _api.
-        assert self.op.arity < 0 or len(self.srcs) == self.op.arity, (self.op, len(self.srcs))
-        assert all(isinstance(d, int) and d >= 0 for d in self.shape), self.shape
+        assert op.arity < 0 or len(srcs) == op.arity, (op, len(srcs))
+        assert all(type(d) is int and d >= 0 for d in shape), shape
 
     @functools.cached_property
     def layout(self) -> BufferLayout:
