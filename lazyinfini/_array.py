@@ -62,7 +62,7 @@ class Array:
     def _hold(self, node: Node) -> None:
         """Hold `node`, and let realize() know a live array holds it (see held_array)."""
         self._n = node
-        _LIVE[id(node)] = self
+        node.__dict__["holder"] = weakref.ref(self)
 
     @property
     def _node(self) -> Node:
@@ -357,14 +357,13 @@ def _pending(node: Node) -> str:
     return f"pending: {' <- '.join(chain)}{' <- ...' if count > len(chain) else ''} ({count} nodes)"
 
 
-# The last array made to hold each node, weakly: realize() keeps the value of a node it computes
-# anyway when an array still holds it, so loops that read values back do not recompute history.
-_LIVE: weakref.WeakValueDictionary[int, Array] = weakref.WeakValueDictionary()
-
-
+# Each node links weakly to the last array made to hold it (Node.holder): realize() keeps the
+# value of a node it computes anyway when an array still holds it, so loops that read values
+# back do not recompute history.
 def held_array(node: Node) -> Array | None:
     """A live array holding `node`, if any."""
-    array = _LIVE.get(id(node))
+    ref = node.holder
+    array = ref() if ref is not None else None
     return array if array is not None and array._n is node else None
 
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import sys
 import time
-import weakref
 
 from ._array import held_array
 from ._counters import counters
-from ._graph import Op, buffer_node, mark_realized
+from ._graph import Op, buffer_node, mark_evaluated, mark_realized
 from ._options import current
 from ._runtime import get_executor
 from ._schedule.cache import CACHE
@@ -24,19 +23,15 @@ def realize(*arrays, timings: list | None = None):
     started = time.perf_counter()
     executor = get_executor(options.executor)
     held = lambda node: held_array(node) is not None  # noqa: E731
-    job = CACHE.prepare(executor, options.fuse, pending, held, _EVALUATED)
+    job = CACHE.prepare(executor, options.fuse, pending, held)
     values = executor.run(job.plan, timings, job.inputs)
     _swap_all(arrays, job, values)
-    _EVALUATED.update(job.evaluated)
+    mark_evaluated(job.evaluated)
     counters.materializations += 1
     counters.schedules_reused += job.reused
     if options.debug:
         _debug_line(job, options.executor, time.perf_counter() - started)
     return job.plan
-
-
-# Nodes some materialization has evaluated (weakly: they go when their last consumer goes).
-_EVALUATED: weakref.WeakSet = weakref.WeakSet()
 
 
 def _swap_all(arrays, job, values) -> None:

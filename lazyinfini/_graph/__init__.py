@@ -1,7 +1,16 @@
 """WHAT was asked: the op table, the frozen nodes, and the networkx view of them."""
 
 from .build import build_graph
-from .node import BufferLayout, Node, buffer_node, caller_source, inputs_of, mark_realized, resolve
+from .node import (
+    BufferLayout,
+    Node,
+    buffer_node,
+    caller_source,
+    inputs_of,
+    mark_evaluated,
+    mark_realized,
+    resolve,
+)
 from .ops import Group, Op
 
 __all__ = [
@@ -13,6 +22,7 @@ __all__ = [
     "build_graph",
     "caller_source",
     "inputs_of",
+    "mark_evaluated",
     "mark_realized",
     "resolve",
 ]

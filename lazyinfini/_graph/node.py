@@ -6,7 +6,6 @@ import functools
 import math
 import os
 import sys
-import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +39,10 @@ class Node:
     dtype: np.dtype
     arg: Any = None
     source: str = ""
+    # NOTE: not fields: links a materialization writes late (the one kind of late write)
+    realized = None  # the BUFFER node replacing this one once computed
+    holder = None  # a weak reference to the last Array made to hold this node
+    evaluated = False  # some materialization computed it (it may have to again: _schedule/cache)
 
     def __init__(self, op, srcs, shape, dtype, arg=None, source=""):
         # NOTE: one dict update instead of a frozen dataclass's six object.__setattr__ calls:
@@ -75,21 +78,23 @@ def buffer_node(value: np.ndarray, source: str = "") -> Node:
 
 
 # A realized node is replaced by a BUFFER node. Pending consumers still point at the old node;
-# the graph builder follows this map and never walks the finished history behind it. The map is
-# weak, so the old node (and its history) is freed when its last consumer goes.
-_REALIZED: weakref.WeakKeyDictionary[Node, Node] = weakref.WeakKeyDictionary()
+# the graph builder follows its `realized` link and never walks the finished history behind it.
+# The old node (and its history) is freed when its last consumer goes.
 
 
 def mark_realized(node: Node, buffer: Node) -> None:
     if node is not buffer:
-        _REALIZED[node] = buffer
+        node.__dict__["realized"] = buffer
+
+
+def mark_evaluated(nodes) -> None:
+    for node in nodes:
+        node.__dict__["evaluated"] = True
 
 
 def resolve(node: Node) -> Node:
     """The node to use for `node`: its BUFFER if it has been realized."""
-    if node.op is Op.BUFFER:
-        return node
-    return _REALIZED.get(node, node)
+    return node.realized or node
 
 
 def inputs_of(node: Node) -> tuple[Node, ...]:

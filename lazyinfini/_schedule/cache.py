@@ -53,13 +53,13 @@ class ScheduleCache:
         self._nodes = 0
         self._lock = threading.Lock()
 
-    def prepare(self, executor, fuse: bool, pending: list, held, evaluated) -> Job:
+    def prepare(self, executor, fuse: bool, pending: list, held) -> Job:
         """The job computing `pending` (plus the recomputed frontier, see below); `held(node)`
-        says a live array holds a node; `evaluated` holds nodes an earlier run computed."""
+        says a live array holds a node."""
         order, srcs = _walk(pending)
         position = {id(n): i for i, n in enumerate(order)}
         keep = tuple(i for i, n in enumerate(order) if n.op is not Op.BUFFER and held(n))
-        again = _recomputed_frontier(order, srcs, set(keep), evaluated, pending)
+        again = _recomputed_frontier(order, srcs, set(keep), pending)
         outputs = tuple(position[id(resolve(n))] for n in pending) + again
         key = (executor.name, fuse, outputs, keep, *map(_signature, order, srcs))
         try:
@@ -127,11 +127,11 @@ def _walk(outputs: list) -> tuple[list[Node], list[tuple[int, ...]]]:
     return order, [tuple(position[id(s)] for s in ins[id(n)]) for n in order]
 
 
-def _recomputed_frontier(order, srcs, keep: set, evaluated, pending) -> tuple[int, ...]:
+def _recomputed_frontier(order, srcs, keep: set, pending) -> tuple[int, ...]:
     """Nodes an earlier materialization evaluated that this one must evaluate again, where they
     feed new work (or an array holds them): they are written out this time and kept, so a loop
     that reads values back (a fit loop) recomputes any history at most once, not every time."""
-    done = [n.op is not Op.BUFFER and n in evaluated for n in order]
+    done = [n.evaluated for n in order]
     feeds_new = [False] * len(order)
     for i, inputs in enumerate(srcs):
         if not done[i]:
