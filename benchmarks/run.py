@@ -181,6 +181,23 @@ def recording_overhead(count: int = 20000) -> None:
     )
 
 
+def small_arrays(repeat: int = 2000) -> None:
+    """The fixed cost of one materialization, where numpy's eager call is almost free."""
+    a = np.ones(1024, np.float32)
+    la = li.asarray(a)
+    times = median_times(
+        {
+            "numpy": lambda: np.clip(a - a, -0.5, 0.5),
+            "lazyinfini": lambda: np.asarray(li.clip(la - la, -0.5, 0.5)),
+        },
+        repeat,
+    )
+    print(
+        f"fixed cost, clip(a - b) of 1K float32: numpy {times['numpy'] * 1e6:.1f} us, "
+        f"lazyinfini {times['lazyinfini'] * 1e6:.1f} us (recording, a cached schedule, one kernel)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small sizes, few repeats")
@@ -208,6 +225,7 @@ def main() -> None:
     print()
     peak_memory(1 << (22 if quick else 24))
     recording_overhead(2000 if quick else 20000)
+    small_arrays(200 if quick else 2000)
 
 
 if __name__ == "__main__":
