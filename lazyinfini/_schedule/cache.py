@@ -61,7 +61,8 @@ class ScheduleCache:
         keep = tuple(i for i, n in enumerate(order) if n.op is not Op.BUFFER and held(n))
         again = _recomputed_frontier(order, srcs, set(keep), pending)
         outputs = tuple(position[id(resolve(n))] for n in pending) + again
-        key = (executor.name, fuse, outputs, keep, *map(_signature, order, srcs))
+        # NOTE: the executor object, not its name: one registered again under a name plans anew.
+        key = (executor, fuse, outputs, keep, *map(_signature, order, srcs))
         try:
             hash(key)
         except TypeError:  # a parameter that cannot be a key: plan it, keep nothing

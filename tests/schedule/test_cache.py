@@ -177,3 +177,14 @@ def test_a_rearrange_plan_is_reused_only_for_the_alignment_it_assumed():
             )
         )
     assert hits == [0, 1, 0, 1]
+
+
+def test_an_executor_registered_again_under_the_same_name_plans_anew(monkeypatch):
+    from lazyinfini._runtime import _EXECUTORS, ReferenceExecutor, register_executor
+
+    monkeypatch.setattr("lazyinfini._runtime._EXECUTORS", dict(_EXECUTORS))
+    a = np.linspace(-1, 1, 10, dtype=np.float32)
+    with li.options(executor="reference"):
+        clip_sub(a, a)
+        register_executor(ReferenceExecutor())
+        assert reused(lambda: clip_sub(a, a)) == 0
