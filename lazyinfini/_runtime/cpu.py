@@ -86,16 +86,24 @@ def _elementwise(kernel, values, memory) -> list[np.ndarray]:
     if kernel.outputs[0].size == 0:
         return outs
     work = _PASSES.get(kernel) or _prepare_pass(kernel)
-    loads = [
-        work.constants[i] if i in work.constants else np.reshape(load_view(ld, values), work.space)
-        for i, ld in enumerate(kernel.loads)
-    ]
+    loads = [_chunkable(i, ld, values, work) for i, ld in enumerate(kernel.loads)]
     flat = [np.reshape(out, work.space) for out in outs]
     if work.parallel:
         run_parallel(lambda part: run_chunks(work.program, loads, flat, [part]), work.parts)
     else:
         run_chunks(work.program, loads, flat, work.parts, own_errstate=False)
     return outs
+
+
+def _chunkable(i: int, load, values, work) -> np.ndarray:
+    """Load `i` in the kernel's iteration space. A fully broadcast one is its 0-d value, so it
+    is converted (half floats) once, not once per chunk, and numpy uses its scalar loops."""
+    if i in work.constants:
+        return work.constants[i]
+    view = load_view(load, values)
+    if i in work.scalars:
+        return np.asarray(view[(0,) * view.ndim])
+    return np.reshape(view, work.space)
 
 
 @dataclass(frozen=True)
@@ -107,6 +115,7 @@ class _Pass:
     space: tuple[int, ...]
     parts: list[tuple]  # the chunks
     constants: dict[int, np.ndarray]  # load index -> 0-d value, for loads of a fill
+    scalars: frozenset[int]  # other loads that are fully broadcast: read as their 0-d value
     parallel: bool
 
 
@@ -120,13 +129,16 @@ def _prepare_pass(kernel) -> _Pass:
         Program(kernel.nodes, tuple(ld.node for ld in kernel.loads), kernel.outputs),
         kernel.space,
         parts,
-        # NOTE: a fully broadcast fill as its 0-d value: converted (half floats) once, not once
-        # per chunk, and numpy uses its scalar loops.
         {
             i: np.asarray(ld.base.arg, dtype=ld.base.dtype)
             for i, ld in enumerate(kernel.loads)
             if ld.base.op is Op.FULL and not any(ld.strides)
         },
+        frozenset(
+            i
+            for i, ld in enumerate(kernel.loads)
+            if ld.base.op is not Op.FULL and not any(ld.strides)
+        ),
         parallel=size >= PARALLEL_MIN and THREADS > 1 and len(parts) > 1,
     )
     _PASSES[kernel] = work

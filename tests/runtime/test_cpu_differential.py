@@ -96,3 +96,23 @@ def test_half_precision_rounds_once_at_the_store():
     f32 = x.astype(np.float32)
     np.testing.assert_array_equal(fused, (f32 * 3 - f32 * 2).astype(np.float16))
     assert fused[0] == x[0] and stepwise[0] != x[0]  # per-op rounding loses the last bit
+
+
+def test_fully_broadcast_loads_are_read_as_one_value():
+    """A fill, a 0-d array and a computed scalar feed the pass as 0-d values (converted once,
+    numpy's scalar loops), not as zero-stride views; the results match the reference."""
+    from lazyinfini._runtime import cpu
+
+    x_np = np.linspace(-2, 2, 1000, dtype=np.float16)
+    x = li.asarray(x_np)
+    y = (x - li.mean(x)) * li.asarray(np.float16(3)) + 1
+    plan = li.inspect.plan(y)
+    (kernel,) = [k for k in plan.kernels if k.kind.value == "elementwise"]
+    work = cpu._prepare_pass(kernel)
+    broadcast = {i for i, ld in enumerate(kernel.loads) if not any(ld.strides)}
+    assert len(broadcast) == 3 and set(work.constants) | work.scalars == broadcast
+    with li.options(executor="reference"):
+        expected = np.asarray((li.asarray(x_np) - li.mean(li.asarray(x_np))) * np.float16(3) + 1)
+    np.testing.assert_allclose(
+        np.asarray(y).astype(np.float32), expected.astype(np.float32), rtol=2e-3, atol=2e-3
+    )
