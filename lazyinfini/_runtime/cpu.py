@@ -113,7 +113,7 @@ class _Pass:
 
     program: Program
     space: tuple[int, ...]
-    parts: list[tuple]  # the chunks
+    parts: tuple[tuple, ...]  # the chunks
     constants: dict[int, np.ndarray]  # load index -> 0-d value, for loads of a fill
     scalars: frozenset[int]  # other loads that are fully broadcast: read as their 0-d value
     parallel: bool

@@ -133,31 +133,32 @@ class Scratch:
 
 
 @functools.lru_cache(maxsize=256)
-def chunks(space: tuple[int, ...], target: int = CHUNK) -> list[tuple]:
-    """Index tuples covering `space` in C order, each about `target` elements or fewer."""
+def chunks(space: tuple[int, ...], target: int = CHUNK) -> tuple[tuple, ...]:
+    """Index tuples covering `space` in C order, each about `target` elements or fewer (a tuple:
+    the result is cached and shared)."""
     if not space:
-        return [(Ellipsis,)]  # NOTE: x[()] of a 0-d array is a scalar; x[...] stays an array
+        return ((Ellipsis,),)  # NOTE: x[()] of a 0-d array is a scalar; x[...] stays an array
     inner = 1
     axis = len(space)
     while axis > 0 and inner * space[axis - 1] <= target:
         axis -= 1
         inner *= space[axis]
     if axis == 0:
-        return [(slice(None),) * len(space)]
+        return ((slice(None),) * len(space),)
     rows = max(1, target // inner)
     split = space[axis - 1]
     tail = (slice(None),) * (len(space) - axis)
-    return [
+    return tuple(
         (*outer, slice(r, min(r + rows, split)), *tail)
         for outer in np.ndindex(*space[: axis - 1])
         for r in range(0, split, rows)
-    ]
+    )
 
 
 _local = threading.local()
 
 
-def run_chunks(program: Program, loads, outs, parts: list[tuple], own_errstate=True) -> None:
+def run_chunks(program: Program, loads, outs, parts, own_errstate=True) -> None:
     """Evaluate `program` over the chunks `parts` (one thread's share). A helper thread sets
     its own error state (numpy's is per thread); the caller's thread has it set already."""
     # NOTE: each thread keeps its scratch between kernels: fresh pages cost page faults.

@@ -47,6 +47,7 @@ class Pool:
     def __init__(self):
         self._bases: list[np.ndarray] = []  # uint8 owners, least recently lent first
         self._lent_at: list[int] = []  # the materialization each was last lent in
+        self._bytes = 0  # of all the buffers watched: idle memory cannot be more
         self._runs = 0
         self._lock = threading.Lock()
         self.reused = 0
@@ -64,6 +65,7 @@ class Pool:
                 self._trim(limit - nbytes)
                 base = np.empty(nbytes, np.uint8)
                 self.allocated += 1
+                self._bytes += nbytes
             self._bases.append(base)
             self._lent_at.append(self._runs)
         return base.view(dtype).reshape(shape)
@@ -73,7 +75,7 @@ class Pool:
         last run count now), and free buffers idle for IDLE_RUNS runs."""
         with self._lock:
             self._runs += 1
-            if self._bases:
+            if self._bytes > limit:  # NOTE: no scan in the common case, every run
                 self._trim(limit)
             if self._runs % IDLE_RUNS == 0:  # NOTE: a sweep every IDLE_RUNS runs, not each run
                 self._drop(lambda i: self._runs - self._lent_at[i] >= IDLE_RUNS)
@@ -137,6 +139,7 @@ class Pool:
         kept = [i for i in range(len(self._bases)) if condition(i)]
         self._bases = [self._bases[i] for i in kept]
         self._lent_at = [self._lent_at[i] for i in kept]
+        self._bytes = sum(b.nbytes for b in self._bases)
 
 
 POOL = Pool()
