@@ -49,6 +49,8 @@ def _finish(node: Node, result) -> np.ndarray:
     index = dict(node.arg or ()).get("_index")
     if index is not None:
         result = result[index]
-    result = np.asarray(result).astype(node.dtype, copy=False)
+    # NOTE: the scheduler plans every view and copy of a kernel's output with C strides (numpy
+    # keeps an F-order or transposed input's layout in sum, sort, cumulative_sum, take, ...).
+    result = np.asarray(result).astype(node.dtype, order="C", copy=False)
     assert result.shape == node.shape, (node, result.shape)
     return result

@@ -100,7 +100,7 @@ def slice_key(node: Node) -> tuple[slice, ...]:
 
 def view_load(node: Node, base: Node, chain: tuple[Node, ...]) -> Load | None:
     """The Load of `node` = `base` through `chain`; None if some step of the chain must copy."""
-    strides, offset = base_strides(node if not chain else base), 0
+    strides, offset = base_strides(base), 0
     if any(step.op is Op.RESHAPE for step in chain):
         return _phantom_load(node, base, chain)
     shape = base.shape
