@@ -46,58 +46,107 @@ def fuse(
 
 
 def merge_siblings(graph: nx.DiGraph, groups, decisions, requested: set) -> list[list[Node]]:
-    """Merge kernels of one shape that read a common input and do not depend on each other, so
-    `li.compute(y1, y2)` reads the shared input once, in one pass writing both outputs."""
+    """Merge kernels of one shape that read a common input, so `li.compute(y1, y2)` reads the
+    shared input once, in one pass writing both outputs.
+
+    Only kernels at the same depth merge. The depth of a kernel is one more than the deepest
+    kernel it reads from (views and fills add nothing), so every dependency between kernels goes
+    from a smaller depth to a larger one: two kernels of one depth never depend on each other,
+    directly or through other kernels, and a merged kernel keeps the rule (its inputs are
+    shallower, its readers deeper). So merging never makes a cycle, however many merges came
+    before, and the cost is near-linear in the graph (a union-find, no pairwise path checks).
+    """
     order = graph.graph["order"]
-    position = {node: i for i, node in enumerate(order)}
+    depth = kernel_depths(graph, order, groups)
+    sink = [group[-1] for group in groups]  # NOTE: a group's only output before merging
+    parent = list(range(len(groups)))
+    for indices in _readers(graph, groups).values():
+        first: dict[tuple, int] = {}
+        for i in indices:
+            key = (depth[sink[i]], sink[i].shape)
+            if key not in first:
+                first[key] = i
+            elif _union(parent, first[key], i):
+                reason = "siblings: same shape, a shared input, one pass writes both"
+                decisions.append(FusionDecision(sink[first[key]], sink[i], True, reason))
+        _log_depth_splits(first, sink, decisions)
+    return _components(parent, groups, order)
+
+
+def kernel_depths(graph: nx.DiGraph, order: list[Node], groups) -> dict[Node, int]:
+    """For each node, the depth of the kernel computing it (buffers, fills and the views of
+    them are 0; a view has its input's depth; members of one group share the sink's depth)."""
+    group_of = {n: i for i, group in enumerate(groups) for n in group}
+    depth: dict[Node, int] = {}
+    for node in order:
+        inputs = list(graph.predecessors(node))
+        if node.op in (Op.BUFFER, Op.FULL) or node.op.is_movement:
+            depth[node] = max((depth[p] for p in inputs), default=0)
+            continue
+        own = group_of.get(node)
+        inside = [p for p in inputs if own is not None and group_of.get(p) == own]
+        outside = [p for p in inputs if p not in inside]
+        depth[node] = max([depth[p] + 1 for p in outside] + [depth[p] for p in inside] + [1])
+    for group in groups:  # NOTE: the sink is last and reached from every member
+        for node in group:
+            depth[node] = depth[group[-1]]
+    return depth
+
+
+def _readers(graph: nx.DiGraph, groups) -> dict[Node, list[int]]:
+    """Each value read from outside a group -> the groups reading it, in group order."""
     readers: dict[Node, list[int]] = {}
     for index, group in enumerate(groups):
         inside = set(group)
-        for src in dict.fromkeys(
-            s for n in group for s in graph.predecessors(n) if s not in inside
-        ):
-            readers.setdefault(src, []).append(index)
-    below = None  # descendants of each node, as bits over `order`; built only when needed
-    for indices in readers.values():
-        live = [i for i in indices if groups[i]]
-        for i in live[1:]:
-            first = live[0]
-            one = group_outputs(graph, groups[first], requested)
-            other = group_outputs(graph, groups[i], requested)
-            if one[0].shape != other[0].shape:
-                continue
-            below = below or descendants(graph, order, position)
-            if _connected(one, other, below, position):
-                continue
-            groups[first] = sorted(groups[first] + groups[i], key=position.__getitem__)
-            groups[i] = []
-            reason = "siblings: same shape, a shared input, one pass writes both"
-            decisions.append(FusionDecision(one[0], other[0], True, reason))
-    return [g for g in groups if g]
+        for src in dict.fromkeys(s for n in group for s in graph.predecessors(n)):
+            if src not in inside:
+                readers.setdefault(src, []).append(index)
+    return readers
 
 
-def descendants(graph: nx.DiGraph, order: list[Node], position: dict) -> dict[Node, int]:
-    """For each node, the set of nodes it reaches, as an int with one bit per position."""
-    below: dict[Node, int] = {}
-    for node in reversed(order):
-        bits = 0
-        for consumer in graph.successors(node):
-            bits |= below[consumer] | (1 << position[consumer])
-        below[node] = bits
-    return below
+def _log_depth_splits(first: dict, sink: list, decisions: list) -> None:
+    """Say why siblings of one shape that share an input stayed apart."""
+    by_shape: dict[tuple, int] = {}
+    for (_, shape), i in first.items():
+        if shape in by_shape:
+            reason = "siblings at different kernel depths: one pass could wait on itself"
+            decisions.append(FusionDecision(sink[by_shape[shape]], sink[i], False, reason))
+        else:
+            by_shape[shape] = i
+
+
+def _union(parent: list[int], a: int, b: int) -> bool:
+    """Join the sets of a and b (the smaller index leads); False if already one set."""
+    a, b = _find(parent, a), _find(parent, b)
+    if a == b:
+        return False
+    parent[max(a, b)] = min(a, b)
+    return True
+
+
+def _find(parent: list[int], i: int) -> int:
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
+
+
+def _components(parent: list[int], groups, order: list[Node]) -> list[list[Node]]:
+    """The merged groups, each in topological order, in the order of their leading group."""
+    merged: dict[int, list[Node]] = {}
+    for i, group in enumerate(groups):
+        merged.setdefault(_find(parent, i), []).extend(group)
+    position = {node: i for i, node in enumerate(order)}
+    return [
+        members if len(members) == len(groups[lead]) else sorted(members, key=position.get)
+        for lead, members in merged.items()
+    ]
 
 
 def group_outputs(graph: nx.DiGraph, group: list[Node], requested: set) -> list[Node]:
     """The members a kernel writes out: requested ones and those read outside the kernel."""
     inside = set(group)
     return [n for n in group if n in requested or any(c not in inside for c in graph.successors(n))]
-
-
-def _connected(one: list[Node], other: list[Node], below: dict, position: dict) -> bool:
-    """Whether an output of one group reaches an output of the other, either way."""
-    return any(
-        below[a] >> position[b] & 1 or below[b] >> position[a] & 1 for a in one for b in other
-    )
 
 
 def _reason_to_split(

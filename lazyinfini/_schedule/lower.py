@@ -160,7 +160,8 @@ def order_kernels(kernels: list[Kernel]) -> list[Kernel]:
             needs[user].discard(i)
             if not needs[user]:
                 heapq.heappush(ready, user)
-    assert len(order) == len(kernels), "kernel dependencies form a cycle"
+    if len(order) != len(kernels):  # NOTE: not an assert: `python -O` would run a wrong order
+        raise RuntimeError("lazyinfini: internal error: kernel dependencies form a cycle")
     return order
 
 
