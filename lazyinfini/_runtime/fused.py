@@ -2,7 +2,8 @@
 whole op list per chunk with numpy ufuncs writing into per-thread scratch (`out=`).
 
 No full-size temporaries: each input is read once and the output written once. Half floats are
-loaded into float32, computed, and rounded once at the store (seeds 000/004).
+loaded into float32, computed, and each op's result is rounded to its dtype in the chunk, as the
+unfused and reference executors (and numpy) round it: fusion never changes a result.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import contextlib
 import functools
 import math
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -32,6 +33,7 @@ class Step:
     dst: int
     dtype: np.dtype  # the register's dtype: the node's compute dtype
     slot: int | None = None
+    rounds: bool = False  # a half float result read by later steps: round it to node.dtype
 
 
 class Program:
@@ -53,7 +55,7 @@ class Program:
             for j, n in enumerate(outputs)
             if _dtypes.compute_dtype(n.dtype) == n.dtype
         }
-        self.steps = _assign_slots(steps, self.outputs, self.direct)
+        self.steps = _assign_slots(_rounding(steps), self.outputs, self.direct)
 
     def evaluate(self, loads: list[np.ndarray], outs: list[np.ndarray], scratch: Scratch) -> None:
         """Compute one chunk: `loads` and `outs` are views of the chunk."""
@@ -69,9 +71,35 @@ class Program:
             else:
                 target = scratch.take(step.slot, shape, step.dtype)
             regs[step.dst] = _run_step(step, [regs[s] for s in step.srcs], target, scratch)
+            if step.rounds:
+                _round(target, step.node.dtype, scratch)
         for j, reg in enumerate(self.outputs):
             if reg not in self.direct:
                 np.copyto(outs[j], regs[reg], casting="unsafe")  # the one rounding
+
+
+def _rounding(steps: list[Step]) -> list[Step]:
+    """Mark the half float results that later steps read. numpy (and the unfused executors)
+    round every op's result to float16/bfloat16; a float32 register carried on would not be
+    rounded until the store, and `(x + 0.1) > 1000` could differ. A result read only by the
+    store is rounded there. A cast into a half float rounds itself (_run_step)."""
+    read = {src for step in steps for src in step.srcs}
+    return [
+        replace(
+            step,
+            rounds=step.node.dtype != step.dtype
+            and step.dst in read
+            and step.node.op is not Op.ASTYPE,
+        )
+        for step in steps
+    ]
+
+
+def _round(values: np.ndarray, dtype: np.dtype, scratch) -> None:
+    """Round float32 `values` in place to the nearest `dtype` value (through a scratch buffer)."""
+    rounded = scratch.take("round", values.shape, dtype)
+    np.copyto(rounded, values, casting="unsafe")
+    np.copyto(values, rounded)
 
 
 def _assign_slots(steps: list[Step], outputs: list[int], direct: dict) -> list[Step]:
@@ -86,7 +114,7 @@ def _assign_slots(steps: list[Step], outputs: list[int], direct: dict) -> list[S
     for k, step in enumerate(steps):
         slot = None if step.dst in direct else (free.pop() if free else len(slot_of))
         slot_of[step.dst] = slot
-        result.append(Step(step.node, step.srcs, step.dst, step.dtype, slot))
+        result.append(replace(step, slot=slot))
         for src in set(step.srcs):
             if last.get(src) == k and slot_of.get(src) is not None:
                 free.append(slot_of[src])
