@@ -6,8 +6,12 @@ buffers the CPU executor allocates and lends one again once nothing outside the 
 it (its reference count says so), so a loop that materializes, reads and drops arrays of the same
 sizes writes into warm memory, as numpy's own temporaries do below malloc's mmap threshold.
 
-Bounded: idle memory kept <= `li.options(pool_bytes=...)` (default 1 GiB; 0 turns the pool off);
-a buffer idle for IDLE_RUNS materializations is freed; at most TRACKED buffers are watched.
+Bounded: the memory the pool watches, in use or idle, is at most `li.options(pool_bytes=...)`
+(default 1 GiB; 0 turns the pool off), so idle memory stays under it at every moment, also when
+arrays are dropped between materializations (the pool hears of no drop; it bounds what could
+become idle instead). Beyond the bound the oldest buffers in use are no longer watched: they are
+freed as plain numpy memory when their arrays go. A buffer idle for IDLE_RUNS materializations
+is freed; at most TRACKED buffers are watched.
 `li.inspect.memory_pool()` reports it; `li.inspect.release_memory()` frees the idle buffers.
 """
 
@@ -47,7 +51,7 @@ class Pool:
     def __init__(self):
         self._bases: list[np.ndarray] = []  # uint8 owners, least recently lent first
         self._lent_at: list[int] = []  # the materialization each was last lent in
-        self._bytes = 0  # of all the buffers watched: idle memory cannot be more
+        self._bytes = 0  # of all the buffers watched (<= the limit): idle memory cannot be more
         self._runs = 0
         self._lock = threading.Lock()
         self.reused = 0
@@ -57,7 +61,7 @@ class Pool:
         """An uninitialized array; from an idle buffer of the same size when there is one."""
         dtype = np.dtype(dtype)
         nbytes = math.prod(shape) * dtype.itemsize
-        if limit <= 0 or nbytes < MIN_BYTES:
+        if nbytes > limit or nbytes < MIN_BYTES:
             return np.empty(shape, dtype)
         with self._lock:
             base = self._reuse(nbytes)
@@ -109,24 +113,21 @@ class Pool:
         return None
 
     def _trim(self, room: int) -> None:
-        """Keep idle bytes within `room` (least recently lent freed first) and the number of
-        buffers watched under TRACKED (the oldest in use are simply no longer watched)."""
+        """Keep the bytes watched within `room` and the buffers watched under TRACKED: idle
+        buffers are freed first, least recently lent first; then the oldest in use are simply no
+        longer watched."""
         idle = [i for i in range(len(self._bases)) if self._idle(i)]
-        total = sum(self._bases[i].nbytes for i in idle)
+        busy = sorted(set(range(len(self._bases))) - set(idle))
+        total, count = self._bytes, len(self._bases)
         drop = set()
-        for i in idle:
-            if total <= room:
+        for i in idle + busy:
+            if total <= room and count < TRACKED:
                 break
             drop.add(i)
             total -= self._bases[i].nbytes
-        excess = len(self._bases) - len(drop) - (TRACKED - 1)
-        for i in range(len(self._bases)):
-            if excess <= 0:
-                break
-            if i not in drop:
-                drop.add(i)
-                excess -= 1
-        self._keep(lambda i: i not in drop)
+            count -= 1
+        if drop:
+            self._keep(lambda i: i not in drop)
 
     def _drop(self, condition) -> int:
         freed = [i for i in range(len(self._bases)) if self._idle(i) and condition(i)]
