@@ -136,10 +136,11 @@ class Array:
 
         return explain(self, analyze=analyze)
 
-    def _value(self) -> np.ndarray:
-        """The realized ndarray (read-only), computing it first if needed."""
+    def _value(self, implicit: str = "") -> np.ndarray:
+        """The realized ndarray (read-only), computing it first if needed (`implicit` names a
+        conversion that asked, for the debug line)."""
         if self._node.op is not Op.BUFFER:
-            _realize.realize(self)
+            _realize.realize(self, implicit=implicit)
         return self._n.arg
 
     def __array__(self, dtype=None, copy=None):
@@ -187,7 +188,7 @@ class Array:
                     "call .compute() first or leave li.options(strict=True)"
                 )
             counters.implicit_materializations += 1
-        return self._value().reshape(()).item()
+        return self._value(f"{func.strip('_')}()").reshape(()).item()
 
     def __bool__(self) -> bool:
         return bool(self._scalar("__bool__"))

@@ -3,19 +3,31 @@
 from __future__ import annotations
 
 import sys
+import threading
 import time
 
 from ._array import held_array
 from ._counters import counters
-from ._graph import Op, buffer_node, mark_evaluated, mark_realized
+from ._graph import Op, buffer_node, caller_source, mark_evaluated, mark_realized
 from ._options import current
 from ._runtime import get_executor
 from ._schedule.cache import CACHE
 
+# NOTE: one materialization at a time. Between walking the pending graph and swapping in the
+# buffers, another thread realizing a shared node would change the graph under the walk (a node
+# it planned would become a buffer). Kernels still use every core: the executor's own threads.
+_REALIZING = threading.RLock()
 
-def realize(*arrays, timings: list | None = None):
+
+def realize(*arrays, timings: list | None = None, implicit: str = ""):
     """Compute every pending array in `arrays` with one schedule; returns that schedule (None if
-    nothing was pending). `timings` receives seconds per kernel. On failure nothing changes."""
+    nothing was pending). `timings` receives seconds per kernel. `implicit` names the conversion
+    that asked for it (`float()`), for the debug line. On failure nothing changes."""
+    with _REALIZING:
+        return _realize(arrays, timings, implicit)
+
+
+def _realize(arrays, timings: list | None, implicit: str):
     pending = list(dict.fromkeys(a._node for a in arrays if a._node.op is not Op.BUFFER))
     if not pending:
         return None
@@ -30,7 +42,7 @@ def realize(*arrays, timings: list | None = None):
     counters.materializations += 1
     counters.schedules_reused += job.reused
     if options.debug:
-        _debug_line(job, options.executor, time.perf_counter() - started)
+        _debug_line(job, options, time.perf_counter() - started, implicit)
     return job.plan
 
 
@@ -66,16 +78,20 @@ def _readonly(value):
     return view
 
 
-def _debug_line(job, executor: str, seconds: float) -> None:
+def _debug_line(job, options, seconds: float, implicit: str) -> None:
+    """One line per materialization: what, where the user asked (and whether implicitly), how."""
     plan = job.plan
     shapes = ", ".join(f"{n.shape} {n.dtype.name}" for n in plan.outputs)
     how = "a reused schedule" if job.reused else "a new schedule"
+    count = len(plan.kernels)
+    why = f" (implicit: {implicit})" if implicit else ""
     print(
-        f"lazyinfini: realized {shapes}: {len(plan.kernels)} kernels on {executor} "
-        f"({how}) in {seconds * 1e3:.3f} ms",
+        f"lazyinfini: realized {shapes} at {caller_source() or '?'}{why}: "
+        f"{count} kernel{'' if count == 1 else 's'} on {options.executor} ({how}) "
+        f"in {seconds * 1e3:.3f} ms",
         file=sys.stderr,
     )
-    if current().debug >= 3:
+    if options.debug >= 3:
         from .inspect import format_schedule
 
         print(format_schedule(plan), file=sys.stderr)

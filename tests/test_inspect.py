@@ -1,5 +1,7 @@
 """Seeing it: graph(), explain() (with analyze), to_dot(), debug levels, counters."""
 
+import sys
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -101,8 +103,10 @@ def test_debug_levels_print_to_stderr(program, capsys, level):
     _, _, y = program
     with li.options(debug=level):
         np.asarray(y)
+        LINE = sys._getframe().f_lineno - 1
     err = capsys.readouterr().err
-    assert "lazyinfini: realized (32, 64) float32: 1 kernels on cpu" in err
+    line = f"lazyinfini: realized (32, 64) float32 at test_inspect.py:{LINE}: 1 kernel on cpu"
+    assert line in err
     assert ("ms" in err.splitlines()[0]) and (("Kernel(" in err) == (level >= 2))
     assert ("fusion decisions:" in err) == (level >= 3)
 

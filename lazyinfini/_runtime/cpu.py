@@ -20,6 +20,7 @@ from .._graph import Node, Op
 from .._options import current
 from .._schedule import Kind, Schedule, schedule
 from .._schedule.layout import apply_movement
+from .failures import note_kernel
 from .fused import Program, chunks, run_chunks
 from .library import call_library_outputs
 from .pool import POOL
@@ -48,7 +49,11 @@ class CpuExecutor:
         debug = current().debug >= 2
         for kernel, dead in zip(plan.kernels, plan.frees):
             started = time.perf_counter()
-            results = _RUN[kernel.kind](kernel, values, memory)
+            try:
+                results = _RUN[kernel.kind](kernel, values, memory)
+            except Exception as error:
+                note_kernel(error, kernel)
+                raise
             values.update(zip(kernel.outputs, results))
             elapsed = time.perf_counter() - started
             _count(kernel)

@@ -11,6 +11,7 @@ from .._counters import counters
 from .._graph import Node, Op, inputs_of
 from .._schedule import Schedule, schedule_nodes
 from .._schedule.layout import slice_key
+from .failures import note_kernel
 from .library import call_library
 from .ufuncs import UFUNCS
 
@@ -32,9 +33,13 @@ class ReferenceExecutor:
         values: dict[Node, np.ndarray] = dict(inputs)
         for kernel, dead in zip(schedule.kernels, schedule.frees):
             started = time.perf_counter()
-            for node in kernel.nodes:
-                values[node] = evaluate(node, [_value(values, s) for s in inputs_of(node)])
-                counters.nodes += 1
+            try:
+                for node in kernel.nodes:
+                    values[node] = evaluate(node, [_value(values, s) for s in inputs_of(node)])
+                    counters.nodes += 1
+            except Exception as error:
+                note_kernel(error, kernel)
+                raise
             for node in kernel.intermediates:
                 del values[node]
             counters.kernels += 1
