@@ -12,7 +12,14 @@ from __future__ import annotations
 import operator
 
 from . import _dtypes
-from ._api.checks import check_array, check_dtype_arg, check_dtype_in, error, normalize_axis
+from ._api.checks import (
+    check_array,
+    check_dtype_arg,
+    check_dtype_in,
+    check_size,
+    error,
+    normalize_axis,
+)
 from ._api.creation import arange
 from ._api.data_types import astype
 from ._api.elementwise import conform, less, multiply, subtract, where
@@ -56,6 +63,7 @@ def _input(func: str, x, complex_in: bool):
 def _record(func: str, node, shape, dtype, norm, **kwargs) -> Array:
     if norm not in _NORMS:
         raise error(ValueError, func, f"norm must be one of {_NORMS}, got {norm!r}")
+    check_size(func, shape, dtype.itemsize)
     arg = (("_function", func), *sorted(kwargs.items()), ("norm", norm))
     return record(Op.FFT, (node,), shape, dtype, arg, caller_source())
 
@@ -130,6 +138,9 @@ def ihfft(x, /, *, n=None, axis=-1, norm="backward") -> Array:
 
 
 def _axes(func: str, x: Array, s, axes) -> tuple[int, ...]:
+    for name, value in (("s", s), ("axes", axes)):
+        if value is not None and not isinstance(value, (tuple, list)):
+            raise error(TypeError, func, f"{name} must be a tuple of ints, got {value!r}")
     if axes is None:
         # Note: with s but no axes the last len(s) axes are used, as numpy does.
         return tuple(range(x.ndim - len(s) if s is not None else 0, x.ndim))
@@ -195,9 +206,12 @@ def _frequency_args(func: str, n, d, dtype, device):
     n = _size(func, "n", n)
     if isinstance(d, bool) or not isinstance(d, (int, float)):
         raise error(TypeError, func, f"d must be a real number, got {d!r}")
+    if d == 0:
+        raise error(ValueError, func, "d (the sample spacing) must not be 0")
     dtype = _dtypes.DEFAULT_FLOAT if dtype is None else check_dtype_arg(func, dtype)
     if dtype not in _dtypes.REAL_FLOATING:
         raise error(TypeError, func, f"dtype must be a real floating dtype, got {dtype.name}")
+    check_size(func, (n,), _dtypes.float64.itemsize)
     return n, 1.0 / (n * d), dtype
 
 

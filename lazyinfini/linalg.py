@@ -16,7 +16,14 @@ import numpy as np
 
 from . import _dtypes
 from ._api.checks import broadcast_shapes as common_shape
-from ._api.checks import check_array, check_dtype_arg, check_dtype_in, error, normalize_axis
+from ._api.checks import (
+    check_array,
+    check_dtype_arg,
+    check_dtype_in,
+    check_flag,
+    error,
+    normalize_axis,
+)
 from ._api.elementwise import conform
 from ._api.linear_algebra import (
     _promoted,
@@ -137,7 +144,8 @@ def _int(func: str, name: str, value) -> int:
 def cholesky(x, /, *, upper=False) -> Array:
     """The Cholesky factor of Hermitian positive-definite matrices."""
     x = _matrices("cholesky", x, square=True)
-    return _call("cholesky", (x._node,), x.shape, x.dtype, caller_source(), upper=bool(upper))
+    upper = check_flag("cholesky", "upper", upper)
+    return _call("cholesky", (x._node,), x.shape, x.dtype, caller_source(), upper=upper)
 
 
 def det(x, /) -> Array:
@@ -155,8 +163,8 @@ def inv(x, /) -> Array:
 def diagonal(x, /, *, offset=0) -> Array:
     """The offset diagonal of matrices."""
     x = _matrices("diagonal", x, category="any")
-    offset = _int("diagonal", "offset", offset)
     rows, cols = x.shape[-2:]
+    offset = _offset("diagonal", offset, rows, cols)
     length = max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols))
     shape = x.shape[:-2] + (length,)
     return _call("diagonal", (x._node,), shape, x.dtype, caller_source(), offset=offset)
@@ -166,11 +174,16 @@ def trace(x, /, *, offset=0, dtype=None) -> Array:
     """The sum along the offset diagonal of matrices."""
     source = caller_source()
     x = _matrices("trace", x, category="numeric")
-    offset = _int("trace", "offset", offset)
+    offset = _offset("trace", offset, *x.shape[-2:])
     dtype = _sum_dtype(x.dtype) if dtype is None else check_dtype_arg("trace", dtype)
     # Note (spec): the input is cast to the result dtype before summing (to avoid overflow).
     node = conform(x._node, dtype, x.shape, source)
     return _call("trace", (node,), x.shape[:-2], dtype, source, offset=offset)
+
+
+def _offset(func: str, offset, rows: int, cols: int) -> int:
+    """A diagonal offset; past the matrix it selects nothing, clamped so numpy's C long holds it."""
+    return max(-rows, min(_int(func, "offset", offset), cols))
 
 
 def _sum_dtype(dtype: np.dtype) -> np.dtype:
@@ -200,6 +213,8 @@ def pinv(x, /, *, rtol=None) -> Array:
 def matrix_rank(x, /, *, rtol=None) -> Array:
     """The rank of matrices: the count of singular values above rtol * the largest."""
     x = _matrices("matrix_rank", x)
+    if 0 in x.shape[-2:]:
+        raise error(ValueError, "matrix_rank", f"x holds empty matrices, shape {x.shape}")
     rtol = _rtol("matrix_rank", rtol, x)
     shape = x.shape[:-2]
     return _call("matrix_rank", (x._node,), shape, _dtypes.DEFAULT_INT, caller_source(), rtol=rtol)
@@ -214,7 +229,9 @@ def _rtol(func: str, rtol, x: Array):
         return None if rtol is None else float(rtol)
     if isinstance(rtol, Array):
         check_dtype_in(func, "rtol", rtol.dtype, "real floating")
-        common_shape(func, rtol.shape, x.shape[:-2])
+        batch = x.shape[:-2]
+        if rtol.ndim > len(batch) or common_shape(func, rtol.shape, batch) != batch:
+            raise error(ValueError, func, f"rtol of shape {rtol.shape} must broadcast to {batch}")
         return np.asarray(rtol)
     raise error(TypeError, func, f"rtol must be a float or an array, got {rtol!r}")
 
@@ -227,13 +244,14 @@ _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
 def matrix_norm(x, /, *, keepdims=False, ord="fro") -> Array:
     """The matrix norm of each matrix ('fro', 'nuc', 1, -1, 2, -2, inf, -inf)."""
     x = _matrices("matrix_norm", x)
+    keepdims = check_flag("matrix_norm", "keepdims", keepdims)
     if isinstance(ord, bool) or ord not in _MATRIX_ORDS:
         raise error(ValueError, "matrix_norm", f"ord {ord!r} is not one of {_MATRIX_ORDS}")
     shape = x.shape[:-2] + ((1, 1) if keepdims else ())
     ord = ord if isinstance(ord, str) else float(ord)
     source = caller_source()
     return _call(
-        "matrix_norm", (x._node,), shape, _real(x.dtype), source, keepdims=bool(keepdims), ord=ord
+        "matrix_norm", (x._node,), shape, _real(x.dtype), source, keepdims=keepdims, ord=ord
     )
 
 
@@ -241,6 +259,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2) -> Array:
     """The vector p-norm over axis (all axes when None)."""
     check_array("vector_norm", "x", x)
     check_dtype_in("vector_norm", "x", x.dtype, "floating")
+    keepdims = check_flag("vector_norm", "keepdims", keepdims)
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise error(ValueError, "vector_norm", f"ord must be a number, got {ord!r}")
     axes = _norm_axes(x, axis)
@@ -255,7 +274,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2) -> Array:
         _real(x.dtype),
         source,
         axis=axis,
-        keepdims=bool(keepdims),
+        keepdims=keepdims,
         ord=float(ord),
     )
 
@@ -325,7 +344,8 @@ def svd(x, /, *, full_matrices=True) -> SVDResult:
     """The singular value decomposition U, S, Vh of matrices."""
     x = _matrices("svd", x)
     *batch, m, n = x.shape
-    k, full, batch = min(m, n), bool(full_matrices), tuple(batch)
+    k, batch = min(m, n), tuple(batch)
+    full = check_flag("svd", "full_matrices", full_matrices)
     source = caller_source()
     u_shape, vh_shape = (
         (batch + (m, m), batch + (n, n)) if full else (batch + (m, k), batch + (k, n))

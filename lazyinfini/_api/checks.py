@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -11,6 +12,15 @@ from .. import _dtypes
 
 class AxisError(ValueError, IndexError):
     """An axis out of range (both a ValueError and an IndexError, as in numpy)."""
+
+
+class OutOfRangeError(OverflowError, ValueError):
+    """A value too large for its dtype or a size too large for memory: numpy raises
+    OverflowError for these, and the standard's callers expect a ValueError, so it is both."""
+
+
+# NOTE: numpy cannot allocate more elements (or bytes) than an intp counts.
+MAX_SIZE = int(np.iinfo(np.intp).max)
 
 
 def error(exc: type[Exception], func: str, message: str) -> Exception:
@@ -24,6 +34,13 @@ def check_array(func: str, name: str, x):
     if not isinstance(x, Array):
         raise error(TypeError, func, f"{name} must be a lazyinfini array, got {type(x).__name__}")
     return x
+
+
+def check_flag(func: str, name: str, value) -> bool:
+    """A bool keyword (keepdims, copy, endpoint, ...): Python or numpy bool only."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise error(TypeError, func, f"{name} must be a bool, got {value!r}")
+    return bool(value)
 
 
 def check_dtype_in(func: str, name: str, dtype: np.dtype, category: str) -> None:
@@ -47,16 +64,28 @@ def check_dtype_arg(func: str, dtype) -> np.dtype:
 
 
 def check_shape(func: str, shape) -> tuple[int, ...]:
-    """A shape argument: an int or a sequence of non-negative ints."""
-    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+    """A shape argument: an int or a sequence of non-negative ints (bools are not sizes)."""
+    if _is_index(shape):
         shape = (shape,)
-    try:
-        dims = tuple(operator.index(d) for d in shape)
-    except TypeError:
-        raise error(TypeError, func, f"shape must be a tuple of ints, got {shape!r}") from None
+    if not isinstance(shape, (tuple, list)) or not all(_is_index(d) for d in shape):
+        raise error(TypeError, func, f"shape must be a tuple of ints, got {shape!r}")
+    dims = tuple(operator.index(d) for d in shape)
     if any(d < 0 for d in dims):
         raise error(ValueError, func, f"negative dimension in shape {dims}")
+    check_size(func, dims)
     return dims
+
+
+def _is_index(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def check_size(func: str, shape: tuple[int, ...], itemsize: int = 1) -> None:
+    """A shape numpy could allocate: its byte count fits an intp (a lazy array of 10**20
+    elements would otherwise fail only when computed, lines later)."""
+    if math.prod(shape) * itemsize > MAX_SIZE:
+        shown = tuple(d if d < 10**12 else float(f"{d:.3g}") for d in shape)
+        raise error(OutOfRangeError, func, f"shape {shown} is too large to allocate")
 
 
 def check_scalar(func: str, value, dtype: np.dtype) -> None:
@@ -65,7 +94,7 @@ def check_scalar(func: str, value, dtype: np.dtype) -> None:
         if isinstance(value, (float, complex)):
             raise error(TypeError, func, f"cannot combine {value!r} with an integer array")
         if not _dtypes.in_range(int(value), dtype):
-            raise error(OverflowError, func, f"{value!r} is out of range for {dtype.name}")
+            raise error(OutOfRangeError, func, f"{value!r} is out of range for {dtype.name}")
     if dtype == _dtypes.bool and not isinstance(value, bool):
         raise error(TypeError, func, f"cannot combine {value!r} with a bool array")
     if dtype not in _dtypes.COMPLEX and isinstance(value, complex):

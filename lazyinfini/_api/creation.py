@@ -14,17 +14,33 @@ import numpy as np
 from .. import _dtypes
 from .._array import Array, record
 from .._device import check_device
-from .._graph import Node, Op, buffer_node, caller_source
-from .checks import check_dtype_arg, check_shape, error
+from .._graph import Node, Op, buffer_node, caller_source, inputs_of
+from .._runtime.reference import evaluate
+from .checks import (
+    OutOfRangeError,
+    check_dtype_arg,
+    check_flag,
+    check_shape,
+    check_size,
+    error,
+)
 
 _PY_DEFAULTS = {"b": _dtypes.bool, "i": _dtypes.DEFAULT_INT, "f": _dtypes.DEFAULT_FLOAT}
 
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
     """Convert obj (array, numpy array, DLPack or __array__ object, nested sequence, scalar).
+
+    copy=None shares the memory of a numpy array (or DLPack or buffer object) of the right
+    dtype, as numpy.asarray does: writing into that numpy array later changes this array, and
+    every pending result that reads it until that result is computed. copy=True never shares:
+    numpy input and computed arrays (and views of them) are copied now, so later writes are not
+    seen; a cast or a pending array is computed into new memory when needed (reading its inputs
+    then, as every pending result does). copy=False raises ValueError where a copy is needed.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.asarray.html"""
     check_device("asarray", device)
     dtype = None if dtype is None else check_dtype_arg("asarray", dtype)
+    _check_copy("asarray", copy)
     if isinstance(obj, Array):
         return _from_array(obj, dtype, copy)
     value = _to_numpy(obj, dtype, copy)
@@ -33,17 +49,50 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
     return Array(buffer_node(_readonly(value), caller_source()))
 
 
+def _check_copy(func: str, copy) -> None:
+    if copy is not None and not isinstance(copy, builtins.bool):
+        raise error(TypeError, func, f"copy must be True, False or None, got {copy!r}")
+
+
 def _from_array(x: Array, dtype, copy) -> Array:
     if dtype is None or dtype == x.dtype:
         # NOTE: without copy=True the result is x itself, so x[i] = v (which rebinds x) is seen
-        # through it, as with numpy's asarray. With copy=True a new array shares the node:
-        # nodes are immutable, so that is a copy.
-        return Array(x._node) if copy else x
+        # through it, as with numpy's asarray.
+        return copied(x) if copy else x
     if copy is False:
         raise error(ValueError, "asarray", f"copy=False but {x.dtype.name} -> {dtype.name} copies")
     from .data_types import astype
 
     return astype(x, dtype)
+
+
+def copied(x: Array) -> Array:
+    """A copy of x that no later write into anyone's memory changes (asarray and astype with
+    copy=True).
+
+    Nodes are immutable, so a pending computed x is copied by sharing its node: its value will
+    be written into fresh memory. A computed buffer, or views of one, may be memory a caller
+    can still write into (li.asarray(numpy_array) shares it), so its values are copied now.
+    """
+    value = _view_value(x._node)
+    if value is None:
+        return Array(x._node)
+    return Array(buffer_node(_readonly(np.array(value, copy=True)), caller_source()))
+
+
+def _view_value(node: Node) -> np.ndarray | None:
+    """The value of `node` when it is a computed buffer or a chain of views of one (numpy
+    views: nothing is computed); None when some node on the way still has to be computed."""
+    chain = []
+    while node.op.is_movement:
+        chain.append(node)
+        (node,) = inputs_of(node)
+    if node.op is not Op.BUFFER:
+        return None
+    value = node.arg
+    for step in reversed(chain):
+        value = evaluate(step, [value])
+    return value
 
 
 def _to_numpy(obj, dtype, copy) -> np.ndarray:
@@ -82,9 +131,9 @@ def _from_python(obj, dtype) -> np.ndarray:
         value = np.asarray(obj, dtype=dtype)
     except OverflowError:
         shown = "int64" if dtype is None else dtype.name
-        raise error(OverflowError, "asarray", f"a Python int does not fit in {shown}") from None
+        raise error(OutOfRangeError, "asarray", f"a Python int does not fit in {shown}") from None
     except (TypeError, ValueError) as exc:
-        raise error(TypeError, "asarray", f"cannot convert to {dtype.name} ({exc})") from None
+        raise _conversion_error(obj, dtype, exc) from None
     if dtype is not None:
         return value
     if value.dtype.kind in _PY_DEFAULTS:
@@ -93,8 +142,22 @@ def _from_python(obj, dtype) -> np.ndarray:
         return value.astype(_dtypes.DEFAULT_COMPLEX, copy=False)
     # numpy holds ints past int64 as uint64, or past uint64 as Python objects.
     if value.dtype.kind == "u" or (value.dtype.kind == "O" and _all_ints(value)):
-        raise error(OverflowError, "asarray", "a Python int does not fit in int64")
-    raise error(TypeError, "asarray", f"cannot make an array from {type(obj).__name__}")
+        raise error(OutOfRangeError, "asarray", "a Python int does not fit in int64")
+    raise error(TypeError, "asarray", f"cannot make an array from {_describe(obj)}")
+
+
+def _conversion_error(obj, dtype, exc: Exception) -> Exception:
+    """numpy's refusal, in our words: a ragged sequence is a ValueError, a wrong type a
+    TypeError (numpy raises ValueError for both)."""
+    if isinstance(exc, ValueError) and "inhomogeneous" in str(exc):
+        return error(ValueError, "asarray", f"nested sequences of unequal lengths ({exc})")
+    target = "an array" if dtype is None else f"a {dtype.name} array"
+    return error(TypeError, "asarray", f"cannot convert {_describe(obj)} to {target} ({exc})")
+
+
+def _describe(obj) -> str:
+    text = repr(obj)
+    return f"{type(obj).__name__} {text if len(text) <= 40 else text[:37] + '...'}"
 
 
 def _all_ints(value: np.ndarray) -> bool:
@@ -113,7 +176,11 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Array:
     check_device("from_dlpack", device)
     if not hasattr(x, "__dlpack__"):
         raise error(TypeError, "from_dlpack", f"{type(x).__name__} has no __dlpack__")
-    value = np.from_dlpack(x, copy=copy)
+    _check_copy("from_dlpack", copy)
+    try:
+        value = np.from_dlpack(x, copy=copy)
+    except (BufferError, TypeError, ValueError) as exc:
+        raise error(ValueError, "from_dlpack", f"the producer refused ({exc})") from None
     return Array(buffer_node(_readonly(value), caller_source()))
 
 
@@ -134,6 +201,7 @@ def _fill(func: str, shape, value, dtype, device) -> Array:
         )
     dtype = _dtypes.scalar_dtype(value, None) if dtype is None else check_dtype_arg(func, dtype)
     _check_fits(func, value, dtype)
+    check_size(func, shape, dtype.itemsize)
     return record(Op.FULL, (), shape, dtype, value)
 
 
@@ -144,47 +212,52 @@ def _check_fits(func: str, value, dtype: np.dtype) -> None:
         if isinstance(value, float):
             raise error(TypeError, func, f"float fill_value {value!r} with dtype {dtype.name}")
         if not _dtypes.in_range(int(value), dtype):
-            raise error(OverflowError, func, f"{value!r} is out of range for {dtype.name}")
+            raise error(OutOfRangeError, func, f"{value!r} is out of range for {dtype.name}")
+
+
+def _default_float(dtype):
+    return _dtypes.DEFAULT_FLOAT if dtype is None else dtype
 
 
 def zeros(shape, *, dtype=None, device=None) -> Array:
     """An array of zeros. https://data-apis.org/array-api/latest/API_specification/generated/array_api.zeros.html"""
-    return _fill("zeros", shape, 0, dtype or _dtypes.DEFAULT_FLOAT, device)
+    return _fill("zeros", shape, 0, _default_float(dtype), device)
 
 
 def ones(shape, *, dtype=None, device=None) -> Array:
     """An array of ones. https://data-apis.org/array-api/latest/API_specification/generated/array_api.ones.html"""
-    return _fill("ones", shape, 1, dtype or _dtypes.DEFAULT_FLOAT, device)
+    return _fill("ones", shape, 1, _default_float(dtype), device)
 
 
 def empty(shape, *, dtype=None, device=None) -> Array:
     """An uninitialized array (recorded as zeros: free until used).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.empty.html"""
-    return _fill("empty", shape, 0, dtype or _dtypes.DEFAULT_FLOAT, device)
+    return _fill("empty", shape, 0, _default_float(dtype), device)
 
 
 def _like(func: str, x, value, dtype, device) -> Array:
+    """A fill of x's shape; value 0 and 1 are False and True for bool."""
     if not isinstance(x, Array):
         raise error(TypeError, func, f"x must be a lazyinfini array, got {type(x).__name__}")
     dtype = x.dtype if dtype is None else check_dtype_arg(func, dtype)
-    if value is None:
-        value = False if dtype == _dtypes.bool else 0
+    if dtype == _dtypes.bool and type(value) is int and value in (0, 1):
+        value = builtins.bool(value)
     return _fill(func, x.shape, value, dtype, device)
 
 
 def zeros_like(x, /, *, dtype=None, device=None) -> Array:
     """Zeros with x's shape. https://data-apis.org/array-api/latest/API_specification/generated/array_api.zeros_like.html"""
-    return _like("zeros_like", x, None, dtype, device)
+    return _like("zeros_like", x, 0, dtype, device)
 
 
 def ones_like(x, /, *, dtype=None, device=None) -> Array:
     """Ones with x's shape. https://data-apis.org/array-api/latest/API_specification/generated/array_api.ones_like.html"""
-    return _like("ones_like", x, 1 if (dtype or x.dtype) != _dtypes.bool else True, dtype, device)
+    return _like("ones_like", x, 1, dtype, device)
 
 
 def empty_like(x, /, *, dtype=None, device=None) -> Array:
     """Uninitialized with x's shape. https://data-apis.org/array-api/latest/API_specification/generated/array_api.empty_like.html"""
-    return _like("empty_like", x, None, dtype, device)
+    return _like("empty_like", x, 0, dtype, device)
 
 
 def full_like(x, /, fill_value, *, dtype=None, device=None) -> Array:
@@ -200,6 +273,8 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
     for name, v in (("start", start), ("stop", stop), ("step", step)):
         if isinstance(v, builtins.bool) or not isinstance(v, (int, float)):
             raise error(TypeError, "arange", f"{name} must be a real number, got {v!r}")
+        if not math.isfinite(v):
+            raise error(ValueError, "arange", f"{name} must be finite, got {v!r}")
     if step == 0:
         raise error(ValueError, "arange", "step must not be 0")
     all_int = all(isinstance(v, int) for v in (start, stop, step))
@@ -208,17 +283,25 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
     dtype = check_dtype_arg("arange", dtype)
     if dtype == _dtypes.bool or dtype in _dtypes.COMPLEX:
         raise error(TypeError, "arange", f"dtype {dtype.name} is not a real numeric dtype")
-    if all_int:
-        length = len(range(start, stop, step))
-    else:
-        length = builtins.max(0, math.ceil((stop - start) / step))
-    if (
-        dtype in _dtypes.INTEGER
-        and length
-        and not _dtypes.in_range(start + (length - 1) * step, dtype)
-    ):
-        raise error(OverflowError, "arange", f"values out of range for {dtype.name}")
+    length = _range_length(start, stop, step, all_int)
+    check_size("arange", (length,), dtype.itemsize)
+    if length <= 1:
+        step = 1  # NOTE: unused, and a huge step would not fit the dtype the range is made in
+    if dtype in _dtypes.INTEGER and length:
+        for end in (start, start + (length - 1) * step):
+            if not _dtypes.in_range(math.floor(end), dtype):
+                raise error(OutOfRangeError, "arange", f"value {end} out of range for {dtype.name}")
     return record(Op.ARANGE, (), (length,), dtype, (start, step))
+
+
+def _range_length(start, stop, step, exact: builtins.bool) -> int:
+    """How many values arange yields: ceil((stop - start) / step), at least 0."""
+    if exact:
+        return builtins.max(0, -((start - stop) // step))  # NOTE: ints of any size, exactly
+    steps = (stop - start) / step
+    if not math.isfinite(steps):
+        raise error(OutOfRangeError, "arange", f"{start} to {stop} by {step} is too many values")
+    return builtins.max(0, math.ceil(steps))
 
 
 def _count(func: str, name: str, value) -> int:
@@ -247,6 +330,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Array:
     rows = _count("eye", "n_rows", n_rows)
     cols = rows if n_cols is None else _count("eye", "n_cols", n_cols)
     dtype = _dtypes.DEFAULT_FLOAT if dtype is None else check_dtype_arg("eye", dtype)
+    check_size("eye", (rows, cols), dtype.itemsize)
     return record(Op.EYE, (), (rows, cols), dtype, (_offset("eye", k),))
 
 
@@ -257,7 +341,9 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
         if isinstance(v, builtins.bool) or not isinstance(v, (int, float, complex)):
             raise error(TypeError, "linspace", f"{name} must be a Python number, got {v!r}")
     num = _count("linspace", "num", num)
+    endpoint = check_flag("linspace", "endpoint", endpoint)
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
+    start, stop = _as_float("linspace", start), _as_float("linspace", stop)
     if dtype is None:
         dtype = _dtypes.DEFAULT_COMPLEX if is_complex else _dtypes.DEFAULT_FLOAT
     dtype = check_dtype_arg("linspace", dtype)
@@ -265,8 +351,19 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
         raise error(
             TypeError, "linspace", f"cannot make {dtype.name} values from {start!r}, {stop!r}"
         )
+    check_size("linspace", (num,), dtype.itemsize)
     # Note (spec): integer dtypes are implementation-defined; we round down, as numpy does.
-    return record(Op.LINSPACE, (), (num,), dtype, (start, stop, builtins.bool(endpoint)))
+    return record(Op.LINSPACE, (), (num,), dtype, (start, stop, endpoint))
+
+
+def _as_float(func: str, value):
+    """An int endpoint as a float (numpy's linspace cannot take ints past int64)."""
+    if not isinstance(value, int):
+        return value
+    try:
+        return float(value)
+    except OverflowError:
+        raise error(OutOfRangeError, func, f"{value} is too large for a float") from None
 
 
 def meshgrid(*arrays, indexing="xy") -> tuple[Array, ...]:
@@ -307,7 +404,10 @@ def _triangle(func: str, op: Op, x, k) -> Array:
         raise error(TypeError, func, f"x must be a lazyinfini array, got {type(x).__name__}")
     if x.ndim < 2:
         raise error(ValueError, func, f"x must be at least 2-d, got {x.ndim}-d")
-    return record(op, (x._node,), x.shape, x.dtype, (("k", _offset(func, k)),))
+    rows, cols = x.shape[-2:]
+    # NOTE: an offset past the matrix keeps all or nothing; clamped, it fits numpy's C long.
+    k = builtins.min(builtins.max(_offset(func, k), -rows), cols)
+    return record(op, (x._node,), x.shape, x.dtype, (("k", k),))
 
 
 def tril(x, /, *, k=0) -> Array:

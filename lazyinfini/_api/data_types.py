@@ -16,18 +16,23 @@ from .._array import Array, record
 from .._device import check_device
 from .._graph import Op
 from .checks import check_array, check_dtype_arg, check_scalar, error
+from .creation import copied
 
 
 def astype(x, dtype, /, *, copy=True, device=None) -> Array:
-    """x cast to dtype. https://data-apis.org/array-api/latest/API_specification/generated/array_api.astype.html"""
+    """x cast to dtype; copy=False returns x itself when it has that dtype already (see
+    asarray for what copy=True promises).
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.astype.html"""
     check_array("astype", "x", x)
     dtype = check_dtype_arg("astype", dtype)
     check_device("astype", device)
+    if not isinstance(copy, builtins.bool):
+        raise error(TypeError, "astype", f"copy must be True or False, got {copy!r}")
     if x.dtype in _dtypes.COMPLEX and dtype not in _dtypes.COMPLEX and dtype != _dtypes.bool:
         # Note (spec): complex -> real would drop the imaginary part silently; use real()/abs().
         raise error(TypeError, "astype", f"cannot cast {x.dtype.name} to {dtype.name}")
     if dtype == x.dtype:
-        return Array(x._node)  # NOTE: immutable arrays: sharing the node is a copy
+        return copied(x) if copy else x
     return record(Op.ASTYPE, (x._node,), x.shape, dtype)
 
 

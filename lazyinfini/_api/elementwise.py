@@ -65,15 +65,26 @@ def operands(func: str, values, category: str, source: str):
     if dtype is None:
         shown = ", ".join(a.dtype.name for a in present)
         raise error(TypeError, func, f"dtypes {shown} have no common type")
-    for v, a in zip(values, arrays):
+    for i, (v, a) in enumerate(zip(values, arrays)):
         if a is None:
             dtype = _dtypes.promote(dtype, _dtypes.scalar_dtype(v, dtype))
+            _check_scalar_kind(func, f"x{i + 1}", v, dtype, category)
     shape = broadcast_shapes(func, *(a.shape for a in present))
     nodes = []
     for v, a in zip(values, arrays):
         node = a._node if a is not None else _scalar_node(func, v, dtype, shape, source)
         nodes.append(conform(node, dtype, shape, source))
     return nodes, dtype, shape
+
+
+def _check_scalar_kind(func: str, name: str, value, dtype: np.dtype, category: str) -> None:
+    """A weak scalar must not promote the operands out of the op's dtypes (1j in atan2)."""
+    if dtype not in _dtypes.CATEGORIES[category]:
+        raise error(
+            TypeError,
+            func,
+            f"{name}={value!r} makes the operands {dtype.name}; {func} needs {category}",
+        )
 
 
 def _same_arrays(values) -> Array | None:

@@ -13,7 +13,7 @@ import numpy as np
 from .. import _dtypes
 from .._array import Array, record
 from .._graph import Node, Op, caller_source
-from .checks import AxisError, check_array, check_shape, error, normalize_axis
+from .checks import AxisError, check_array, check_shape, check_size, error, normalize_axis
 from .checks import broadcast_shapes as common_shape
 
 
@@ -38,6 +38,8 @@ def permute_dims(x, /, axes) -> Array:
 def reshape(x, /, shape, *, copy=None) -> Array:
     """x with a new shape (-1 infers one dimension). https://data-apis.org/array-api/latest/API_specification/generated/array_api.reshape.html"""
     check_array("reshape", "x", x)
+    if copy is not None and not isinstance(copy, bool):
+        raise error(TypeError, "reshape", f"copy must be True, False or None, got {copy!r}")
     target = _resolve_shape(x, shape)
     if target == x.shape:
         return Array(x._node)
@@ -45,8 +47,10 @@ def reshape(x, /, shape, *, copy=None) -> Array:
 
 
 def _resolve_shape(x: Array, shape) -> tuple[int, ...]:
-    if isinstance(shape, int):
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (shape,)
+    if not isinstance(shape, (tuple, list)) or any(isinstance(d, bool) for d in shape):
+        raise error(TypeError, "reshape", f"shape must be a tuple of ints, got {shape!r}")
     try:
         dims = [operator.index(d) for d in shape]
     except TypeError:
@@ -305,6 +309,7 @@ def tile(x, repetitions, /) -> Array:
     ndim = max(x.ndim, len(reps))
     reps = (1,) * (ndim - len(reps)) + reps
     shape = tuple(n * r for n, r in zip((1,) * (ndim - x.ndim) + x.shape, reps, strict=True))
+    check_size("tile", shape, x.dtype.itemsize)
     return record(Op.TILE, (x._node,), shape, x.dtype, (("reps", reps),))
 
 
@@ -322,8 +327,10 @@ def repeat(x, repeats, /, *, axis=None) -> Array:
         count = _int("repeat", "repeats", repeats)
         if count < 0:
             raise error(ValueError, "repeat", f"repeats must be non-negative, got {count}")
+        count = count if length else 0  # NOTE: nothing to repeat; numpy takes a C long
         total, srcs, arg = count * length, (x._node,), (("repeats", count), ("axis", axis))
     shape = (total,) if axis is None else x.shape[:axis] + (total,) + x.shape[axis + 1 :]
+    check_size("repeat", shape, x.dtype.itemsize)
     return record(Op.REPEAT, srcs, shape, x.dtype, arg)
 
 

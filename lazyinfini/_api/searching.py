@@ -15,8 +15,8 @@ from .. import _dtypes
 from .._array import Array, record
 from .._counters import counters
 from .._graph import Op
-from .checks import check_array, check_dtype_in, check_scalar, error, normalize_axis
-from .statistics import check_flag, check_nonempty, record_reduction, reduced_shape
+from .checks import check_array, check_dtype_in, check_flag, check_scalar, error, normalize_axis
+from .statistics import check_nonempty, record_reduction, reduced_shape
 
 _SIDES = ("left", "right")
 

@@ -15,10 +15,9 @@ import numpy as np
 from .. import _dtypes
 from .._array import Array, record
 from .._graph import Op
-from .checks import check_array, check_scalar, error
+from .checks import check_array, check_flag, check_scalar, error
 from .creation import asarray
 from .searching import realized_value
-from .statistics import check_flag
 
 
 class UniqueAllResult(NamedTuple):

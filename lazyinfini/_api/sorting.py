@@ -8,8 +8,7 @@ from __future__ import annotations
 from .. import _dtypes
 from .._array import Array, record
 from .._graph import Op
-from .checks import check_array, check_dtype_in, normalize_axis
-from .statistics import check_flag
+from .checks import check_array, check_dtype_in, check_flag, normalize_axis
 
 
 def _sort_node(func: str, op: Op, x, axis, descending, stable, dtype=None) -> Array:

@@ -14,17 +14,17 @@ import numpy as np
 from .. import _dtypes
 from .._array import Array, record
 from .._graph import Op
-from .checks import check_array, check_dtype_arg, check_dtype_in, error, normalize_axis
+from .checks import (
+    check_array,
+    check_dtype_arg,
+    check_dtype_in,
+    check_flag,
+    error,
+    normalize_axis,
+)
 
 
 # -- shared by every reduction (searching.py and utility.py record theirs through these) ------
-def check_flag(func: str, name: str, value) -> builtins.bool:
-    """A bool keyword (keepdims, descending, ...): Python or numpy bool only."""
-    if not isinstance(value, (builtins.bool, np.bool_)):
-        raise error(TypeError, func, f"{name} must be a bool, got {value!r}")
-    return builtins.bool(value)
-
-
 def reduction_axes(func: str, axis, ndim: int) -> tuple[int, ...]:
     """axis=None, an int or a tuple of ints -> the sorted, distinct, non-negative axes."""
     if axis is None:
@@ -127,6 +127,8 @@ def mean(x, /, *, axis=None, keepdims=False) -> Array:
 def _check_correction(func: str, correction) -> float | int:
     if isinstance(correction, builtins.bool) or not isinstance(correction, (int, float)):
         raise error(TypeError, func, f"correction must be a real number, got {correction!r}")
+    if isinstance(correction, int) and not _dtypes.in_range(correction, _dtypes.int64):
+        return float(correction)  # NOTE: numpy takes ddof as a C long or a float
     return correction
 
 

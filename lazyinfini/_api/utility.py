@@ -46,7 +46,8 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None) -> Array:
         raise error(TypeError, "diff", f"dtypes {shown} have no common type")
     inputs = [a if a.dtype == dtype else astype(a, dtype) for a in (x, *edges.values())]
     length = sum(a.shape[axis] for a in inputs)
-    shape = tuple(max(length - n, 0) if i == axis else s for i, s in enumerate(x.shape))
+    n = min(n, length)  # NOTE: past the length the result is empty; numpy would loop n times
+    shape = tuple(length - n if i == axis else s for i, s in enumerate(x.shape))
     arg = (("axis", axis), ("n", n), ("edges", tuple(edges)))
     return record(Op.DIFF, tuple(a._node for a in inputs), shape, dtype, arg)
 

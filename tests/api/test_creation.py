@@ -29,6 +29,89 @@ def test_asarray_numpy_copy_true_does_not_share():
     assert np.asarray(a)[0] == 0.0
 
 
+# Bug 6 of issue 8: copy=True must snapshot the caller's memory, also through an Array.
+def _writes_after(make):
+    """make(a) for a numpy array a, then a[:] = 5: the values the result shows afterwards."""
+    a = np.arange(3.0)
+    result = make(a)
+    a[:] = 5.0
+    return np.asarray(result).reshape(-1).tolist()
+
+
+COPIES = {
+    "asarray(numpy, copy=True)": lambda a: li.asarray(a, copy=True),
+    "asarray(Array, copy=True)": lambda a: li.asarray(li.asarray(a), copy=True),
+    "astype to the same dtype": lambda a: li.astype(li.asarray(a), li.float64),
+    "astype(copy=True) of a view": lambda a: li.astype(li.asarray(a)[::-1][::-1], li.float64),
+    "asarray(copy=True) of a reshape": lambda a: li.asarray(
+        li.reshape(li.asarray(a), (1, -1)), copy=True
+    ),
+    "asarray(Array, dtype, copy=True)": lambda a: li.asarray(
+        li.asarray(a), dtype=li.float64, copy=True
+    ),
+}
+
+
+@pytest.mark.parametrize("make", COPIES.values(), ids=COPIES.keys())
+def test_copies_keep_their_values_when_the_caller_writes(make):
+    assert _writes_after(make) == [0.0, 1.0, 2.0]
+
+
+def test_copies_share_no_memory_with_the_caller():
+    a = np.arange(6.0).reshape(2, 3)
+    for make in COPIES.values():
+        assert not np.shares_memory(np.asarray(make(a)), a)
+
+
+SHARES = {
+    "asarray(numpy)": lambda a: li.asarray(a),
+    "asarray(numpy, copy=False)": lambda a: li.asarray(a, copy=False),
+    "asarray(Array)": lambda a: li.asarray(li.asarray(a)),
+    "astype(copy=False)": lambda a: li.astype(li.asarray(a), li.float64, copy=False),
+}
+
+
+@pytest.mark.parametrize("make", SHARES.values(), ids=SHARES.keys())
+def test_without_a_copy_the_callers_later_writes_show(make):
+    # Note: the documented default (asarray's docstring): copy=None shares, as numpy's does.
+    assert _writes_after(make) == [5.0, 5.0, 5.0]
+
+
+def test_a_pending_result_reading_shared_memory_sees_writes_until_computed():
+    # Note: a cast is a pending result like any other, also with astype's copy=True.
+    a = np.arange(3.0)
+    x = li.asarray(a)
+    y, z, cast = x + 1, x * 1, li.astype(x, li.float32)
+    z.compute()
+    a[:] = 5.0
+    assert np.asarray(y).tolist() == [6.0, 6.0, 6.0]  # computed after the write
+    assert np.asarray(cast).tolist() == [5.0, 5.0, 5.0]
+    assert np.asarray(z).tolist() == [0.0, 1.0, 2.0]  # computed before it
+
+
+def test_copy_of_a_pending_array_does_not_compute_it():
+    x = li.asarray(np.arange(3.0)) + 1
+    before = li.inspect.counters.materializations
+    for y in (li.asarray(x, copy=True), li.astype(x, li.float64)):
+        assert y is not x and y._node.op is not li._graph.Op.BUFFER
+    assert li.inspect.counters.materializations == before
+    assert li.asarray(x, copy=True).tolist() == [1.0, 2.0, 3.0]
+
+
+def test_copy_false_and_astype_copy_false_return_the_array_itself():
+    x = li.asarray(np.arange(3.0))
+    assert li.asarray(x, copy=False) is x
+    assert li.astype(x, li.float64, copy=False) is x
+    assert li.astype(x, li.float32, copy=False).dtype == li.float32  # a cast must copy
+
+
+def test_copy_must_be_a_bool_or_none():
+    with pytest.raises(TypeError, match="^asarray: "):
+        li.asarray([1.0], copy="yes")
+    with pytest.raises(TypeError, match="^astype: "):
+        li.astype(li.asarray([1.0]), li.float32, copy=None)
+
+
 def test_asarray_does_not_make_the_users_array_read_only():
     x = np.arange(3.0)
     li.asarray(x)
