@@ -94,7 +94,8 @@ def clip_sub(table, n: int, dtype, repeat: int, peers) -> None:
     if "numexpr" in peers and dtype in (np.float32, np.float64):
         ne = peers["numexpr"]
         expr = "where(a - b < -0.5, -0.5, where(a - b > 0.5, 0.5, a - b))"
-        fns["numexpr"] = lambda: ne.evaluate(expr)
+        # NOTE: numexpr looks names up in its caller's frame, which inside a lambda has no `a`.
+        fns["numexpr"] = lambda: ne.evaluate(expr, local_dict={"a": a, "b": b})
     if "torch" in peers and dtype is not ml_dtypes.bfloat16:
         torch = peers["torch"]
         ta, tb = torch.from_numpy(a), torch.from_numpy(b)
