@@ -4,8 +4,6 @@ Arrays record operations into a DAG (a networkx.DiGraph, see li.graph); a schedu
 and an executor runs them when a value is needed (np.asarray, .compute(), DLPack, bool/int/float).
 """
 
-from __future__ import annotations
-
 # -- helper sections: each added by the module that defines the names (keep blocks separate) --
 # manipulation, creation, linear algebra, indexing, inspection, constants; the linalg and fft
 # extensions
@@ -141,7 +139,7 @@ from ._api.statistics import (
 )
 from ._api.utility import all, any, diff
 from ._array import Array
-from ._device import CPU, Device
+from ._device import Device
 from ._dtypes import (
     bfloat16,
     bool,
@@ -161,6 +159,7 @@ from ._dtypes import (
 )
 from ._options import options, set_options
 from ._realize import compute
+from ._runtime import CPU
 from .inspect import explain, graph, to_dot, visualize
 
 __array_api_version__ = "2025.12"

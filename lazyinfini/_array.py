@@ -8,8 +8,8 @@ import numpy as np
 
 from . import _dtypes
 from ._counters import counters
-from ._device import CPU, check_device
-from ._graph import Node, Op, caller_source, inputs_of, resolve
+from ._device import check_device
+from ._graph import Node, Op, caller_source, resolve, walk
 from ._options import current as current_options
 
 
@@ -90,7 +90,7 @@ class Array:
 
     @property
     def device(self):
-        return CPU
+        return check_device("device", None)  # NOTE: every array lives on the host for now
 
     @property
     def T(self) -> Array:
@@ -218,13 +218,29 @@ class Array:
         if node.op is Op.BUFFER:
             body = np.array2string(node.arg, separator=", ", prefix="Array(", threshold=100)
             return f"Array({body}, dtype={self.dtype.name})"
-        return f"Array(shape={self.shape}, dtype={self.dtype.name}, device={CPU}, {_pending(node)})"
+        where = f"shape={self.shape}, dtype={self.dtype.name}, device={self.device}"
+        return f"Array({where}, {_pending(node)})"
 
     __str__ = __repr__
 
     # -- operators -------------------------------------------------------------------------
     def __getitem__(self, key, /) -> Array:
         return _indexing.getitem(self, key)
+
+    # NOTE: a copy is a new Array holding the same immutable node (a later `x[i] = v` rebinds
+    # only that array); copying the recorded history would be quadratic and recursion-deep.
+    def __copy__(self) -> Array:
+        return Array(self._node)
+
+    def __deepcopy__(self, memo) -> Array:
+        return Array(self._node)
+
+    def __reduce__(self):
+        # NOTE: pickling computes: the value travels, not the recorded program (it may read
+        # buffers of this process and ops of this version).
+        from ._api.creation import asarray
+
+        return asarray, (np.array(self._value()),)
 
     def __setitem__(self, key, value, /) -> None:
         # A functional update: nodes are immutable, so this array is rebound to a SETITEM node.
@@ -336,15 +352,9 @@ def _writable_alias(value: np.ndarray) -> np.ndarray:
 
 
 def _count_pending(node: Node) -> int:
-    """How many pending nodes `node` needs (a plain walk: repr must stay cheap)."""
-    seen, stack = set(), [node]
-    while stack:
-        n = stack.pop()
-        if id(n) in seen or n.op is Op.BUFFER:
-            continue
-        seen.add(id(n))
-        stack.extend(inputs_of(n))
-    return len(seen)
+    """How many pending nodes `node` needs (no networkx: repr must stay cheap)."""
+    order, _ = walk([node])
+    return sum(1 for n in order if n.op is not Op.BUFFER)
 
 
 def _pending(node: Node) -> str:

@@ -1,4 +1,4 @@
-"""Schedules reused across materializations of the same program shape.
+"""Schedules reused across materializations of the same program shape, per device target.
 
 A loop that records and materializes the same computation on new buffers (a training step, a
 benchmark, a fit loop) would build, simplify, fuse and lower the same graph every time: most of
@@ -6,9 +6,9 @@ the fixed cost of a small materialization. The signature of the pending graph ke
 ops, shapes, dtypes, parameters, the user's lines, how the nodes connect, each buffer's strides,
 which nodes are requested or held (and, checked on a hit, a buffer's alignment where a rearrange
 plan depends on it). A template is a copy of the graph whose buffers are stand-ins holding no
-data (BufferLayout), and the executor's schedule of that copy. Every materialization runs a
-template's schedule with its own buffers bound to the stand-ins; the first of a kind plans it,
-the next ones only bind.
+data (BufferLayout), and the schedule of that copy for the device's Target. Every
+materialization runs a template's schedule with its own buffers bound to the stand-ins; the
+first of a kind plans it, the next ones only bind.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._graph import Node, Op, build_graph, inputs_of, resolve
-from .kernels import Kind, Schedule
+from ._graph import Node, Op, build_graph, resolve, walk
+from ._schedule import Kind, Schedule, schedule
 
 MAX_NODES = 50_000  # template nodes kept in all (a template holds no data)
 
@@ -53,16 +53,17 @@ class ScheduleCache:
         self._nodes = 0
         self._lock = threading.Lock()
 
-    def prepare(self, executor, fuse: bool, pending: list, held) -> Job:
+    def prepare(self, target, fuse: bool, pending: list, held) -> Job:
         """The job computing `pending` (plus the recomputed frontier, see below); `held(node)`
         says a live array holds a node."""
-        order, srcs = _walk(pending)
+        order, srcs = walk(pending)
         position = {id(n): i for i, n in enumerate(order)}
         keep = tuple(i for i, n in enumerate(order) if n.op is not Op.BUFFER and held(n))
         again = _recomputed_frontier(order, srcs, set(keep), pending)
         outputs = tuple(position[id(resolve(n))] for n in pending) + again
-        # NOTE: the executor object, not its name: one registered again under a name plans anew.
-        key = (executor, fuse, outputs, keep, *map(_signature, order, srcs))
+        # NOTE: the whole Target, not the device's name: a device registered again with other
+        # tiles or chunks plans anew.
+        key = (target, fuse, outputs, keep, *map(_signature, order, srcs))
         try:
             hash(key)
         except TypeError:  # a parameter that cannot be a key: plan it, keep nothing
@@ -75,7 +76,7 @@ class ScheduleCache:
             order[i].layout.misalignment == m for i, m in template.aligned
         )
         if not reused:
-            template = _plan(executor, fuse, order, srcs, outputs, keep)
+            template = _plan(target, fuse, order, srcs, outputs, keep)
             if key is not None:
                 self._store(key, template)  # NOTE: replaces one planned for another alignment
         return Job(
@@ -104,28 +105,6 @@ class ScheduleCache:
             while self._nodes > MAX_NODES and len(self._templates) > 1:
                 _, old = self._templates.popitem(last=False)
                 self._nodes -= old.size
-
-
-def _walk(outputs: list) -> tuple[list[Node], list[tuple[int, ...]]]:
-    """The pending DAG in post-order (every node after its inputs, stopping at buffers), and
-    the positions of each node's inputs."""
-    order: list[Node] = []
-    ins: dict[int, tuple[Node, ...]] = {}  # id -> inputs, for nodes expanded
-    placed: set[int] = set()
-    stack = [(resolve(n), False) for n in reversed(outputs)]
-    while stack:
-        node, expanded = stack.pop()
-        key = id(node)
-        if expanded:
-            if key not in placed:
-                placed.add(key)
-                order.append(node)
-        elif key not in ins:
-            srcs = ins[key] = inputs_of(node)
-            stack.append((node, True))
-            stack += [(s, False) for s in reversed(srcs) if id(s) not in ins]
-    position = {id(n): i for i, n in enumerate(order)}
-    return order, [tuple(position[id(s)] for s in ins[id(n)]) for n in order]
 
 
 def _recomputed_frontier(order, srcs, keep: set, pending) -> tuple[int, ...]:
@@ -166,7 +145,7 @@ def _frozen(arg):
     return arg  # NOTE: an unhashable parameter makes the whole key unhashable: not cached
 
 
-def _plan(executor, fuse: bool, order, srcs, outputs, keep) -> _Template:
+def _plan(target, fuse: bool, order, srcs, outputs, keep) -> _Template:
     clones: list[Node] = []
     for node, inputs in zip(order, srcs):
         if node.op is Op.BUFFER:
@@ -176,7 +155,7 @@ def _plan(executor, fuse: bool, order, srcs, outputs, keep) -> _Template:
             clone = Node(node.op, sources, node.shape, node.dtype, node.arg, node.source)
         clones.append(clone)
     graph = build_graph([clones[i] for i in outputs])
-    plan = executor.plan(graph, fuse=fuse, keep={clones[i] for i in keep})
+    plan = schedule(graph, target, fuse=fuse, keep={clones[i] for i in keep})
     where = {id(c): i for i, c in enumerate(clones)}
     rearranged = {
         where[id(load.base)]: load.base.layout.misalignment

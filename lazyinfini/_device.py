@@ -1,14 +1,40 @@
-"""The devices arrays live on. One for now: the host CPU (executed by numpy)."""
+"""Devices: where arrays live and kernels run, found by name in one registry.
+
+A device is a table, not a class hierarchy: the Target it asks the scheduler to plan for, an
+allocator, how data leaves and enters host memory, and one handler per kernel kind. Backends
+register theirs (`_runtime/__init__.py`); nothing imports a backend to find it, so options,
+the API and the cache depend on this registry only. `li.CPU` is the host CPU's.
+"""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
+
+def _nothing(settings) -> None:
+    return None
+
+
+@dataclass(frozen=True, eq=False)
 class Device:
-    __slots__ = ("name",)
+    name: str
+    target: Any  # the _schedule.Target its schedules are planned for
+    handlers: Mapping  # Kind -> handler(kernel, values, memory) -> list of the kernel's outputs
+    empty: Callable  # (shape, dtype, settings) -> an uninitialized array in its memory
+    value_of: Callable  # (values, node) -> the value a node holds (a buffer's, a fill's)
+    to_host: Callable = field(default=lambda data: data)  # an array of its -> a numpy array
+    from_host: Callable = field(default=lambda data: data)  # a numpy array -> an array of its
+    context: Callable = contextlib.nullcontext  # () -> what a run happens inside (error state)
+    finish: Callable = _nothing  # (settings) -> None: after each run (a pool's bookkeeping)
+    memory: str = "host"  # devices of one memory read each other's buffers
+    # False for a device that only runs arrays held by another of its memory: the reference
+    # device computes host arrays node by node, and they stay li.CPU's.
+    holds_arrays: bool = True
 
-    def __init__(self, name: str):
-        self.name = name
-
+    # NOTE: equal by name, as the standard's `x.device == y.device` expects of device objects.
     def __eq__(self, other) -> bool:
         return isinstance(other, Device) and other.name == self.name
 
@@ -22,11 +48,34 @@ class Device:
         return self.name
 
 
-CPU = Device("cpu")
+DEVICES: dict[str, Device] = {}
+
+
+def register_device(device: Device) -> None:
+    """Make `device` selectable by name: li.options(device=...), device= arguments."""
+    DEVICES[device.name] = device
+
+
+def get_device(name) -> Device:
+    """The registered device called `name` (a Device is returned as registered now)."""
+    key = name.name if isinstance(name, Device) else name
+    try:
+        return DEVICES[key]
+    except (KeyError, TypeError):
+        raise ValueError(f"options: unknown device {name!r}; known: {sorted(DEVICES)}") from None
+
+
+def array_devices() -> tuple[Device, ...]:
+    """The devices arrays can live on (the standard's `devices()`)."""
+    return tuple(d for d in DEVICES.values() if d.holds_arrays)
 
 
 def check_device(func: str, device) -> Device:
-    """The Device for a `device=` argument: None, "cpu" or a Device."""
-    if device is None or device == CPU or device == "cpu":
-        return CPU
-    raise ValueError(f"{func}: unsupported device {device!r}; lazyinfini has {CPU!r}")
+    """The Device for a `device=` argument: None (the host CPU), a name, or a Device."""
+    if device is None:
+        return DEVICES["cpu"]
+    found = DEVICES.get(str(device)) if isinstance(device, (str, Device)) else None
+    if found is None or not found.holds_arrays:
+        known = [d.name for d in array_devices()]
+        raise ValueError(f"{func}: unsupported device {device!r}; arrays live on {known}")
+    return found

@@ -7,11 +7,12 @@ import threading
 import time
 
 from ._array import held_array
+from ._cache import CACHE
 from ._counters import counters
+from ._device import get_device
 from ._graph import Op, buffer_node, caller_source, mark_evaluated, mark_realized
 from ._options import current
-from ._runtime import get_executor
-from ._schedule.cache import CACHE
+from ._runtime import Settings, run_schedule
 
 # NOTE: one materialization at a time. Between walking the pending graph and swapping in the
 # buffers, another thread realizing a shared node would change the graph under the walk (a node
@@ -33,16 +34,17 @@ def _realize(arrays, timings: list | None, implicit: str):
         return None
     options = current()
     started = time.perf_counter()
-    executor = get_executor(options.executor)
+    device = get_device(options.device)
+    settings = Settings(options.pool_bytes, options.debug)
     held = lambda node: held_array(node) is not None  # noqa: E731
-    job = CACHE.prepare(executor, options.fuse, pending, held)
-    values = executor.run(job.plan, timings, job.inputs)
+    job = CACHE.prepare(device.target, options.fuse, pending, held)
+    values = run_schedule(job.plan, device, job.inputs, settings, timings)
     _swap_all(arrays, job, values)
     mark_evaluated(job.evaluated)
     counters.materializations += 1
     counters.schedules_reused += job.reused
     if options.debug:
-        _debug_line(job, options, time.perf_counter() - started, implicit)
+        _debug_line(job, device, settings, time.perf_counter() - started, implicit)
     return job.plan
 
 
@@ -78,7 +80,7 @@ def _readonly(value):
     return view
 
 
-def _debug_line(job, options, seconds: float, implicit: str) -> None:
+def _debug_line(job, device, settings, seconds: float, implicit: str) -> None:
     """One line per materialization: what, where the user asked (and whether implicitly), how."""
     plan = job.plan
     shapes = ", ".join(f"{n.shape} {n.dtype.name}" for n in plan.outputs)
@@ -87,11 +89,11 @@ def _debug_line(job, options, seconds: float, implicit: str) -> None:
     why = f" (implicit: {implicit})" if implicit else ""
     print(
         f"lazyinfini: realized {shapes} at {caller_source() or '?'}{why}: "
-        f"{count} kernel{'' if count == 1 else 's'} on {options.executor} ({how}) "
+        f"{count} kernel{'' if count == 1 else 's'} on {device} ({how}) "
         f"in {seconds * 1e3:.3f} ms",
         file=sys.stderr,
     )
-    if options.debug >= 3:
+    if settings.debug >= 3:
         from .inspect import format_schedule
 
         print(format_schedule(plan), file=sys.stderr)

@@ -6,6 +6,7 @@ li.inspect.memory_pool, li.inspect.release_memory.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 
@@ -13,14 +14,12 @@ import networkx as nx
 
 from ._array import Array
 from ._counters import counters
+from ._device import get_device
 from ._graph import Op, build_graph
 from ._graph.dot import to_dot as _dot_text
 from ._options import current
-from ._runtime import get_executor
 from ._runtime.pool import POOL, PoolStats
-from ._runtime.rearrange import method_for
-from ._schedule import Schedule
-from ._schedule.layout import c_strides
+from ._schedule import Schedule, schedule
 
 __all__ = [
     "counters",
@@ -35,16 +34,16 @@ __all__ = [
 ]
 
 
-def _nodes(arrays) -> list:
+def _nodes(func: str, arrays) -> list:
     for a in arrays:
         if not isinstance(a, Array):
-            raise TypeError(f"expected lazyinfini arrays, got {type(a).__name__}")
+            raise TypeError(f"{func}: expected lazyinfini arrays, got {type(a).__name__}")
     return [a._node for a in arrays]
 
 
 def graph(*arrays: Array) -> nx.DiGraph:
     """The pending DAG of `arrays` as a networkx.DiGraph (edges input -> consumer)."""
-    return build_graph(_nodes(arrays))
+    return build_graph(_nodes("graph", arrays))
 
 
 def memory_pool() -> PoolStats:
@@ -61,7 +60,8 @@ def release_memory() -> int:
 def plan(*arrays: Array) -> Schedule:
     """The schedule computing `arrays` now would run on the current executor (runs nothing)."""
     options = current()
-    return get_executor(options.executor).plan(graph(*arrays), fuse=options.fuse)
+    dag = build_graph(_nodes("plan", arrays))
+    return schedule(dag, get_device(options.device).target, fuse=options.fuse)
 
 
 def explain(*arrays: Array, analyze: bool = False) -> str:
@@ -71,6 +71,9 @@ def explain(*arrays: Array, analyze: bool = False) -> str:
     analyze=True also runs it (the arrays are computed) and adds time and GB/s per kernel,
     against the machine's measured copy bandwidth.
     """
+    _nodes("explain", arrays)
+    if not isinstance(analyze, bool):
+        raise TypeError(f"explain: analyze must be True or False, got {analyze!r}")
     if not analyze:
         return format_schedule(plan(*arrays))
     from ._realize import realize
@@ -86,7 +89,7 @@ def format_schedule(sched: Schedule, timings: list[float] | None = None) -> str:
     options = current()
     head = (
         f"{len(sched.kernels)} kernel(s) for {len(sched.outputs)} output(s) "
-        f"[executor={options.executor}, fuse={options.fuse}]"
+        f"[device={options.device}, fuse={options.fuse}]"
     )
     lines = [head]
     bandwidth = _bandwidth() if timings else None
@@ -119,7 +122,7 @@ def _kernel_lines(i: int, kernel) -> list[str]:
         lines.append(f"    {load!r}" if hasattr(load, "strides") else f"    load {load!r}")
     if kernel.plan is not None:
         lines.append(f"    plan {kernel.plan!r}")
-        lines.append(f"    method {_rearrange_method(kernel)}")
+        lines.append(f"    method {_METHODS[kernel.method]}")
     lines.append(
         f"    bytes read {_size(kernel.bytes_read)}, written {_size(kernel.bytes_written)}"
     )
@@ -130,14 +133,6 @@ _METHODS = {
     "direct": "direct (numpy's own copy: small, or its walk keeps the source reads in cache)",
     "tiled": "tiled (one copy per block of the plan, the grid shared by the threads)",
 }
-
-
-def _rearrange_method(kernel) -> str:
-    """How the CPU executor will run a rearrange kernel, decided from the layouts alone."""
-    (load,) = kernel.loads
-    out = kernel.outputs[0]
-    dst = c_strides(out.shape, out.dtype.itemsize)
-    return _METHODS[method_for(kernel.plan, load.shape, load.strides, dst)]
 
 
 def _timing(kernel, seconds: float, bandwidth: float) -> str:
@@ -170,18 +165,41 @@ def _size(nbytes: int) -> str:
 
 def to_dot(*arrays: Array) -> str:
     """DOT source of what would run: the simplified graph, one labelled cluster per kernel."""
+    _nodes("to_dot", arrays)
     sched = plan(*arrays)
     return _dot_text(build_graph(list(sched.outputs)), sched.kernels)
 
 
-def visualize(*arrays: Array, filename: str = "graph.svg") -> str:
-    """Render the graph with graphviz's `dot` program into `filename`; returns the filename."""
+def visualize(*arrays, filename: str | os.PathLike | None = None) -> str:
+    """Render what would run with graphviz's `dot` program into a file (its suffix picks the
+    format; graph.svg by default); returns the file's name. The file name may come last among
+    the arguments: ``li.visualize(y, "g.svg")`` or ``li.visualize(y, z, filename="g.png")``."""
+    if arrays and isinstance(arrays[-1], (str, os.PathLike)):
+        if filename is not None:
+            raise TypeError("visualize: a file name both as the last argument and filename=")
+        *arrays, filename = arrays
+    filename = "graph.svg" if filename is None else filename
+    if not isinstance(filename, (str, os.PathLike)) or not isinstance(os.fspath(filename), str):
+        raise TypeError(f"visualize: filename must be a str or a path, got {filename!r}")
+    filename = os.fspath(filename)
+    if not arrays:
+        raise TypeError("visualize: no arrays to draw")
+    text = to_dot(*arrays)  # NOTE: bad arrays fail here, before looking for graphviz
+    _render(text, filename)
+    return filename
+
+
+def _render(text: str, filename: str) -> None:
     dot = shutil.which("dot")
     if dot is None:
         raise RuntimeError(
-            "visualize: graphviz's `dot` program is not installed (apt-get install graphviz); "
-            "li.to_dot() gives the DOT text without it"
+            "visualize: graphviz's `dot` program is not on PATH; install graphviz (apt-get "
+            "install graphviz, brew install graphviz, conda install graphviz), or use "
+            "li.to_dot() for the DOT text"
         )
-    fmt = filename.rsplit(".", 1)[-1] if "." in filename else "svg"
-    subprocess.run([dot, f"-T{fmt}", "-o", filename], input=to_dot(*arrays), text=True, check=True)
-    return filename
+    suffix = os.path.splitext(filename)[1].lstrip(".").lower() or "svg"
+    done = subprocess.run(
+        [dot, f"-T{suffix}", "-o", filename], input=text, text=True, capture_output=True
+    )
+    if done.returncode:
+        raise RuntimeError(f"visualize: dot -T{suffix} failed: {done.stderr.strip()}")

@@ -62,10 +62,10 @@ def on_executor(fn, inputs, executor: str, fuse: bool = True):
 
 def assert_matches_reference(fn, *inputs, exact=False):
     """Every registered executor, fused and unfused, agrees with the reference executor."""
-    from lazyinfini._runtime import _EXECUTORS
+    from lazyinfini._device import DEVICES
 
     expected = on_executor(fn, inputs, "reference", fuse=False)
-    for name in _EXECUTORS:
+    for name in DEVICES:
         for fuse in (True, False):
             actual = on_executor(fn, inputs, name, fuse=fuse)
             assert_close(actual, expected, expected.dtype, exact=exact)

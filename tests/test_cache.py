@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lazyinfini as li
-from lazyinfini._schedule.cache import CACHE
+from lazyinfini._cache import CACHE
 
 counters = li.inspect.counters
 
@@ -179,12 +179,17 @@ def test_a_rearrange_plan_is_reused_only_for_the_alignment_it_assumed():
     assert hits == [0, 1, 0, 1]
 
 
-def test_an_executor_registered_again_under_the_same_name_plans_anew(monkeypatch):
-    from lazyinfini._runtime import _EXECUTORS, ReferenceExecutor, register_executor
+def test_schedules_are_kept_per_target(monkeypatch):
+    """A device registered again with other tiles plans anew; the same target reuses."""
+    import dataclasses
 
-    monkeypatch.setattr("lazyinfini._runtime._EXECUTORS", dict(_EXECUTORS))
+    from lazyinfini._device import DEVICES, register_device
+
+    monkeypatch.setattr("lazyinfini._device.DEVICES", dict(DEVICES))
     a = np.linspace(-1, 1, 10, dtype=np.float32)
-    with li.options(executor="reference"):
-        clip_sub(a, a)
-        register_executor(ReferenceExecutor())
-        assert reused(lambda: clip_sub(a, a)) == 0
+    clip_sub(a, a)
+    assert reused(lambda: clip_sub(a, a)) == 1
+    cpu = DEVICES["cpu"]
+    register_device(dataclasses.replace(cpu, target=dataclasses.replace(cpu.target, chunk=4096)))
+    assert reused(lambda: clip_sub(a, a)) == 0
+    assert reused(lambda: clip_sub(a, a)) == 1

@@ -1,5 +1,6 @@
 """Seeing it: graph(), explain() (with analyze), to_dot(), debug levels, counters."""
 
+import re
 import sys
 
 import networkx as nx
@@ -48,15 +49,22 @@ def test_explain_shows_the_rearrange_plan():
         ((64, 4), (1, 0)),
     ],
 )
-def test_explain_names_the_copy_method_the_executor_will_use(shape, axes):
-    from lazyinfini._runtime.rearrange import choose_method
+def test_explain_names_the_copy_method_the_executor_will_use(shape, axes, monkeypatch):
+    """Decided once at plan time, stored in the kernel record, printed, and run as written."""
+    from lazyinfini._runtime import cpu
+    from tests.runtime.copying import choose_method
 
     x_np = np.zeros(shape, np.float32)
     y = li.permute_dims(li.asarray(x_np), axes)
     (kernel,) = li.inspect.plan(y).kernels
     dst = np.empty(y.shape, np.float32)
-    method = choose_method(kernel.plan, np.transpose(x_np, axes), dst)
-    assert f"    method {method} (" in li.explain(y)
+    assert kernel.method == choose_method(kernel.plan, np.transpose(x_np, axes), dst)
+    assert f"    method {kernel.method} (" in li.explain(y)
+    ran = []
+    real = cpu.run_rearrange
+    monkeypatch.setattr(cpu, "run_rearrange", lambda *args: ran.append(args[3]) or real(*args))
+    np.asarray(y)
+    assert ran == [kernel.method]
 
 
 def test_explain_analyze_runs_and_reports_bandwidth(program):
@@ -96,6 +104,98 @@ def test_visualize_without_graphviz_says_what_to_install(program, monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name: None)
     with pytest.raises(RuntimeError, match="graphviz"):
         li.visualize(program[2], filename="g.svg")
+    with pytest.raises(RuntimeError, match="^visualize: .*install graphviz"):
+        li.visualize(program[2], "g.svg")
+
+
+def _clusters(dot: str) -> list[str]:
+    """The body of each `subgraph cluster_k { ... }` of DOT text."""
+    return [part.split("\n  }")[0] for part in dot.split("subgraph cluster_")[1:]]
+
+
+def test_to_dot_draws_every_kernel_with_its_nodes():
+    # The README's example: the transposed operand is copied by a rearrange kernel first, whose
+    # COPY node the scheduler adds; its cluster was once empty.
+    a = li.asarray(np.ones((1024, 1024), np.float32))
+    b = li.asarray(np.ones((1024, 1024), np.float32))
+    y = li.clip(li.permute_dims(a, (1, 0)) - b, 0, 1)
+    dot = li.to_dot(y)
+    clusters = _clusters(dot)
+    assert len(clusters) == len(li.inspect.plan(y).kernels) == 2
+    assert all("[label=" in body for body in clusters), clusters
+    assert 'label="copy\\n1024x1024 float32' in clusters[0]
+    (copy,) = re.findall(r'(n\d+) \[label="copy', clusters[0])
+    (subtract,) = re.findall(r'(n\d+) \[label="subtract', clusters[1])
+    (permute,) = re.findall(r'(n\d+) \[label="permute_dims', dot)
+    assert f"{permute} -> {copy};" in dot and f"{copy} -> {subtract};" in dot
+    assert f"{permute} -> {subtract};" not in dot  # the fused pass reads the copy
+
+
+def test_to_dot_draws_a_view_of_a_copy_reading_the_copy():
+    x = li.asarray(np.ones((6, 4)))
+    dot = li.to_dot(li.reshape(li.permute_dims(x, (1, 0)), (-1,)) * 2)
+    ids = {op: re.findall(rf'(n\d+) \[label="{op}', dot)[0] for op in ("permute", "copy")}
+    ids |= {op: re.findall(rf'(n\d+) \[label="{op}', dot)[0] for op in ("reshape", "multiply")}
+    edges = set(re.findall(r"(n\d+) -> (n\d+);", dot))
+    assert (ids["permute"], ids["copy"]) in edges and (ids["copy"], ids["reshape"]) in edges
+    assert (ids["reshape"], ids["multiply"]) in edges
+    assert (ids["permute"], ids["reshape"]) not in edges
+
+
+def test_to_dot_shows_constants_and_the_lines_that_made_inputs():
+    LINE = sys._getframe().f_lineno + 1
+    x = li.asarray(np.ones((2, 3), np.float32))
+    dot = li.to_dot(li.clip(x * 2.5, -1, 1))
+    assert f'"input\\n2x3 float32\\nmade at test_inspect.py:{LINE}"' in dot
+    for value in ("2.5", "-1", "1"):
+        assert f'label="constant {value}\\n2x3 float32"' in dot
+
+
+def test_to_dot_escapes_quotes_in_labels():
+    x = li.asarray(np.ones(2, np.complex64))
+    dot = li.to_dot(x + 1j)
+    assert 'label="constant 1j\\n2 complex64"' in dot
+    assert all(line.count('"') % 2 == 0 for line in dot.splitlines())
+
+
+def test_to_dot_on_the_reference_executor_draws_one_cluster_per_node(program):
+    _, _, y = program
+    with li.options(executor="reference"):
+        clusters = _clusters(li.to_dot(y))
+        assert len(clusters) == len(li.inspect.plan(y).kernels)
+    assert all("[label=" in body for body in clusters)
+
+
+def test_visualize_takes_the_file_name_last(program, monkeypatch, tmp_path):
+    import shutil
+    import subprocess
+
+    calls = []
+
+    def run(command, **kwargs):
+        calls.append((command, kwargs["input"]))
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/dot")
+    monkeypatch.setattr(subprocess, "run", run)
+    _, _, y = program
+    target = str(tmp_path / "g.png")
+    assert li.visualize(y, target) == target
+    assert li.visualize(y, y + 1, filename=tmp_path / "h.svg") == str(tmp_path / "h.svg")
+    assert calls[0][0] == ["/usr/bin/dot", "-Tpng", "-o", target]
+    assert calls[0][1] == li.to_dot(y)
+    assert calls[1][0][1] == "-Tsvg"
+
+
+def test_visualize_reports_a_failing_dot(program, monkeypatch):
+    import shutil
+    import subprocess
+
+    failed = subprocess.CompletedProcess([], 1, "", 'Format: "xyz" not recognized')
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/dot")
+    monkeypatch.setattr(subprocess, "run", lambda command, **kwargs: failed)
+    with pytest.raises(RuntimeError, match="^visualize: dot -Txyz failed: Format"):
+        li.visualize(program[2], "g.xyz")
 
 
 @pytest.mark.parametrize("level", [1, 2, 3])
@@ -126,6 +226,6 @@ def test_options_validate_names_and_executors():
     with pytest.raises(TypeError, match="unknown option"):
         with li.options(fusion=False):
             pass
-    with pytest.raises(ValueError, match="unknown executor"):
+    with pytest.raises(ValueError, match="unknown device"):
         with li.options(executor="gpu"):
             pass

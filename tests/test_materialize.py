@@ -4,6 +4,7 @@ trigger it (numpy, DLPack, tolist, scalars), strict mode, memory, and recovery f
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import operator
 import time
@@ -14,8 +15,10 @@ import numpy as np
 import pytest
 
 import lazyinfini as li
+from lazyinfini._device import DEVICES, Device, register_device
 from lazyinfini._graph import Op
-from lazyinfini._runtime import _EXECUTORS, reference, register_executor, ufuncs
+from lazyinfini._runtime import REFERENCE, reference, ufuncs
+from lazyinfini._schedule import Kind
 from tests.oracle import track_new_nodes
 
 counters = li.inspect.counters
@@ -404,7 +407,7 @@ def _program():
     return {"inputs": (a_np, b_np, a, b), "outputs": [y1, y2]}, expected
 
 
-@pytest.mark.parametrize("executor", sorted(_EXECUTORS))
+@pytest.mark.parametrize("executor", sorted(DEVICES))
 @pytest.mark.parametrize("op", [Op.SUBTRACT, Op.CLIP])
 def test_failing_ufunc_leaves_everything_unchanged(monkeypatch, executor, op):
     arrays, expected = _program()
@@ -432,39 +435,30 @@ def test_failing_movement_op_in_the_reference(monkeypatch):
     _check_recovery(arrays, expected, broken, "reference")
 
 
-def test_failing_executor_midway(monkeypatch):
-    """An executor that runs some kernels and then fails (as a crash or KeyboardInterrupt would)."""
+def _variant(name: str, **changes) -> Device:
+    """The reference device under another name, with some of its table changed."""
+    return dataclasses.replace(REFERENCE, name=name, **changes)
 
-    class HalfWay:
-        name = "half-way"
 
-        def plan(self, graph, fuse=True, keep=frozenset()):
-            return _EXECUTORS["reference"].plan(graph, fuse)
+def test_failing_device_midway(monkeypatch):
+    """A device that runs some kernels and then fails (as a crash or KeyboardInterrupt would)."""
 
-        def run(self, schedule, timings=None, inputs=None):
-            _EXECUTORS["reference"].run(schedule, timings, inputs)  # really computes all ...
-            raise Boom("injected after running")  # ... and then fails
+    def fail_after(settings):
+        raise Boom("injected after running")  # every kernel has run ...
 
-    monkeypatch.setitem(_EXECUTORS, "half-way", HalfWay())
+    monkeypatch.setattr("lazyinfini._device.DEVICES", dict(DEVICES))
+    register_device(_variant("half-way", finish=fail_after))
     arrays, expected = _program()
     _check_recovery(arrays, expected, contextlib.nullcontext, "half-way", repaired="reference")
 
 
-def test_register_executor_makes_it_selectable(monkeypatch):
-    class Failing:
-        name = "failing-for-test"
+def test_a_registered_device_is_selectable(monkeypatch):
+    def failing(kernel, values, memory):
+        raise Boom("injected")
 
-        def plan(self, graph, fuse=True, keep=frozenset()):
-            return _EXECUTORS["reference"].plan(graph, fuse)
-
-        def run(self, schedule, timings=None, inputs=None):
-            raise Boom("injected")
-
-    monkeypatch.setattr("lazyinfini._runtime._EXECUTORS", dict(_EXECUTORS))
-    import lazyinfini._runtime as runtime
-
-    register_executor(Failing())
-    assert "failing-for-test" in runtime._EXECUTORS
+    monkeypatch.setattr("lazyinfini._device.DEVICES", dict(DEVICES))
+    register_device(_variant("failing-for-test", handlers=dict.fromkeys(Kind, failing)))
+    assert "failing-for-test" in li._device.DEVICES
     y = li.asarray(np.ones(3)) - 1
     with li.options(executor="failing-for-test"):
         with pytest.raises(Boom):

@@ -232,3 +232,29 @@ def test_the_debug_line_names_the_trigger_and_marks_implicit_ones(capsys):
         line = sys._getframe().f_lineno - 1
     err = capsys.readouterr().err
     assert f"at test_reliability.py:{line} (implicit: float()): 2 kernels" in err
+
+
+# -- found by the differential fuzz and the scale benchmark -----------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float16, np.float64, np.complex64])
+def test_round_of_a_broadcast_computed_scalar(dtype):
+    def program(x):
+        return li.round(li.broadcast_to(x + 1, (3,)))
+
+    x = np.array(1.5, dtype=dtype)
+    assert_close(program(li.asarray(x)), reference(program, x), exact=True)
+
+
+def test_copies_of_a_long_chain_are_cheap_and_independent():
+    import copy
+    import pickle
+
+    y = li.asarray(np.ones(3))
+    for _ in range(5000):
+        y = y + 1
+    z = copy.deepcopy(y)
+    z[0] = 0  # rebinds z only
+    np.testing.assert_array_equal(np.asarray(y), 5001)
+    np.testing.assert_array_equal(np.asarray(z), [0, 5001, 5001])
+    np.testing.assert_array_equal(np.asarray(pickle.loads(pickle.dumps(y))), 5001)

@@ -8,7 +8,7 @@ everywhere, absent from dtypes() as the spec requires of non-standard types).
 from __future__ import annotations
 
 from .. import _dtypes
-from .._device import CPU, check_device
+from .._device import array_devices, check_device
 from .checks import error
 
 # Note (spec): canonical names, standard dtypes only.
@@ -39,7 +39,7 @@ def capabilities() -> dict:
 
 def default_device():
     """The default device. https://data-apis.org/array-api/latest/API_specification/generated/array_api.info.default_device.html"""
-    return CPU
+    return check_device("default_device", None)
 
 
 def default_dtypes(*, device=None) -> dict:
@@ -55,7 +55,7 @@ def default_dtypes(*, device=None) -> dict:
 
 def devices() -> tuple:
     """The devices arrays can live on. https://data-apis.org/array-api/latest/API_specification/generated/array_api.info.devices.html"""
-    return (CPU,)
+    return array_devices()
 
 
 def dtypes(*, device=None, kind=None) -> dict:

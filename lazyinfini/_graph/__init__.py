@@ -12,6 +12,7 @@ from .node import (
     resolve,
 )
 from .ops import Group, Op
+from .walk import walk
 
 __all__ = [
     "BufferLayout",
@@ -25,4 +26,5 @@ __all__ = [
     "mark_evaluated",
     "mark_realized",
     "resolve",
+    "walk",
 ]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import networkx as nx
 
-from .node import Node, inputs_of, resolve
+from .node import Node, resolve
 from .ops import Op
+from .walk import walk
 
 
 def build_graph(outputs: list[Node]) -> nx.DiGraph:
@@ -15,27 +16,15 @@ def build_graph(outputs: list[Node]) -> nx.DiGraph:
     gives one edge with slots [0, 1]). Node attributes: op, shape, dtype, params, source.
     """
     graph = nx.DiGraph()
-    order: list[Node] = []  # post-order of the walk: every node after its inputs
-    done: set[int] = set()
-    stack = [(resolve(n), False) for n in reversed(outputs)]
-    while stack:
-        node, expanded = stack.pop()
-        if id(node) in done:
-            continue
-        if expanded:
-            done.add(id(node))
-            order.append(node)
-            continue
+    order, srcs = walk(outputs)
+    for node, inputs in zip(order, srcs):
         _add_node(graph, node)
-        stack.append((node, True))
-        for slot, src in enumerate(inputs_of(node)):
-            _add_node(graph, src)
+        for slot, i in enumerate(inputs):
+            src = order[i]
             if graph.has_edge(src, node):
                 graph.edges[src, node]["slots"].append(slot)
             else:
                 graph.add_edge(src, node, slots=[slot])
-            if id(src) not in done:
-                stack.append((src, False))
     graph.graph["outputs"] = [resolve(n) for n in outputs]
     graph.graph["order"] = order
     return graph

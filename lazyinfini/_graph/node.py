@@ -42,7 +42,7 @@ class Node:
     # NOTE: not fields: links a materialization writes late (the one kind of late write)
     realized = None  # the BUFFER node replacing this one once computed
     holder = None  # a weak reference to the last Array made to hold this node
-    evaluated = False  # some materialization computed it (it may have to again: _schedule/cache)
+    evaluated = False  # some materialization computed it (it may have to again: _cache.py)
 
     def __init__(self, op, srcs, shape, dtype, arg=None, source=""):
         # NOTE: one dict update instead of a frozen dataclass's six object.__setattr__ calls:

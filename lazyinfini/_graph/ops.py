@@ -33,7 +33,7 @@ class Op(enum.Enum):
         return self.label.upper()
 
     # NOTE: members are singletons, so identity hashing is exact; Enum's own __hash__ is Python
-    # code, and ops are hashed on every node of every signature (_schedule/cache.py).
+    # code, and ops are hashed on every node of every signature (_cache.py).
     __hash__ = object.__hash__
 
     # sources
@@ -149,7 +149,6 @@ class Op(enum.Enum):
     TAKE_ALONG_AXIS = ("take_along_axis", OP, 2)
     CONCAT = ("concat", OP, VARIADIC)
     STACK = ("stack", OP, VARIADIC)
-    FLIP = ("flip", OP, 1)
     ROLL = ("roll", OP, 1)
     REPEAT = ("repeat", OP, VARIADIC)
     TILE = ("tile", OP, 1)

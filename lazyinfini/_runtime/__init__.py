@@ -1,31 +1,18 @@
-"""RUNNING it: the registry of executors.
+"""RUNNING it: the devices and the one run loop.
 
-An executor has a `name`, `plan(graph, fuse, keep) -> Schedule` (the scheduling it wants) and
-`run(schedule, timings, inputs) -> {node: ndarray}` for the schedule's outputs and kept nodes;
-`inputs` binds the BUFFER stand-ins of a cached schedule (_schedule/cache.py) to ndarrays.
+A device (lazyinfini/_device.py) is a Target, an allocator and a `Kind -> handler` table; the
+run loop (run.py) runs any device's schedule. Each backend registers its device here: a new
+backend is one module (or folder) and one registration line.
 """
 
 from __future__ import annotations
 
-from .cpu import CpuExecutor
-from .reference import ReferenceExecutor
+from .._device import register_device
+from .cpu import CPU
+from .reference import REFERENCE
+from .run import Settings, run_schedule
 
-_EXECUTORS: dict[str, object] = {}
+register_device(REFERENCE)
+register_device(CPU)
 
-
-def register_executor(executor) -> None:
-    """Make `executor` selectable with li.options(executor=executor.name)."""
-    _EXECUTORS[executor.name] = executor
-
-
-def get_executor(name: str):
-    try:
-        return _EXECUTORS[name]
-    except KeyError:
-        raise ValueError(
-            f"options: unknown executor {name!r}; known: {sorted(_EXECUTORS)}"
-        ) from None
-
-
-register_executor(ReferenceExecutor())
-register_executor(CpuExecutor())
+__all__ = ["CPU", "REFERENCE", "Settings", "run_schedule"]

@@ -1,27 +1,24 @@
-"""The CPU executor (the default): fused elementwise passes, planned rearranges, threads.
+"""The CPU device (the default): fused elementwise passes over chunks, planned rearranges,
+library calls, threads, on host memory.
 
-It runs a Schedule of frozen kernel records. Values live in a dict keyed by the node holding
-them; a value is dropped after its last reader. Outputs are allocated from the pool (pool.py), so
-the memory of a dropped value is reused by later kernels and later runs once nothing views it.
+A table of handlers, one per kernel kind, run by the one run loop (run.py). Outputs come from
+the pool (pool.py), so the memory of a dropped value is reused by later kernels and later runs
+once nothing views it.
 """
 
 from __future__ import annotations
 
-import functools
-import sys
-import time
 import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._counters import counters
+from .._device import Device
 from .._graph import Node, Op
-from .._options import current
-from .._schedule import Kind, Schedule, schedule
-from .._schedule.layout import apply_movement
-from .failures import note_kernel
-from .fused import Program, chunks, run_chunks
+from .._graph.views import apply_movement
+from .._schedule.kernels import Kind
+from .._schedule.target import Target
+from .fused import chunks, run_chunks
 from .library import call_library_outputs
 from .pool import POOL
 from .rearrange import run_rearrange
@@ -29,42 +26,7 @@ from .reference import evaluate
 from .threads import THREADS, run_parallel
 
 PARALLEL_MIN = 1 << 21  # elements: below this, threads cost more than they save (measured)
-
-
-class CpuExecutor:
-    name = "cpu"
-
-    def plan(self, graph, fuse: bool = True, keep=frozenset()) -> Schedule:
-        return schedule(graph, fuse=fuse, keep=keep)
-
-    def run(self, plan: Schedule, timings: list | None = None, inputs=None) -> dict:
-        # Note (spec): IEEE special values are results, not warnings.
-        with np.errstate(all="ignore"):
-            return self._run(plan, timings, inputs or {})
-
-    def _run(self, plan: Schedule, timings: list | None, inputs: dict) -> dict:
-        values: dict[Node, np.ndarray] = dict(inputs)
-        limit = current().pool_bytes
-        memory = functools.partial(POOL.empty, limit=limit)
-        debug = current().debug >= 2
-        for kernel, dead in zip(plan.kernels, plan.frees):
-            started = time.perf_counter()
-            try:
-                results = _RUN[kernel.kind](kernel, values, memory)
-            except Exception as error:
-                note_kernel(error, kernel)
-                raise
-            values.update(zip(kernel.outputs, results))
-            elapsed = time.perf_counter() - started
-            _count(kernel)
-            if timings is not None:
-                timings.append(elapsed)
-            if debug:
-                print(f"lazyinfini: {kernel!r} {elapsed * 1e3:.3f} ms", file=sys.stderr)
-            for node in dead:
-                del values[node]  # NOTE: its memory goes back to the pool if nothing views it
-        POOL.tick(limit)
-        return {node: value_of(values, node) for node in plan.outputs + plan.kept}
+TARGET = Target("cpu")
 
 
 def value_of(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:
@@ -77,6 +39,11 @@ def value_of(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:
     if node.op is Op.BUFFER:
         return node.arg
     raise KeyError(node)
+
+
+def empty(shape: tuple[int, ...], dtype, settings) -> np.ndarray:
+    """An output from the pool, within the run's pool_bytes."""
+    return POOL.empty(shape, dtype, settings.pool_bytes)
 
 
 def load_view(load, values) -> np.ndarray:
@@ -116,7 +83,7 @@ class _Pass:
     """What running an elementwise kernel needs besides its buffers, worked out once per kernel
     (a cached schedule runs the same kernels again)."""
 
-    program: Program
+    program: object  # the kernel record's register program (_schedule/linearize.py)
     space: tuple[int, ...]
     parts: tuple[tuple, ...]  # the chunks
     constants: dict[int, np.ndarray]  # load index -> 0-d value, for loads of a fill
@@ -128,10 +95,10 @@ _PASSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _prepare_pass(kernel) -> _Pass:
-    parts = chunks(kernel.space)
+    parts = chunks(kernel.space, TARGET.chunk)
     size = kernel.outputs[0].size
     work = _Pass(
-        Program(kernel.nodes, tuple(ld.node for ld in kernel.loads), kernel.outputs),
+        kernel.program,
         kernel.space,
         parts,
         {
@@ -154,7 +121,7 @@ def _rearrange(kernel, values, memory) -> list[np.ndarray]:
     (load,) = kernel.loads
     copy = kernel.outputs[0]
     out = memory(copy.shape, copy.dtype)
-    run_rearrange(kernel.plan, load_view(load, values), out)
+    run_rearrange(kernel.plan, load_view(load, values), out, kernel.method)
     return [out]
 
 
@@ -172,17 +139,25 @@ def _source(kernel, values, memory) -> list[np.ndarray]:
     return [evaluate(node, [])]
 
 
-_RUN = {
-    Kind.ELEMENTWISE: _elementwise,
-    Kind.REARRANGE: _rearrange,
-    Kind.VIEW: _view,
-    Kind.SOURCE: _source,
-    Kind.OPAQUE: _opaque,
-}
+def _errors_are_values():
+    # Note (spec): IEEE special values are results, not warnings.
+    return np.errstate(all="ignore")
 
 
-def _count(kernel) -> None:
-    counters.kernels += 1
-    counters.nodes += len(kernel.nodes)
-    counters.bytes_written += kernel.bytes_written
-    counters.bytes_read += kernel.bytes_read
+CPU = Device(
+    "cpu",
+    TARGET,
+    {
+        Kind.ELEMENTWISE: _elementwise,
+        Kind.REARRANGE: _rearrange,
+        Kind.VIEW: _view,
+        Kind.SOURCE: _source,
+        Kind.OPAQUE: _opaque,
+    },
+    empty,
+    value_of,
+    to_host=np.asarray,
+    from_host=np.asarray,
+    context=_errors_are_values,
+    finish=lambda settings: POOL.tick(settings.pool_bytes),
+)

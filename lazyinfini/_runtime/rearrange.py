@@ -3,7 +3,7 @@
 Every copy moves raw units (unsigned integers or void items of the unit's size), never floats,
 so NaN payloads, signed zeros and every dtype's bytes survive.
 
-Two ways to copy, picked per call (``_walk_is_local``):
+Two ways to copy; the scheduler picks one per kernel (``_schedule.rearrange.copy_method``):
 
 - *direct*: ``np.copyto`` on the arrays themselves. numpy walks the destination in order, which is
   already cache-friendly when the source rows one destination row touches stay cached; and it
@@ -25,88 +25,30 @@ from functools import partial
 
 import numpy as np
 
-from .._schedule.rearrange import DEFAULT_BLOCK_BYTES, RearrangePlan, plan_rearrange
+from .._schedule.rearrange import RearrangePlan
 from .threads import THREADS, run_parallel
 
-__all__ = [
-    "LOCAL_WALK_ROWS",
-    "SERIAL_BYTES",
-    "SMALL_BYTES",
-    "choose_method",
-    "plan_for",
-    "rearrange_copy",
-    "run_rearrange",
-]
+__all__ = ["SERIAL_BYTES", "run_rearrange"]
 
-# Below this (64K float32 elements), one numpy copy: planning (~20 us uncached) and building
-# views cost more than tiles can save.
-SMALL_BYTES = 256 * 1024
 # Below this, one thread: handing slices to the pool costs tens of microseconds, and mid-size
 # copies run from L3 at one core's speed (threads won from ~4 MiB up in our measurements).
 SERIAL_BYTES = 4 * 1024 * 1024
-# numpy's destination-order walk stays local when the source stride of the dst-contiguous dim
-# does not alias in the L1 sets (not a multiple of 4 KiB) and one destination row touches at most
-# this many source rows (their lines and pages stay in L2 and the TLB). Measured on 2 cores:
-# 1000^2..2000^2 float32 transposes copy faster this way; 3000^2, 8000^2, 8192^2 slower.
-LOCAL_WALK_ROWS = 2048
-_ALIAS_BYTES = 4096
-_LINE_BYTES = 64
 _SLICES_PER_THREAD = 4
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
-def rearrange_copy(src: np.ndarray, dst: np.ndarray, block_bytes: int = DEFAULT_BLOCK_BYTES):
-    """Copy ``src`` into ``dst`` (same shape, same itemsize) bit for bit, by a rearrange plan."""
-    _check_pair(src, dst)
-    if src.size * src.itemsize < SMALL_BYTES:  # run_rearrange would not use the plan
-        _copy_direct(src, dst, threads=False)
-        return
-    run_rearrange(plan_for(src, dst, block_bytes), src, dst)
-
-
-def plan_for(src: np.ndarray, dst: np.ndarray, block_bytes: int = DEFAULT_BLOCK_BYTES):
-    """The RearrangePlan for copying these two arrays (their strides and addresses)."""
-    _check_pair(src, dst)
-    size = src.itemsize
-    shape, src_strides, dst_strides = src.shape, src.strides, dst.strides
-    if any(s % size for s in (*src_strides, *dst_strides)):
-        # Strides that are not whole elements (a field of a record array): plan bytes instead,
-        # with the element as a trailing dim of `itemsize` contiguous bytes.
-        shape, size = (*shape, size), 1
-        src_strides, dst_strides = (*src_strides, 1), (*dst_strides, 1)
-    return plan_rearrange(
-        shape,
-        tuple(s // size for s in src_strides),
-        tuple(s // size for s in dst_strides),
-        size,
-        # Offsets from a 32-byte-aligned base, so the plan's units are aligned in memory too.
-        src_offset=src.ctypes.data % 32,
-        dst_offset=dst.ctypes.data % 32,
-        block_bytes=block_bytes,
-    )
-
-
 def run_rearrange(
-    plan: RearrangePlan,
-    src: np.ndarray,
-    dst: np.ndarray,
-    *,
-    method: str | None = None,
-    threads: bool | None = None,
+    plan: RearrangePlan, src: np.ndarray, dst: np.ndarray, method: str, threads: bool | None = None
 ) -> None:
-    """Copy ``src`` into ``dst`` following ``plan`` (computed for these shapes and strides).
-
-    ``method`` ("tiled" or "direct") and ``threads`` override the automatic choices, for tests
-    and for measuring; by default small or cache-friendly copies go direct, and copies of at
-    least ``SERIAL_BYTES`` use every core.
-    """
+    """Copy ``src`` into ``dst`` following ``plan`` (computed for these shapes and strides) by
+    ``method`` ("tiled" or "direct", the kernel record's). Copies of at least ``SERIAL_BYTES``
+    use every core unless ``threads`` says otherwise."""
     _check_pair(src, dst)
     assert src.size * src.itemsize == plan.nbytes, (src.shape, src.dtype, plan)
     if plan.nbytes == 0:
         return
     if threads is None:
         threads = plan.nbytes >= SERIAL_BYTES and THREADS > 1
-    method = method or choose_method(plan, src, dst)
     if method == "direct":
         _copy_direct(src, dst, threads)
     elif method == "tiled":
@@ -124,28 +66,6 @@ def _check_pair(src: np.ndarray, dst: np.ndarray) -> None:
         raise TypeError("rearrange: object arrays hold references, not bytes; use numpy")
     if not dst.flags.writeable:
         raise ValueError("rearrange: dst is read-only")
-
-
-def choose_method(plan: RearrangePlan, src: np.ndarray, dst: np.ndarray) -> str:
-    """ "direct" (numpy's own copy) or "tiled" (the plan): what run_rearrange will do."""
-    return method_for(plan, src.shape, src.strides, dst.strides)
-
-
-def method_for(plan: RearrangePlan, shape, src_strides, dst_strides) -> str:
-    """choose_method from the layouts alone (byte strides), for explain() before anything runs."""
-    local = plan.nbytes < SMALL_BYTES or _walk_is_local(shape, src_strides, dst_strides)
-    return "direct" if local else "tiled"
-
-
-def _walk_is_local(shape, src_strides, dst_strides) -> bool:
-    """Whether numpy's own destination-order copy keeps its source reads in cache."""
-    dims = [(n, s, d) for n, s, d in zip(shape, src_strides, dst_strides, strict=True) if n > 1]
-    if not dims:
-        return True
-    rows, src_stride, _ = min(dims, key=lambda dim: abs(dim[2]))  # the dst-contiguous dim
-    if abs(src_stride) <= _LINE_BYTES:  # the source advances within a cache line as well
-        return True
-    return abs(src_stride) % _ALIAS_BYTES != 0 and rows <= LOCAL_WALK_ROWS
 
 
 # -- direct: numpy's own walk -------------------------------------------------------------------

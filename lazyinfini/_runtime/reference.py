@@ -1,61 +1,39 @@
-"""The reference executor: node by node with plain numpy. The oracle every test compares to."""
+"""The reference device: node by node with plain numpy, on host memory. The oracle every test
+compares to.
+
+Its Target does not fuse: the scheduler gives it one kernel per node (schedule_nodes), and its
+one handler evaluates a kernel's nodes in order, whatever their kind.
+"""
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 
 from .. import _dtypes
-from .._counters import counters
+from .._device import Device
 from .._graph import Node, Op, inputs_of
-from .._schedule import Schedule, schedule_nodes
-from .._schedule.layout import slice_key
-from .failures import note_kernel
+from .._graph.views import slice_key
+from .._schedule.kernels import Kind
+from .._schedule.target import Target
 from .library import call_library
 from .ufuncs import UFUNCS
 
 
-class ReferenceExecutor:
-    """Evaluates each node of each kernel on its own; fused kernels are simply unrolled."""
-
-    name = "reference"
-
-    def plan(self, graph, fuse: bool = True, keep=frozenset()) -> Schedule:
-        return schedule_nodes(graph, keep)
-
-    def run(self, schedule: Schedule, timings: list | None = None, inputs=None) -> dict:
-        # Note (spec): IEEE special values are results, not warnings.
-        with np.errstate(all="ignore"):
-            return self._run(schedule, timings, inputs or {})
-
-    def _run(self, schedule: Schedule, timings: list | None, inputs: dict) -> dict:
-        values: dict[Node, np.ndarray] = dict(inputs)
-        for kernel, dead in zip(schedule.kernels, schedule.frees):
-            started = time.perf_counter()
-            try:
-                for node in kernel.nodes:
-                    values[node] = evaluate(node, [_value(values, s) for s in inputs_of(node)])
-                    counters.nodes += 1
-            except Exception as error:
-                note_kernel(error, kernel)
-                raise
-            for node in kernel.intermediates:
-                del values[node]
-            counters.kernels += 1
-            counters.bytes_read += kernel.bytes_read
-            counters.bytes_written += kernel.bytes_written
-            if timings is not None:
-                timings.append(time.perf_counter() - started)
-            for node in dead:
-                values.pop(node, None)
-        return {node: _value(values, node) for node in schedule.outputs + schedule.kept}
+def _evaluate_kernel(kernel, values, memory) -> list[np.ndarray]:
+    """Each node of `kernel` from its inputs' values (a kernel of several nodes is unrolled)."""
+    local = {}
+    for node in kernel.nodes:
+        local[node] = evaluate(node, [local.get(s, _value(values, s)) for s in inputs_of(node)])
+    return [local[node] for node in kernel.outputs]
 
 
 def _value(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:
-    if node.op is Op.BUFFER and node not in values:
-        return node.arg  # NOTE: a schedule run without bindings (li.inspect.plan's)
-    return values[node]
+    value = values.get(node)
+    if value is not None:
+        return value
+    if node.op is Op.BUFFER:
+        return node.arg  # NOTE: a schedule run without bindings (li.inspect's)
+    raise KeyError(node)
 
 
 def evaluate(node: Node, inputs: list[np.ndarray]) -> np.ndarray:
@@ -96,3 +74,20 @@ _NUMPY = {
     Op.SLICE: lambda node, x: x[slice_key(node)],
     Op.COPY: lambda node, x: np.array(x, copy=True, order="C"),
 }
+
+
+def _empty(shape, dtype, settings) -> np.ndarray:
+    return np.empty(shape, dtype)
+
+
+REFERENCE = Device(
+    "reference",
+    Target("reference", fuse=False),
+    dict.fromkeys(Kind, _evaluate_kernel),
+    _empty,
+    _value,
+    to_host=np.asarray,
+    from_host=np.asarray,
+    context=lambda: np.errstate(all="ignore"),  # Note (spec): IEEE special values are results
+    holds_arrays=False,
+)

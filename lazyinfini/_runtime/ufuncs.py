@@ -45,6 +45,15 @@ def _into(out, value):
     return out
 
 
+def _round(inputs, arg, out=None):
+    # NOTE: np.rint is np.round's rounding (half to even, complex parts apart) as a real ufunc:
+    # np.round does not broadcast a 0-d input (a broadcast computed scalar) into `out`.
+    (x,) = inputs
+    if x.dtype.kind in "biu":
+        return _into(out, x)
+    return np.rint(x, out=out)
+
+
 def _floor_divide(inputs, arg, out=None):
     x1, x2 = inputs
     out = np.asarray(np.floor_divide(x1, x2, out=out))
@@ -93,14 +102,6 @@ def _where(inputs, arg, out=None):
     return out
 
 
-def _astype(inputs, arg, out=None):
-    (x,) = inputs
-    if out is None:
-        return x.astype(arg)
-    np.copyto(out, x, casting="unsafe")
-    return out
-
-
 UFUNCS = {
     Op.SUBTRACT: _ufunc(np.subtract),
     Op.CLIP: _clip,
@@ -127,7 +128,7 @@ UFUNCS = {
     Op.CEIL: _ufunc(np.ceil),
     Op.FLOOR: _ufunc(np.floor),
     Op.TRUNC: _ufunc(np.trunc),
-    Op.ROUND: lambda inputs, arg, out=None: np.round(inputs[0], out=out),
+    Op.ROUND: _round,
     Op.CONJ: _ufunc(np.conjugate),
     Op.REAL: lambda inputs, arg, out=None: _into(out, np.real(inputs[0])),
     Op.IMAG: lambda inputs, arg, out=None: _into(out, np.imag(inputs[0])),
@@ -170,5 +171,4 @@ UFUNCS = {
     Op.LOGICAL_XOR: _ufunc(np.logical_xor),
     Op.LOGICAL_NOT: _ufunc(np.logical_not),
 }
-# NOTE: ASTYPE is evaluated by each executor directly (its target dtype is the node's dtype).
-CASTS = {Op.ASTYPE: _astype}
+# NOTE: ASTYPE is evaluated by each device directly (its target dtype is the node's dtype).

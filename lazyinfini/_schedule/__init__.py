@@ -1,10 +1,11 @@
 """HOW it will run: the graph of pending nodes -> an ordered schedule of kernels.
 
-`schedule` is the list of passes: simplify (fold permute/reshape chains, drop identities, merge
-repeats) -> fuse (elementwise groups, with a reason for every decision; independent sibling groups
-that share an input merge into one multi-output pass) -> lower (kernels with
-strided loads, rearrange plans for copies, coalesced iteration spaces) -> lifetimes.
-`schedule_nodes` is the node-by-node schedule the reference executor runs.
+`schedule` is the list of passes, for a device's Target: simplify (fold permute/reshape chains,
+drop identities, merge repeats) -> fuse (elementwise groups, with a reason for every decision;
+independent sibling groups that share an input merge into one multi-output pass) -> lower
+(kernels with strided loads, rearrange plans and their copy methods, coalesced iteration spaces,
+register programs) -> lifetimes. A target that does not fuse (the reference device) gets
+`schedule_nodes`: one kernel per node.
 """
 
 from __future__ import annotations
@@ -16,17 +17,20 @@ from .fuse import fuse as fuse_groups
 from .kernels import FusionDecision, Kernel, Kind, Schedule
 from .lower import Lowering
 from .simplify import simplify
+from .target import Target
 
 _KIND_OF_GROUP = {"source": Kind.SOURCE, "elementwise": Kind.ELEMENTWISE, "movement": Kind.VIEW}
 
 
-def schedule(graph: nx.DiGraph, *, fuse: bool = True, keep=frozenset()) -> Schedule:
-    """The kernels computing graph.graph["outputs"]; values of `keep` nodes that some kernel
-    writes anyway are returned too (live arrays hold them)."""
+def schedule(graph: nx.DiGraph, target: Target, *, fuse: bool = True, keep=frozenset()):
+    """The kernels computing graph.graph["outputs"] on a device with `target`; values of `keep`
+    nodes that some kernel writes anyway are returned too (live arrays hold them)."""
+    if not target.fuse:
+        return schedule_nodes(graph, keep)
     requested = list(graph.graph["outputs"])
     graph, outputs, rewrites = simplify(graph)
     groups, decisions = fuse_groups(graph, outputs, enabled=fuse)
-    lowering = Lowering(graph, groups, outputs)
+    lowering = Lowering(graph, groups, outputs, target)
     held = lowering.run(outputs)
     rewrites = rewrites + lowering.notes
     return with_lifetimes(lowering.kernels, requested, held, decisions, rewrites, keep)
@@ -70,4 +74,4 @@ def with_lifetimes(
     )
 
 
-__all__ = ["FusionDecision", "Kernel", "Kind", "Schedule", "schedule", "schedule_nodes"]
+__all__ = ["FusionDecision", "Kernel", "Kind", "Schedule", "Target", "schedule", "schedule_nodes"]

@@ -162,7 +162,9 @@ def _reason_to_split(
         if not consumer.op.is_elementwise:
             if consumer.op is Op.BROADCAST:
                 return f"shapes differ: {node.shape} -> {consumer.shape} ({consumer.op.label})"
-            return f"consumer is a {consumer.op.group.value} op ({consumer.op.label})"
+            group = consumer.op.group.value
+            article = "an" if group[0] in "aeiou" else "a"
+            return f"consumer is {article} {group} op ({consumer.op.label})"
     if len({group_of[c] for c in consumers}) > 1:
         return f"producer has {len(consumers)} consumers in different kernels"
     return None

@@ -29,6 +29,8 @@ class Kernel:
     loads: tuple  # Load records (a view of a base), or plain nodes in a node-by-node schedule
     plan: object = None  # RearrangePlan for REARRANGE kernels
     space: tuple[int, ...] = ()  # the coalesced iteration space of an ELEMENTWISE kernel
+    method: str = ""  # how a REARRANGE kernel copies: "direct" or "tiled" (copy_method)
+    program: object = None  # an ELEMENTWISE kernel's register program (linearize.Program)
 
     @functools.cached_property
     def reads(self) -> tuple[Node, ...]:

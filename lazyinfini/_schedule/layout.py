@@ -14,6 +14,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .._graph import Node, Op
+from .._graph.views import apply_movement
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,32 +71,6 @@ def base_strides(node: Node) -> tuple[int, ...]:
 def phantom(node: Node) -> np.ndarray:
     """An ndarray with `node`'s materialized layout, over one element that is never read."""
     return as_strided(np.zeros(1, node.dtype), node.shape, base_strides(node), writeable=False)
-
-
-def apply_movement(node: Node, x: np.ndarray) -> np.ndarray | None:
-    """`node` applied to `x` as a numpy view; None when the view is impossible (a reshape that
-    must copy)."""
-    op = node.op
-    if op is Op.PERMUTE:
-        return np.transpose(x, node.arg)
-    if op is Op.BROADCAST:
-        return np.broadcast_to(x, node.shape)
-    if op is Op.SLICE:
-        return x[slice_key(node)]
-    if op is Op.RESHAPE:
-        try:
-            return np.reshape(x, node.shape, copy=False)
-        except ValueError:
-            return None
-    raise AssertionError(f"{op!r} is not a view")
-
-
-def slice_key(node: Node) -> tuple[slice, ...]:
-    key = []
-    for (start, step), length in zip(node.arg, node.shape):
-        stop = start + step * length
-        key.append(slice(start, stop if stop >= 0 else None, step) if length else slice(0, 0))
-    return tuple(key)
 
 
 def view_load(node: Node, base: Node, chain: tuple[Node, ...]) -> Load | None:

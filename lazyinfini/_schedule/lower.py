@@ -13,21 +13,24 @@ import heapq
 import networkx as nx
 
 from .._graph import Group, Node, Op, inputs_of
+from .._graph.views import apply_movement
 from .coalesce import coalesce
 from .fuse import group_outputs
 from .kernels import Kernel, Kind
-from .layout import Load, apply_movement, c_strides, phantom, view_load
-from .rearrange import plan_rearrange
+from .layout import Load, c_strides, phantom, view_load
+from .linearize import linearize
+from .rearrange import copy_method, plan_rearrange
+from .target import Target
 
 _BASES = (Op.BUFFER, Op.FULL)
-TRANSPOSED_COPY_MIN = 1 << 16  # elements: below this everything sits in cache anyway
 
 
 class Lowering:
     """The kernels emitted so far and, for each materialized node, the node holding its value."""
 
-    def __init__(self, graph: nx.DiGraph, groups: list[list[Node]], requested: list[Node]):
+    def __init__(self, graph: nx.DiGraph, groups, requested: list[Node], target: Target):
         self.graph = graph
+        self.target = target
         self.kernels: list[Kernel] = []
         self.notes: list[str] = []  # decisions of this pass, for explain()
         self.shared: set[Node] = set()  # opaque nodes already emitted with a sibling
@@ -52,8 +55,8 @@ class Lowering:
         self.kernels = order_kernels(self.kernels)
         return held
 
-    def _emit(self, kind, nodes, outputs, loads, plan=None, space=()) -> None:
-        self.kernels.append(Kernel(kind, tuple(nodes), tuple(outputs), tuple(loads), plan, space))
+    def _emit(self, kind, nodes, outputs, loads, **record) -> None:
+        self.kernels.append(Kernel(kind, tuple(nodes), tuple(outputs), tuple(loads), **record))
 
     def _call_siblings(self, node: Node) -> tuple[Node, ...]:
         """`node` and the pending nodes taking other items of the same library call."""
@@ -82,7 +85,10 @@ class Lowering:
         itemsizes = [out.dtype.itemsize for out in outputs]
         itemsizes += [load.node.dtype.itemsize for load in loads.values()]
         space, _ = coalesce(shape, *_in_elements(strides, itemsizes))
-        self._emit(Kind.ELEMENTWISE, group, outputs, loads.values(), None, tuple(space))
+        program = linearize(group, tuple(ld.node for ld in loads.values()), outputs)
+        self._emit(
+            Kind.ELEMENTWISE, group, outputs, loads.values(), space=tuple(space), program=program
+        )
 
     def load(self, node: Node) -> Load:
         """How a kernel reads `node`: a view of a materialized base, copying first if it must."""
@@ -103,9 +109,9 @@ class Lowering:
 
     def _untransposed(self, load: Load) -> Load:
         """A large load read across the output's rows (a permuted input) is copied first by a
-        tiled rearrange: measured faster than strided reads inside the fused pass (2-3x on a
-        4096x4096 float32 transpose, where power-of-two strides thrash the cache)."""
-        if load.node.size < TRANSPOSED_COPY_MIN or not _across_rows(load):
+        rearrange when the target asks (Target.transposed_copy_min says why)."""
+        least = self.target.transposed_copy_min
+        if least is None or load.node.size < least or not _across_rows(load):
             return load
         self.notes.append(
             f"copied the transposed load {load.node.op.label} at {load.node.source or '?'} "
@@ -119,14 +125,17 @@ class Lowering:
         source = self.load(view)
         copy = Node(Op.COPY, (view,), view.shape, view.dtype, None, view.source)
         itemsize = view.dtype.itemsize
+        dst = c_strides(view.shape, itemsize)
         plan = plan_rearrange(
             view.shape,
             tuple(s // itemsize for s in source.strides),
-            tuple(s // itemsize for s in c_strides(view.shape, itemsize)),
+            tuple(s // itemsize for s in dst),
             itemsize,
             src_offset=source.offset + _misalignment(source.base),
+            block_bytes=self.target.block_bytes,
         )
-        self._emit(Kind.REARRANGE, (copy,), (copy,), (source,), plan)
+        method = copy_method(plan, view.shape, source.strides, dst, self.target)
+        self._emit(Kind.REARRANGE, (copy,), (copy,), (source,), plan=plan, method=method)
         self.copies[view] = copy
         return copy
 

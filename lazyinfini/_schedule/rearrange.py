@@ -29,6 +29,7 @@ __all__ = [
     "UNIT_SIZES",
     "Constraint",
     "RearrangePlan",
+    "copy_method",
     "plan_rearrange",
 ]
 
@@ -50,6 +51,7 @@ _SET_WAYS = 8
 # The block dim copied by the inner loop: a ufunc inner loop shorter than this is mostly call
 # overhead, so a shorter dst-contiguous dim (NCHW -> NHWC with 3 channels) yields it.
 _MIN_INNER = 8
+_LINE_BYTES = 64
 
 
 @dataclass(frozen=True)
@@ -340,3 +342,28 @@ def _assemble(dims, take, unit, itemsize, nbytes) -> RearrangePlan:
         itemsize=itemsize,
         nbytes=nbytes,
     )
+
+
+# -- how a device runs the plan ----------------------------------------------------------------
+
+
+def copy_method(plan: RearrangePlan, shape, src_strides, dst_strides, target) -> str:
+    """ "direct" (one copy in destination order) or "tiled" (the plan's blocks), decided once at
+    plan time from the layouts (byte strides) and the device's `target`, stored in the kernel
+    record, run as written and printed by explain()."""
+    small = plan.nbytes < target.direct_copy_bytes
+    local = _walk_is_local(shape, src_strides, dst_strides, target.local_walk_rows)
+    return "direct" if small or local else "tiled"
+
+
+def _walk_is_local(shape, src_strides, dst_strides, max_rows: int) -> bool:
+    """Whether a destination-order copy keeps its source reads in cache: the source advances
+    within a cache line, or the source rows one destination row touches are few and do not
+    alias in the L1 sets (a stride that is a multiple of 4 KiB)."""
+    dims = [(n, s, d) for n, s, d in zip(shape, src_strides, dst_strides, strict=True) if n > 1]
+    if not dims:
+        return True
+    rows, src_stride, _ = min(dims, key=lambda dim: abs(dim[2]))  # the dst-contiguous dim
+    if abs(src_stride) <= _LINE_BYTES:
+        return True
+    return abs(src_stride) % _SET_BYTES != 0 and rows <= max_rows

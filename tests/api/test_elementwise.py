@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import lazyinfini as li
-from lazyinfini._runtime import _EXECUTORS
+from lazyinfini._device import DEVICES
 from tests.layouts import (
     F32,
     FLOATS,
@@ -457,7 +457,7 @@ def _replay_step(step, pool, ns):
 @given(programs())
 def test_programs_match_numpy_on_every_executor(program):
     inputs, recipe, outputs, expected, originals = program
-    for name in sorted(_EXECUTORS):
+    for name in sorted(DEVICES):
         for fuse in (True, False):
             with li.options(executor=name, fuse=fuse):
                 pool = [li.asarray(x) for x in inputs]

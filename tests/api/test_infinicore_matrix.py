@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import lazyinfini as li
-from lazyinfini._runtime import _EXECUTORS
+from lazyinfini._device import DEVICES
 from tests.layouts import BF16, F16, F32, F64, compute_dtype
 from tests.oracle import assert_matches_reference
 
@@ -169,7 +169,7 @@ def _bytes_of(a):
 
 def assert_bit_exact(fn, *inputs, expected):
     """fn on every executor, fused and unfused, gives exactly `expected`'s bytes."""
-    for name in _EXECUTORS:
+    for name in DEVICES:
         for fuse in (True, False):
             with li.options(executor=name, fuse=fuse):
                 got = np.asarray(fn(*[li.asarray(x) for x in inputs]))

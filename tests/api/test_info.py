@@ -77,3 +77,11 @@ def test_the_extensions_are_submodules():
     assert li.linalg.__name__ == "lazyinfini.linalg" and li.fft.__name__ == "lazyinfini.fft"
     for module in (li.linalg, li.fft):
         assert all(callable(getattr(module, name)) for name in module.__all__)
+
+
+def test_the_namespace_holds_only_public_names():
+    # Every name of li without a leading underscore is in __all__: no import is left behind
+    # (the `annotations` of `from __future__ import annotations` once leaked as li.annotations).
+    extra = [n for n in dir(li) if not n.startswith("_") and n not in li.__all__]
+    assert extra == []
+    assert all(hasattr(li, name) for name in li.__all__)

@@ -11,7 +11,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import lazyinfini as li
-from lazyinfini._runtime import _EXECUTORS
+from lazyinfini._device import DEVICES
 from tests.layouts import FLOATS, INTS, float_dtypes, layouts
 from tests.layouts import shapes as any_shape
 from tests.oracle import assert_close
@@ -28,7 +28,7 @@ def assert_same_bytes(got, expected):
 
 def assert_bytes_everywhere(fn, x, expected):
     """fn(li.asarray(x)) on every executor, fused and unfused, is `expected` bit for bit."""
-    for name in _EXECUTORS:
+    for name in DEVICES:
         for fuse in (True, False):
             with li.options(executor=name, fuse=fuse):
                 assert_same_bytes(fn(li.asarray(x)), expected)

@@ -5,7 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lazyinfini._runtime.rearrange import choose_method, plan_for, rearrange_copy, run_rearrange
+from lazyinfini._runtime.rearrange import run_rearrange
+from tests.runtime.copying import choose_method, plan_for, rearrange_copy
 
 DTYPES = [np.uint8, np.float16, np.float32, np.float64, np.complex128]
 METHODS = ["tiled", "direct"]
@@ -48,7 +49,9 @@ def check_copy(src, make_dst, **how):
     dst, want = make_dst(), make_dst()
     np.copyto(want.view(_raw(want)), src.view(_raw(src)))
     if how:
-        run_rearrange(plan_for(src, dst), src, dst, **how)
+        plan = plan_for(src, dst)
+        how.setdefault("method", choose_method(plan, src, dst))
+        run_rearrange(plan, src, dst, **how)
     else:
         rearrange_copy(src, dst)
     np.testing.assert_array_equal(whole_buffer(dst), whole_buffer(want))

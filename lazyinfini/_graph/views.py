@@ -1,0 +1,36 @@
+"""numpy's view rules for the movement ops, in one place: the scheduler applies them to phantom
+arrays to learn strides before anything runs, and the host devices apply them to real buffers."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .node import Node
+from .ops import Op
+
+
+def apply_movement(node: Node, x: np.ndarray) -> np.ndarray | None:
+    """`node` applied to `x` as a numpy view; None when the view is impossible (a reshape that
+    must copy)."""
+    op = node.op
+    if op is Op.PERMUTE:
+        return np.transpose(x, node.arg)
+    if op is Op.BROADCAST:
+        return np.broadcast_to(x, node.shape)
+    if op is Op.SLICE:
+        return x[slice_key(node)]
+    if op is Op.RESHAPE:
+        try:
+            return np.reshape(x, node.shape, copy=False)
+        except ValueError:
+            return None
+    raise AssertionError(f"{op!r} is not a view")
+
+
+def slice_key(node: Node) -> tuple[slice, ...]:
+    """The Python slices of a SLICE node's (start, step) pairs over its output shape."""
+    key = []
+    for (start, step), length in zip(node.arg, node.shape):
+        stop = start + step * length
+        key.append(slice(start, stop if stop >= 0 else None, step) if length else slice(0, 0))
+    return tuple(key)

@@ -1,0 +1,28 @@
+"""What a device asks of the scheduler: a frozen record, part of the schedule cache's key.
+
+The scheduler reads nothing else about the machine: a device that wants other tiles, another
+chunk size or no fusion at all says so here, and the schedule it gets is planned for that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .rearrange import DEFAULT_BLOCK_BYTES
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    fuse: bool = True  # False: one kernel per node (the reference device, the tests' oracle)
+    # A load read across the output's rows with at least this many elements is copied first by
+    # a tiled rearrange (None: never): measured 2-3x faster than strided reads in the fused
+    # pass on a 4096x4096 float32 transpose; below 64K elements everything sits in cache.
+    transposed_copy_min: int | None = 1 << 16
+    block_bytes: int = DEFAULT_BLOCK_BYTES  # one rearrange tile (source and destination)
+    # Below this, a rearrange is one direct copy: planning views costs more than tiles save.
+    direct_copy_bytes: int = 256 * 1024
+    # numpy's destination-order copy stays cache-local while one destination row touches at most
+    # this many source rows (1000^2..2000^2 float32 transposes direct; 3000^2+ tiled, measured).
+    local_walk_rows: int = 2048
+    chunk: int = 1 << 17  # elements per chunk of an elementwise pass (best of 8K..128K measured)
