@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _dtypes
 from ._counters import counters
-from ._device import check_device
+from ._device import check_device, get_device, holder_of
 from ._graph import Node, Op, caller_source, resolve, walk
 from ._options import current as current_options
 
@@ -90,7 +90,13 @@ class Array:
 
     @property
     def device(self):
-        return check_device("device", None)  # NOTE: every array lives on the host for now
+        """The device holding this array's buffer; a pending array's is the device that would
+        hold it if computed now (the current options' device, or the one whose arrays it
+        computes)."""
+        node = self._node
+        if node.op is Op.BUFFER:
+            return get_device(node.arg.device)
+        return holder_of(get_device(current_options().device))
 
     @property
     def T(self) -> Array:
@@ -141,7 +147,7 @@ class Array:
         conversion that asked, for the debug line)."""
         if self._node.op is not Op.BUFFER:
             _realize.realize(self, implicit=implicit)
-        return self._n.arg
+        return self._n.arg.data
 
     def __array__(self, dtype=None, copy=None):
         value = self._value()
@@ -216,7 +222,7 @@ class Array:
         # NOTE: never computes. A realized array shows its values, a pending one its recipe.
         node = self._node
         if node.op is Op.BUFFER:
-            body = np.array2string(node.arg, separator=", ", prefix="Array(", threshold=100)
+            body = np.array2string(node.arg.data, separator=", ", prefix="Array(", threshold=100)
             return f"Array({body}, dtype={self.dtype.name})"
         where = f"shape={self.shape}, dtype={self.dtype.name}, device={self.device}"
         return f"Array({where}, {_pending(node)})"

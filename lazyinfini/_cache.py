@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._graph import Node, Op, build_graph, resolve, walk
+from ._graph import Buffer, Node, Op, build_graph, resolve, walk
 from ._schedule import Kind, Schedule, schedule
 
 MAX_NODES = 50_000  # template nodes kept in all (a template holds no data)
@@ -35,6 +35,7 @@ class Job:
     kept: tuple[Node, ...]  # the real nodes of plan.kept, in order
     evaluated: tuple[Node, ...]  # the real pending nodes
     reused: bool  # the schedule came from the cache
+    devices: frozenset[str]  # the devices holding the buffers it reads
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class _Template:
     kept: tuple[int, ...]  # positions of plan.kept
     aligned: tuple[tuple[int, int], ...]  # (position, misalignment) of buffers a plan assumed
     size: int
+    devices: frozenset[str]  # NOTE: part of the key (a buffer's signature names its device)
 
 
 class ScheduleCache:
@@ -81,11 +83,12 @@ class ScheduleCache:
                 self._store(key, template)  # NOTE: replaces one planned for another alignment
         return Job(
             template.plan,
-            {stand_in: order[i].arg for i, stand_in in template.buffers},
+            {stand_in: order[i].arg.data for i, stand_in in template.buffers},
             tuple(order[i] for i in template.requested),
             tuple(order[i] for i in template.kept),
             tuple(n for n in order if n.op is not Op.BUFFER),
             reused,
+            template.devices,
         )
 
     def clear(self) -> None:
@@ -129,7 +132,7 @@ def _signature(node: Node, inputs: tuple[int, ...]) -> tuple:
     if node.op is Op.BUFFER:
         # NOTE: not the alignment, which only rearrange plans read (checked on a hit, see
         # _Template.aligned): small buffers from malloc start anywhere on 16 bytes.
-        return (node.op, node.shape, node.dtype, node.layout.strides, node.source)
+        return (node.op, node.shape, node.dtype, node.layout.strides, node.arg.device, node.source)
     return (node.op, node.shape, node.dtype, _frozen(node.arg), inputs, node.source)
 
 
@@ -149,7 +152,8 @@ def _plan(target, fuse: bool, order, srcs, outputs, keep) -> _Template:
     clones: list[Node] = []
     for node, inputs in zip(order, srcs):
         if node.op is Op.BUFFER:
-            clone = Node(Op.BUFFER, (), node.shape, node.dtype, node.layout, node.source)
+            stand_in = Buffer(node.arg.device, None, node.layout)
+            clone = Node(Op.BUFFER, (), node.shape, node.dtype, stand_in, node.source)
         else:
             sources = tuple(clones[j] for j in inputs)
             clone = Node(node.op, sources, node.shape, node.dtype, node.arg, node.source)
@@ -171,6 +175,7 @@ def _plan(target, fuse: bool, order, srcs, outputs, keep) -> _Template:
         tuple(where[id(n)] for n in plan.kept),
         tuple(rearranged.items()),
         len(clones),
+        frozenset(c.arg.device for c in clones if c.op is Op.BUFFER),
     )
 
 

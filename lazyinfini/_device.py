@@ -65,6 +65,25 @@ def get_device(name) -> Device:
         raise ValueError(f"options: unknown device {name!r}; known: {sorted(DEVICES)}") from None
 
 
+def holder_of(device: Device) -> Device:
+    """The device whose arrays `device` computes: itself, or the one holding arrays in its
+    memory (the reference device computes li.CPU's arrays)."""
+    if device.holds_arrays:
+        return device
+    return next(d for d in DEVICES.values() if d.holds_arrays and d.memory == device.memory)
+
+
+def check_memory(device: Device, names) -> None:
+    """Raise unless every device in `names` shares `device`'s memory: a device never copies
+    another's arrays silently (the standard asks for an error)."""
+    for name in names:
+        if DEVICES[name].memory != device.memory:
+            raise ValueError(
+                f"compute: arrays on {name} cannot be computed on {device.name} "
+                f"({DEVICES[name].memory} memory vs {device.memory}); move them with to_device"
+            )
+
+
 def array_devices() -> tuple[Device, ...]:
     """The devices arrays can live on (the standard's `devices()`)."""
     return tuple(d for d in DEVICES.values() if d.holds_arrays)

@@ -9,7 +9,7 @@ import time
 from ._array import held_array
 from ._cache import CACHE
 from ._counters import counters
-from ._device import get_device
+from ._device import check_memory, get_device, holder_of
 from ._graph import Op, buffer_node, caller_source, mark_evaluated, mark_realized
 from ._options import current
 from ._runtime import Settings, run_schedule
@@ -38,8 +38,9 @@ def _realize(arrays, timings: list | None, implicit: str):
     settings = Settings(options.pool_bytes, options.debug)
     held = lambda node: held_array(node) is not None  # noqa: E731
     job = CACHE.prepare(device.target, options.fuse, pending, held)
+    check_memory(device, job.devices)
     values = run_schedule(job.plan, device, job.inputs, settings, timings)
-    _swap_all(arrays, job, values)
+    _swap_all(arrays, job, values, holder_of(device).name)
     mark_evaluated(job.evaluated)
     counters.materializations += 1
     counters.schedules_reused += job.reused
@@ -48,26 +49,27 @@ def _realize(arrays, timings: list | None, implicit: str):
     return job.plan
 
 
-def _swap_all(arrays, job, values) -> None:
-    """Every computed value an array asked for or holds becomes that array's buffer."""
+def _swap_all(arrays, job, values, device: str) -> None:
+    """Every computed value an array asked for or holds becomes that array's buffer, held by
+    `device`."""
     plan = job.plan
     for node, out in zip(job.requested, plan.outputs):
-        buffer = _swap(node, values[out])
+        buffer = _swap(node, values[out], device)
         holder = held_array(node)
         if holder is not None:
             holder._hold(buffer)
     for array in arrays:
         _ = array._node  # NOTE: resolves every array that shared a swapped node
     for node, kept in zip(job.kept, plan.kept):  # computed anyway and held: not recomputed later
-        buffer = _swap(node, values[kept])
+        buffer = _swap(node, values[kept], device)
         holder = held_array(node)
         if holder is not None:
             holder._hold(buffer)
 
 
-def _swap(node, value):
+def _swap(node, value, device: str):
     """The BUFFER node that replaces realized `node` from now on."""
-    buffer = buffer_node(_readonly(value), node.source)
+    buffer = buffer_node(_readonly(value), node.source, device)
     mark_realized(node, buffer)
     return buffer
 

@@ -89,7 +89,7 @@ def _view_value(node: Node) -> np.ndarray | None:
         (node,) = inputs_of(node)
     if node.op is not Op.BUFFER:
         return None
-    value = node.arg
+    value = node.arg.data
     for step in reversed(chain):
         value = evaluate(step, [value])
     return value

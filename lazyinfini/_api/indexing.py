@@ -227,9 +227,9 @@ def check_bounds(func: str, indices: Array, size: int, axis: int) -> None:
     """Out-of-bounds indices raise here, at the recording line, when their values are known
     already (a concrete array); pending ones raise when they are computed."""
     node = resolve(indices._node)
-    if node.op is not Op.BUFFER or node.arg.size == 0:
+    if node.op is not Op.BUFFER or node.arg.data.size == 0:
         return
-    low, high = int(node.arg.min()), int(node.arg.max())
+    low, high = int(node.arg.data.min()), int(node.arg.data.max())
     if high >= size or low < -size:
         bad = high if high >= size else low
         raise error(

@@ -2,6 +2,7 @@
 
 from .build import build_graph
 from .node import (
+    Buffer,
     BufferLayout,
     Node,
     buffer_node,
@@ -15,6 +16,7 @@ from .ops import Group, Op
 from .walk import walk
 
 __all__ = [
+    "Buffer",
     "BufferLayout",
     "Group",
     "Node",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 import sys
@@ -23,6 +22,19 @@ class BufferLayout:
 
     strides: tuple[int, ...]
     misalignment: int
+
+
+@dataclass(frozen=True, eq=False)
+class Buffer:
+    """A BUFFER node's payload: the device holding it, its data there (a numpy array on the
+    host), and its layout. A cached schedule's stand-in has no data: it must keep none alive."""
+
+    device: str
+    data: Any
+    layout: BufferLayout
+
+    def __repr__(self) -> str:
+        return f"Buffer({self.device}, strides={self.layout.strides})"
 
 
 @dataclass(frozen=True, eq=False, init=False)
@@ -52,13 +64,10 @@ class Node:
         assert op.arity < 0 or len(srcs) == op.arity, (op, len(srcs))
         assert all(type(d) is int and d >= 0 for d in shape), shape
 
-    @functools.cached_property
+    @property
     def layout(self) -> BufferLayout:
-        """A BUFFER's strides and alignment: all that scheduling reads of its ndarray."""
-        arg = self.arg
-        if isinstance(arg, BufferLayout):
-            return arg
-        return BufferLayout(tuple(arg.strides), arg.ctypes.data % 64)
+        """A BUFFER's strides and alignment: all that scheduling reads of its data."""
+        return self.arg.layout
 
     @property
     def size(self) -> int:
@@ -73,8 +82,18 @@ class Node:
         return f"{self.op.label}#{id(self) % 100000:05d}({shape} {self.dtype.name})"
 
 
-def buffer_node(value: np.ndarray, source: str = "") -> Node:
-    return Node(Op.BUFFER, (), tuple(value.shape), value.dtype, value, source)
+def buffer_node(value, source: str = "", device: str = "cpu") -> Node:
+    """A BUFFER node holding `value`, an array of `device` (numpy's on the host)."""
+    layout = BufferLayout(tuple(value.strides), _address(value) % 64)
+    return Node(
+        Op.BUFFER, (), tuple(value.shape), value.dtype, Buffer(device, value, layout), source
+    )
+
+
+def _address(value) -> int:
+    # NOTE: the array interface every numpy-like array has (CuPy's CUDA one too).
+    interface = getattr(value, "__array_interface__", None) or value.__cuda_array_interface__
+    return interface["data"][0]
 
 
 # A realized node is replaced by a BUFFER node. Pending consumers still point at the old node;

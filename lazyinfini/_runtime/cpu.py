@@ -37,7 +37,7 @@ def value_of(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:
     if node.op is Op.FULL:
         return np.broadcast_to(np.asarray(node.arg, dtype=node.dtype), node.shape)
     if node.op is Op.BUFFER:
-        return node.arg
+        return node.arg.data
     raise KeyError(node)
 
 

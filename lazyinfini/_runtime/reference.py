@@ -32,7 +32,7 @@ def _value(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:
     if value is not None:
         return value
     if node.op is Op.BUFFER:
-        return node.arg  # NOTE: a schedule run without bindings (li.inspect's)
+        return node.arg.data  # NOTE: a schedule run without bindings (li.inspect's)
     raise KeyError(node)
 
 

@@ -62,7 +62,7 @@ def c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
 def base_strides(node: Node) -> tuple[int, ...]:
     """Strides of a materialized value: a buffer's own, zeros for a fill, C order otherwise."""
     if node.op is Op.BUFFER:
-        return tuple(node.arg.strides)
+        return node.layout.strides
     if node.op is Op.FULL:
         return (0,) * len(node.shape)
     return c_strides(node.shape, node.dtype.itemsize)

@@ -64,7 +64,7 @@ def test_graph_of_clip_of_subtract():
     assert sources == sorted([f"{HERE}:{line_a}", f"{HERE}:{line_b}"])
     # The buffer nodes hold the user's data, not a copy.
     (a_node,) = [b for b in buffers if b.shape == (3, 4)]
-    assert np.shares_memory(a_node.arg, a_np)
+    assert np.shares_memory(a_node.arg.data, a_np)
 
 
 def test_source_names_the_line_of_each_operation():
@@ -124,7 +124,7 @@ def test_graph_stops_at_realized_buffers():
     ops = sorted(d["op"] for _, d in g.nodes(data=True) if d["op"] not in _SCALAR_OPS)
     assert ops == ["buffer", "subtract"]
     (buf,) = _by_op(g, "buffer")
-    np.testing.assert_array_equal(buf.arg, [-1.0, 0.0, 1.0, 2.0])  # y's value, not x
+    np.testing.assert_array_equal(buf.arg.data, [-1.0, 0.0, 1.0, 2.0])  # y's value, not x
     np.testing.assert_array_equal(np.asarray(z), [-3.0, -2.0, -1.0, 0.0])
 
 
