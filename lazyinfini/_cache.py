@@ -8,7 +8,7 @@ which nodes are requested or held (and, checked on a hit, a buffer's alignment w
 plan depends on it). A template is a copy of the graph whose buffers are stand-ins holding no
 data (BufferLayout), and the schedule of that copy for the device's Target. Every
 materialization runs a template's schedule with its own buffers bound to the stand-ins; the
-first of a kind plans it, the next ones only bind.
+first of a kind schedules it, the next ones only bind.
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ MAX_NODES = 50_000  # template nodes kept in all (a template holds no data)
 class Job:
     """A template's schedule bound to one materialization's nodes and buffers."""
 
-    plan: Schedule
+    schedule: Schedule
     inputs: dict[Node, np.ndarray]  # stand-in -> the buffer it stands for now
-    requested: tuple[Node, ...]  # the real nodes of plan.requested, in order
-    kept: tuple[Node, ...]  # the real nodes of plan.kept, in order
+    requested: tuple[Node, ...]  # the real nodes of schedule.requested, in order
+    kept: tuple[Node, ...]  # the real nodes of schedule.kept, in order
     evaluated: tuple[Node, ...]  # the real pending nodes
     reused: bool  # the schedule came from the cache
     devices: frozenset[str]  # the devices holding the buffers it reads
@@ -40,10 +40,10 @@ class Job:
 
 @dataclass(frozen=True)
 class _Template:
-    plan: Schedule
+    schedule: Schedule
     buffers: tuple[tuple[int, Node], ...]  # (position, stand-in) of each buffer
-    requested: tuple[int, ...]  # positions of plan.requested
-    kept: tuple[int, ...]  # positions of plan.kept
+    requested: tuple[int, ...]  # positions of schedule.requested
+    kept: tuple[int, ...]  # positions of schedule.kept
     aligned: tuple[tuple[int, int], ...]  # (position, misalignment) of buffers a plan assumed
     size: int
     devices: frozenset[str]  # NOTE: part of the key (a buffer's signature names its device)
@@ -64,11 +64,11 @@ class ScheduleCache:
         again = _recomputed_frontier(order, srcs, set(keep), pending)
         outputs = tuple(position[id(resolve(n))] for n in pending) + again
         # NOTE: the whole Target, not the device's name: a device registered again with other
-        # tiles or chunks plans anew.
+        # tiles or chunks schedules anew.
         key = (target, fuse, outputs, keep, *map(_signature, order, srcs))
         try:
             hash(key)
-        except TypeError:  # a parameter that cannot be a key: plan it, keep nothing
+        except TypeError:  # a parameter that cannot be a key: schedule it, keep nothing
             key = None
         with self._lock:
             template = self._templates.get(key) if key is not None else None
@@ -78,11 +78,11 @@ class ScheduleCache:
             order[i].layout.misalignment == m for i, m in template.aligned
         )
         if not reused:
-            template = _plan(target, fuse, order, srcs, outputs, keep)
+            template = _template(target, fuse, order, srcs, outputs, keep)
             if key is not None:
-                self._store(key, template)  # NOTE: replaces one planned for another alignment
+                self._store(key, template)  # NOTE: replaces one made for another alignment
         return Job(
-            template.plan,
+            template.schedule,
             {stand_in: order[i].arg.data for i, stand_in in template.buffers},
             tuple(order[i] for i in template.requested),
             tuple(order[i] for i in template.kept),
@@ -148,7 +148,7 @@ def _frozen(arg):
     return arg  # NOTE: an unhashable parameter makes the whole key unhashable: not cached
 
 
-def _plan(target, fuse: bool, order, srcs, outputs, keep) -> _Template:
+def _template(target, fuse: bool, order, srcs, outputs, keep) -> _Template:
     clones: list[Node] = []
     for node, inputs in zip(order, srcs):
         if node.op is Op.BUFFER:
@@ -159,20 +159,20 @@ def _plan(target, fuse: bool, order, srcs, outputs, keep) -> _Template:
             clone = Node(node.op, sources, node.shape, node.dtype, node.arg, node.source)
         clones.append(clone)
     graph = build_graph([clones[i] for i in outputs])
-    plan = schedule(graph, target, fuse=fuse, keep={clones[i] for i in keep})
+    planned = schedule(graph, target, fuse=fuse, keep={clones[i] for i in keep})
     where = {id(c): i for i, c in enumerate(clones)}
     rearranged = {
         where[id(load.base)]: load.base.layout.misalignment
-        for kernel in plan.kernels
+        for kernel in planned.kernels
         if kernel.kind is Kind.REARRANGE
         for load in kernel.loads
         if load.base.op is Op.BUFFER
     }
     return _Template(
-        plan,
+        planned,
         tuple((i, c) for i, c in enumerate(clones) if c.op is Op.BUFFER),
-        tuple(where[id(n)] for n in plan.requested),
-        tuple(where[id(n)] for n in plan.kept),
+        tuple(where[id(n)] for n in planned.requested),
+        tuple(where[id(n)] for n in planned.kept),
         tuple(rearranged.items()),
         len(clones),
         frozenset(c.arg.device for c in clones if c.op is Op.BUFFER),

@@ -1,6 +1,6 @@
 """Devices: where arrays live and kernels run, found by name in one registry.
 
-A device is a table, not a class hierarchy: the Target it asks the scheduler to plan for, an
+A device is a table, not a class hierarchy: the Target its schedules are made for, an
 allocator, how data leaves and enters host memory, and one handler per kernel kind. Backends
 register theirs (`_runtime/__init__.py`); nothing imports a backend to find it, so options,
 the API and the cache depend on this registry only. `li.CPU` is the host CPU's.

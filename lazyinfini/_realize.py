@@ -39,28 +39,28 @@ def _realize(arrays, timings: list | None, implicit: str):
     held = lambda node: held_array(node) is not None  # noqa: E731
     job = CACHE.prepare(device.target, options.fuse, pending, held)
     check_memory(device, job.devices)
-    values = run_schedule(job.plan, device, job.inputs, settings, timings)
+    values = run_schedule(job.schedule, device, job.inputs, settings, timings)
     _swap_all(arrays, job, values, holder_of(device).name)
     mark_evaluated(job.evaluated)
     counters.materializations += 1
     counters.schedules_reused += job.reused
     if options.debug:
         _debug_line(job, device, settings, time.perf_counter() - started, implicit)
-    return job.plan
+    return job.schedule
 
 
 def _swap_all(arrays, job, values, device: str) -> None:
     """Every computed value an array asked for or holds becomes that array's buffer, held by
     `device`."""
-    plan = job.plan
-    for node, out in zip(job.requested, plan.outputs):
+    sched = job.schedule
+    for node, out in zip(job.requested, sched.outputs):
         buffer = _swap(node, values[out], device)
         holder = held_array(node)
         if holder is not None:
             holder._hold(buffer)
     for array in arrays:
         _ = array._node  # NOTE: resolves every array that shared a swapped node
-    for node, kept in zip(job.kept, plan.kept):  # computed anyway and held: not recomputed later
+    for node, kept in zip(job.kept, sched.kept):  # computed anyway and held: not recomputed later
         buffer = _swap(node, values[kept], device)
         holder = held_array(node)
         if holder is not None:
@@ -84,10 +84,10 @@ def _readonly(value):
 
 def _debug_line(job, device, settings, seconds: float, implicit: str) -> None:
     """One line per materialization: what, where the user asked (and whether implicitly), how."""
-    plan = job.plan
-    shapes = ", ".join(f"{n.shape} {n.dtype.name}" for n in plan.outputs)
+    sched = job.schedule
+    shapes = ", ".join(f"{n.shape} {n.dtype.name}" for n in sched.outputs)
     how = "a reused schedule" if job.reused else "a new schedule"
-    count = len(plan.kernels)
+    count = len(sched.kernels)
     why = f" (implicit: {implicit})" if implicit else ""
     print(
         f"lazyinfini: realized {shapes} at {caller_source() or '?'}{why}: "
@@ -98,7 +98,7 @@ def _debug_line(job, device, settings, seconds: float, implicit: str) -> None:
     if settings.debug >= 3:
         from .inspect import format_schedule
 
-        print(format_schedule(plan), file=sys.stderr)
+        print(format_schedule(sched), file=sys.stderr)
 
 
 def compute(*arrays):

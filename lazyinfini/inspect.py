@@ -1,6 +1,6 @@
 """Seeing what a program became: the graph, the kernels, why things fused, what they cost.
 
-Public: li.graph, li.explain, li.to_dot, li.visualize, li.inspect.plan, li.inspect.counters,
+Public: li.graph, li.explain, li.to_dot, li.visualize, li.inspect.schedule, li.inspect.counters,
 li.inspect.memory_pool, li.inspect.release_memory.
 """
 
@@ -19,7 +19,8 @@ from ._graph import Op, build_graph
 from ._graph.dot import to_dot as _dot_text
 from ._options import current
 from ._runtime.pool import POOL, PoolStats
-from ._schedule import Schedule, schedule
+from ._schedule import Schedule
+from ._schedule import schedule as _schedule_for
 
 __all__ = [
     "counters",
@@ -27,7 +28,7 @@ __all__ = [
     "format_schedule",
     "graph",
     "memory_pool",
-    "plan",
+    "schedule",
     "release_memory",
     "to_dot",
     "visualize",
@@ -57,11 +58,11 @@ def release_memory() -> int:
     return POOL.release()
 
 
-def plan(*arrays: Array) -> Schedule:
-    """The schedule computing `arrays` now would run on the current executor (runs nothing)."""
+def schedule(*arrays: Array) -> Schedule:
+    """The schedule computing `arrays` now would run on the current device (runs nothing)."""
     options = current()
-    dag = build_graph(_nodes("plan", arrays))
-    return schedule(dag, get_device(options.device).target, fuse=options.fuse)
+    dag = build_graph(_nodes("schedule", arrays))
+    return _schedule_for(dag, get_device(options.device).target, fuse=options.fuse)
 
 
 def explain(*arrays: Array, analyze: bool = False) -> str:
@@ -75,7 +76,7 @@ def explain(*arrays: Array, analyze: bool = False) -> str:
     if not isinstance(analyze, bool):
         raise TypeError(f"explain: analyze must be True or False, got {analyze!r}")
     if not analyze:
-        return format_schedule(plan(*arrays))
+        return format_schedule(schedule(*arrays))
     from ._realize import realize
 
     timings: list[float] = []
@@ -166,7 +167,7 @@ def _size(nbytes: int) -> str:
 def to_dot(*arrays: Array) -> str:
     """DOT source of what would run: the simplified graph, one labelled cluster per kernel."""
     _nodes("to_dot", arrays)
-    sched = plan(*arrays)
+    sched = schedule(*arrays)
     return _dot_text(build_graph(list(sched.outputs)), sched.kernels)
 
 

@@ -74,6 +74,6 @@ def assert_matches_reference(fn, *inputs, exact=False):
 
 def check_schedule(*arrays, kernels: int):
     """The schedule computing `arrays` now has exactly `kernels` kernels (excluding none)."""
-    plan = li.inspect.plan(*arrays)
+    plan = li.inspect.schedule(*arrays)
     assert len(plan.kernels) == kernels, li.explain(*arrays)
     return plan

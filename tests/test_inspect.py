@@ -56,7 +56,7 @@ def test_explain_names_the_copy_method_the_executor_will_use(shape, axes, monkey
 
     x_np = np.zeros(shape, np.float32)
     y = li.permute_dims(li.asarray(x_np), axes)
-    (kernel,) = li.inspect.plan(y).kernels
+    (kernel,) = li.inspect.schedule(y).kernels
     dst = np.empty(y.shape, np.float32)
     assert kernel.method == choose_method(kernel.plan, np.transpose(x_np, axes), dst)
     assert f"    method {kernel.method} (" in li.explain(y)
@@ -93,7 +93,7 @@ def test_to_dot_has_one_labelled_cluster_per_kernel(program):
     z = li.reshape(li.permute_dims(a, (1, 0)), (-1,)) - 1  # a copy kernel, then elementwise
     dot = li.to_dot(y, z)
     assert dot.startswith("digraph lazyinfini {") and dot.rstrip().endswith("}")
-    assert dot.count("subgraph cluster_") == len(li.inspect.plan(y, z).kernels) == 3
+    assert dot.count("subgraph cluster_") == len(li.inspect.schedule(y, z).kernels) == 3
     assert 'label="kernel 0: ' in dot and "rearrange copy" in dot
     assert "->" in dot
 
@@ -121,7 +121,7 @@ def test_to_dot_draws_every_kernel_with_its_nodes():
     y = li.clip(li.permute_dims(a, (1, 0)) - b, 0, 1)
     dot = li.to_dot(y)
     clusters = _clusters(dot)
-    assert len(clusters) == len(li.inspect.plan(y).kernels) == 2
+    assert len(clusters) == len(li.inspect.schedule(y).kernels) == 2
     assert all("[label=" in body for body in clusters), clusters
     assert 'label="copy\\n1024x1024 float32' in clusters[0]
     (copy,) = re.findall(r'(n\d+) \[label="copy', clusters[0])
@@ -162,7 +162,7 @@ def test_to_dot_on_the_reference_executor_draws_one_cluster_per_node(program):
     _, _, y = program
     with li.options(executor="reference"):
         clusters = _clusters(li.to_dot(y))
-        assert len(clusters) == len(li.inspect.plan(y).kernels)
+        assert len(clusters) == len(li.inspect.schedule(y).kernels)
     assert all("[label=" in body for body in clusters)
 
 

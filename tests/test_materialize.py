@@ -495,7 +495,7 @@ def test_fused_intermediates_are_not_forced_out_by_being_held():
     y = li.clip(t, 0, 3)
     np.asarray(y)
     assert t._node.op.label != "buffer"
-    assert len(li.inspect.plan(li.clip(a - 1, 0, 3)).kernels) == 1
+    assert len(li.inspect.schedule(li.clip(a - 1, 0, 3)).kernels) == 1
 
 
 def test_a_loop_that_reads_values_back_does_not_recompute_its_history():

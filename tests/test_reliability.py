@@ -22,7 +22,7 @@ def reference(program, *inputs):
 
 
 def kinds(*arrays) -> list[str]:
-    return [k.kind.value for k in li.inspect.plan(*arrays).kernels]
+    return [k.kind.value for k in li.inspect.schedule(*arrays).kernels]
 
 
 # -- library results keep numpy's layout; plans assumed C order ------------------------------
@@ -108,7 +108,7 @@ def test_siblings_of_one_depth_still_share_one_pass():
 def test_many_outputs_merge_into_one_pass():
     x = li.asarray(np.arange(8.0))
     ys = [x + i for i in range(2000)]
-    plan = li.inspect.plan(*ys)
+    plan = li.inspect.schedule(*ys)
     assert [k.kind for k in plan.kernels] == [Kind.ELEMENTWISE]
     li.compute(*ys)
     np.testing.assert_array_equal(np.asarray(ys[1999]), np.arange(8.0) + 1999)
@@ -121,7 +121,7 @@ def test_a_transposed_input_read_twice_is_copied_once():
     a = np.random.default_rng(1).random((300, 400))
     x = li.asarray(a.T)
     y1, y2 = li.reshape(x, (-1,)) * 2, x + 1
-    plan = li.inspect.plan(y1, y2)
+    plan = li.inspect.schedule(y1, y2)
     copies = [k for k in plan.kernels if k.kind is Kind.REARRANGE]
     assert len(copies) == 1
     for kernel in plan.kernels:

@@ -80,7 +80,7 @@ def test_integer_arrays_are_lazy_and_one_gather():
     y = x[idx, 1:]
     assert li.inspect.counters.kernels == before
     assert y._node.op.label == "gather" and y.shape == (3, 4)
-    assert sorted(k.name for k in li.inspect.plan(y).kernels) == ["add", "gather", "multiply"]
+    assert sorted(k.name for k in li.inspect.schedule(y).kernels) == ["add", "gather", "multiply"]
 
 
 def test_a_0d_integer_array_is_an_integer():

@@ -23,6 +23,13 @@ def assert_same_bytes(got, expected):
     got = np.asarray(got)
     assert got.shape == expected.shape, (got.shape, expected.shape)
     assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
+    if got.dtype == np.bool_:
+        # NOTE: a bool byte other than 0/1 has no meaning, and numpy's own scalar indexing
+        # (x[0]) turns it into 1: compare truth values.
+        got, expected = (
+            np.asarray(got).view(np.uint8) != 0,
+            np.asarray(expected).view(np.uint8) != 0,
+        )
     assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(expected).tobytes()
 
 

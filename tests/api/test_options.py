@@ -113,7 +113,7 @@ def test_set_options_lasts_until_changed_again():
         li.set_options(fuse=False, debug=0)
         assert li._options.current().fuse is False
         y = li.asarray([1.0, 2.0]) * 2 + 1
-        assert len(li.inspect.plan(y).kernels) == 2  # one kernel per node: fusion is off
+        assert len(li.inspect.schedule(y).kernels) == 2  # one kernel per node: fusion is off
     finally:
         li.set_options(fuse=before.fuse, debug=before.debug)
     assert li._options.current() == before
@@ -123,7 +123,7 @@ def test_device_option_and_its_executor_alias():
     with li.options(executor="reference") as chosen:
         assert chosen.device == "reference"
     with li.options(device="reference"):
-        plan = li.inspect.plan(li.asarray([1.0]) * 2 + 1)
+        plan = li.inspect.schedule(li.asarray([1.0]) * 2 + 1)
         assert {len(k.nodes) for k in plan.kernels} == {1} and len(plan.kernels) >= 3
     with pytest.raises(TypeError, match="^options: give device= or its alias executor="):
         with li.options(device="cpu", executor="cpu"):

@@ -45,7 +45,7 @@ def test_rearrange_records_only_movement_until_asked():
     assert li.inspect.counters.kernels == before
     assert {n.op.label for n in li.graph(z)} <= MOVEMENT
     np.testing.assert_array_equal(np.asarray(z), X)
-    assert len(li.inspect.plan(ea.rearrange(x, "b c h w -> b h w c")).kernels) <= 1
+    assert len(li.inspect.schedule(ea.rearrange(x, "b c h w -> b h w c")).kernels) <= 1
 
 
 @pytest.mark.parametrize(

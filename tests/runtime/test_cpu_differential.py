@@ -91,7 +91,7 @@ def test_half_precision_rounds_every_op_as_numpy_does(dtype):
     assert fused.tobytes() == stepwise.tobytes() == ((x * 3) - (x * 2)).tobytes()
     # float16(1000) + 0.1 rounds back to 1000 in numpy: a float32 register would not.
     above = (li.asarray(x) + 0.1) > 1000.0
-    assert li.inspect.plan(above).kernels[-1].kind.value == "elementwise"
+    assert li.inspect.schedule(above).kernels[-1].kind.value == "elementwise"
     np.testing.assert_array_equal(np.asarray(above), (x + dtype(0.1)) > 1000.0)
 
 
@@ -103,7 +103,7 @@ def test_fully_broadcast_loads_are_read_as_one_value():
     x_np = np.linspace(-2, 2, 1000, dtype=np.float16)
     x = li.asarray(x_np)
     y = (x - li.mean(x)) * li.asarray(np.float16(3)) + 1
-    plan = li.inspect.plan(y)
+    plan = li.inspect.schedule(y)
     (kernel,) = [k for k in plan.kernels if k.kind.value == "elementwise"]
     work = cpu._prepare_pass(kernel)
     broadcast = {i for i, ld in enumerate(kernel.loads) if not any(ld.strides)}

@@ -81,7 +81,7 @@ def test_producer_with_consumers_in_two_kernels_splits():
     a, b = arrays((8, 8), (8, 8))
     t = a - b
     u = li.permute_dims(t * 2, (1, 0)) + t  # t feeds two different kernels
-    plan = li.inspect.plan(u)
+    plan = li.inspect.schedule(u)
     reasons = {d.reason for d in plan.decisions if d.producer.op.label == "subtract"}
     assert any("consumers in different kernels" in r for r in reasons), reasons
 
@@ -139,7 +139,7 @@ def test_merged_siblings_run_before_every_consumer_of_their_outputs():
     total = li.sum(first, dtype=li.uint16)
     later = li.vecdot(li.astype(x, li.uint16), y)
     result = li.all(later == total)
-    plan = li.inspect.plan(result)
+    plan = li.inspect.schedule(result)
     position = {out: i for i, k in enumerate(plan.kernels) for out in k.outputs}
     for i, kernel in enumerate(plan.kernels):
         assert all(position.get(r, -1) < i for r in kernel.reads), li.explain(result)

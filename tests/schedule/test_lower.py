@@ -22,7 +22,7 @@ def test_requested_permute_is_one_rearrange_with_a_plan():
 def test_contiguous_view_output_needs_no_copy():
     x = li.asarray(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
     y = li.reshape(x[1:], (3, 4))
-    (kernel,) = li.inspect.plan(y).kernels
+    (kernel,) = li.inspect.schedule(y).kernels
     assert kernel.kind is Kind.VIEW
     np.testing.assert_array_equal(np.asarray(y), np.arange(12, 24).reshape(3, 4))
 
@@ -53,7 +53,7 @@ def test_requested_fill_and_broadcast_are_materialized_contiguous():
     y = li.full((3, 4), 2.5, dtype=li.float32)
     z = li.broadcast_to(li.asarray(np.arange(4.0)), (3, 4))
     for arr, expected in ((y, np.full((3, 4), 2.5)), (z, np.broadcast_to(np.arange(4.0), (3, 4)))):
-        (kernel,) = li.inspect.plan(arr).kernels
+        (kernel,) = li.inspect.schedule(arr).kernels
         assert kernel.kind is Kind.REARRANGE
         out = np.asarray(arr)
         assert out.flags.c_contiguous and 0 not in out.strides
@@ -86,7 +86,7 @@ def test_load_strides_agree_with_numpy_views():
     y = li.broadcast_to(
         li.permute_dims(x[1:, ::2, ::-1], (2, 0, 1, 3))[:, :, None], (3, 1, 4, 2, 3)
     )
-    plan = li.inspect.plan(y * 2)
+    plan = li.inspect.schedule(y * 2)
     (load,) = [ld for ld in plan.kernels[0].loads if ld.base is x._node]
     view = load_view(load, {})
     assert tuple(view.strides) == load.strides
@@ -100,7 +100,7 @@ def test_symbolic_strides_without_reshape_agree_with_numpy():
     base = np.arange(2 * 3 * 4, dtype=np.int16).reshape(2, 3, 4)[:, ::-1]
     x = li.asarray(base)
     y = li.broadcast_to(li.permute_dims(x[1:, ::2, ::-3], (2, 0, 1)), (5, 2, 1, 2))
-    (load,) = [ld for ld in li.inspect.plan(y + 1).kernels[0].loads if ld.base is x._node]
+    (load,) = [ld for ld in li.inspect.schedule(y + 1).kernels[0].loads if ld.base is x._node]
     view = load_view(load, {})
     assert tuple(view.strides) == load.strides
     assert view.__array_interface__["data"][0] - base.__array_interface__["data"][0] == load.offset
@@ -119,7 +119,7 @@ def test_large_transposed_load_is_copied_by_a_rearrange_first():
 def test_items_of_one_library_call_share_one_kernel():
     a = li.asarray(np.random.default_rng(0).standard_normal((6, 6)))
     q, r = li.linalg.qr(a)
-    (kernel,) = li.inspect.plan(q, r).kernels
+    (kernel,) = li.inspect.schedule(q, r).kernels
     assert kernel.kind is Kind.OPAQUE and kernel.name == "linalg.qr" and len(kernel.outputs) == 2
     before = li.inspect.counters.kernels
     q, r = li.compute(q, r)

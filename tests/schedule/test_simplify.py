@@ -25,7 +25,7 @@ def test_permute_chain_folds_into_one_permute():
 def test_inverse_permutes_cancel_to_the_buffer():
     x = x3()
     y = li.permute_dims(li.permute_dims(x, (2, 0, 1)), (1, 2, 0))
-    plan = li.inspect.plan(y)
+    plan = li.inspect.schedule(y)
     assert plan.kernels == () and plan.outputs[0] is x._node
     assert np.asarray(y) is not None and np.array_equal(np.asarray(y), np.asarray(x))
 
@@ -60,7 +60,7 @@ def test_common_subexpressions_are_computed_once():
 def test_fills_merge_by_bits_not_by_equality():
     x = li.asarray(np.array([-0.0, 0.0, 1.0], dtype=np.float32))
     y = (x - 0.0) * (x - 0) + (x - (-0.0))
-    labels = [n.op.label for n in li.inspect.plan(y).kernels[0].nodes]
+    labels = [n.op.label for n in li.inspect.schedule(y).kernels[0].nodes]
     assert labels.count("subtract") == 2, labels  # x - 0.0 and x - 0 are one; -0.0 is not
     expected = (np.asarray(x) - np.float32(0.0)) ** 2 + (np.asarray(x) - np.float32(-0.0))
     np.testing.assert_array_equal(np.signbit(np.asarray(y)), np.signbit(expected))
