@@ -83,27 +83,70 @@ def kind(dtype: np.dtype) -> str:
     return "float"
 
 
-def _promote_pair(a: np.dtype, b: np.dtype) -> np.dtype | None:
-    """The promotion lattice; None where the two cannot be promoted."""
-    if a == b:
-        return a
+# The standard's type promotion table (2025.12), literally: each pair once, the result after it.
+# https://data-apis.org/array-api/latest/API_specification/type_promotion.html
+# fmt: off
+SPEC_PROMOTIONS: dict[tuple[np.dtype, np.dtype], np.dtype] = {
+    (bool, bool): bool,
+    # signed integers
+    (int8, int8): int8,     (int8, int16): int16,   (int8, int32): int32,   (int8, int64): int64,
+    (int16, int16): int16,  (int16, int32): int32,  (int16, int64): int64,
+    (int32, int32): int32,  (int32, int64): int64,
+    (int64, int64): int64,
+    # unsigned integers
+    (uint8, uint8): uint8,     (uint8, uint16): uint16,   (uint8, uint32): uint32,
+    (uint8, uint64): uint64,
+    (uint16, uint16): uint16,  (uint16, uint32): uint32,  (uint16, uint64): uint64,
+    (uint32, uint32): uint32,  (uint32, uint64): uint64,
+    (uint64, uint64): uint64,
+    # mixed signed and unsigned integers (no pair with uint64)
+    (int8, uint8): int16,   (int8, uint16): int32,   (int8, uint32): int64,
+    (int16, uint8): int16,  (int16, uint16): int32,  (int16, uint32): int64,
+    (int32, uint8): int32,  (int32, uint16): int32,  (int32, uint32): int64,
+    (int64, uint8): int64,  (int64, uint16): int64,  (int64, uint32): int64,
+    # real and complex floating-point
+    (float32, float32): float32,      (float32, float64): float64,
+    (float32, complex64): complex64,  (float32, complex128): complex128,
+    (float64, float64): float64,      (float64, complex64): complex128,
+    (float64, complex128): complex128,
+    (complex64, complex64): complex64,    (complex64, complex128): complex128,
+    (complex128, complex128): complex128,
+}
+# fmt: on
+
+# Extension (not the standard's), one rule for every pair the table leaves out, which are the
+# half floats (float16, bfloat16), bool with numbers, integers with floats, and uint64 with a
+# signed integer. Such a pair promotes to:
+#   - nothing (a TypeError), for integers of mixed signedness (only uint64 with a signed integer
+#     gets here): no integer dtype holds both, and numpy's float64 would be a surprise;
+#   - the wider of two real floats (a half float with a float), and float32 for float16 with
+#     bfloat16, as neither holds the other;
+#   - else the dtype of the higher kind as it is, bool < integer < real floating < complex
+#     (int64 with float16 is float16, float16 with complex64 complex64): like JAX, so that
+#     numpy-style code mixing kinds keeps working.
+_KIND_RANK = {"bool": 0, "int": 1, "uint": 1, "float": 2, "complex": 3}
+
+
+def _extension(a: np.dtype, b: np.dtype) -> np.dtype | None:
+    """The extension rule above, for a pair not in SPEC_PROMOTIONS."""
     ka, kb = kind(a), kind(b)
-    if ka == kb:
-        if ka == "float" and {a, b} == {float16, bfloat16}:
-            return float32  # neither half format holds the other
-        return a if a.itemsize > b.itemsize else b
     if {ka, kb} == {"int", "uint"}:
-        s, u = (a, b) if ka == "int" else (b, a)
-        if u == uint64:
-            return None  # Note (spec): no signed type holds uint64; numpy's float64 is a surprise
-        return s if s.itemsize > u.itemsize else np.dtype(f"int{2 * 8 * u.itemsize}")
-    if "complex" in (ka, kb) and "float" in (ka, kb):
-        c, f = (a, b) if ka == "complex" else (b, a)
-        return complex128 if (c == complex128 or f == float64) else complex64
-    # Mixed kinds the spec leaves undefined (bool with numbers, integers with floats): like JAX,
-    # the result is the "higher" kind's dtype, so numpy-style scripts keep working.
-    rank = {"bool": 0, "int": 1, "uint": 1, "float": 2, "complex": 3}
-    return a if rank[ka] > rank[kb] else b
+        return None
+    if ka == kb:
+        if {a, b} == {float16, bfloat16}:
+            return float32
+        return a if a.itemsize >= b.itemsize else b
+    return a if _KIND_RANK[ka] > _KIND_RANK[kb] else b
+
+
+def _promote_pair(a: np.dtype, b: np.dtype) -> np.dtype | None:
+    """The table's result for a pair (in either order), else the extension rule's."""
+    # NOTE: looked up by `in`, not `or`: a numpy dtype is falsy (its len() counts fields).
+    if (a, b) in SPEC_PROMOTIONS:
+        return SPEC_PROMOTIONS[a, b]
+    if (b, a) in SPEC_PROMOTIONS:
+        return SPEC_PROMOTIONS[b, a]
+    return _extension(a, b)
 
 
 def promote(*dtypes: np.dtype) -> np.dtype | None:
