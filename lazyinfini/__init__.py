@@ -100,7 +100,6 @@ from ._api.elementwise_functions import (
     tanh,
     trunc,
 )
-from ._api.indexing import getitem as _getitem  # noqa: F401  (reached through Array.__getitem__)
 from ._api.indexing import take, take_along_axis
 from ._api.info import __array_namespace_info__
 from ._api.linear_algebra import matmul, matrix_transpose, tensordot, vecdot
