@@ -187,14 +187,7 @@ class Array:
             raise TypeError(
                 f"{func}: only size-1 arrays convert to Python scalars; shape {self.shape}"
             )
-        if self._node.op is not Op.BUFFER:
-            if current_options().strict:
-                raise ValueError(
-                    f"{func}: the array is not computed yet and strict mode is on; "
-                    "call .compute() first or leave li.options(strict=True)"
-                )
-            counters.implicit_materializations += 1
-        return self._value(f"{func.strip('_')}()").reshape(()).item()
+        return implicit_value(self, func).reshape(()).item()
 
     def __bool__(self) -> bool:
         return bool(self._scalar("__bool__"))
@@ -337,6 +330,41 @@ def _numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
     return _creation.asarray(result)
 
 
+def implicit_value(x: Array, func: str, what: str = "") -> np.ndarray:
+    """x's value, computed now because `func` needs it while recording: an implicit
+    materialization. `what` names the argument for messages ("" for the array itself).
+
+    Every value the API reads at recording time comes here: the scalar conversions (bool, int,
+    float, complex, index; so 0-d integer arrays given as ints too), boolean masks, slice bounds
+    given as 0-d arrays, an array of `repeats`, a 0-d `fill_value`, an array `rtol` of
+    linalg.pinv/matrix_rank, nonzero and the unique_* functions. One rule for all of them:
+
+    - x pending: computed (for the debug line, as `func(what)`) and counted once in
+      counters.implicit_materializations; x computed already: read for free, not counted.
+    - strict mode (li.options(strict=True)): a pending x raises ValueError naming `func`
+      instead, wherever the call comes from: nothing is computed that the user did not ask
+      for. Note (spec): the standard lets a lazy library raise both for scalar conversion and
+      for data-dependent output shapes (masks, nonzero, unique_*, repeat).
+
+    A value that is only read when known (index bounds checked at the call when the index array
+    is computed already, see known_value) is not a materialization and does not come here.
+    """
+    if x._node.op is not Op.BUFFER:
+        if current_options().strict:
+            raise ValueError(
+                f"{func}: {what or 'the array'} is not computed yet and strict mode is on; "
+                "call .compute() first or leave li.options(strict=True)"
+            )
+        counters.implicit_materializations += 1
+    return x._value(f"{func.strip('_')}({what})")
+
+
+def known_value(x: Array) -> np.ndarray | None:
+    """x's value when it is computed already, else None (never computes, never counts)."""
+    node = x._node
+    return node.arg.data if node.op is Op.BUFFER else None
+
+
 def _writable_alias(value: np.ndarray) -> np.ndarray:
     """A writable view of the same memory as our read-only `value`, when its owner is writable
     (for DLPack consumers that cannot be told an array is read-only)."""
@@ -400,18 +428,84 @@ from ._api import indexing as _indexing  # noqa: E402
 from ._api import linear_algebra as _linalg  # noqa: E402
 from ._api import manipulation as _manipulation  # noqa: E402
 
-# The namespace functions the operators call, by name.
+# The namespace functions the operators call (x + y calls add), by name: the methods above are
+# made before these modules can be imported. Listed, so no other function becomes an operator.
 _FUNCTIONS = {
-    name: getattr(module, name)
-    for module in (_elementwise, _elementwise_functions, _linalg)
-    for name in dir(module)
-    if not name.startswith("_")
+    "add": _elementwise.add,
+    "subtract": _elementwise.subtract,
+    "multiply": _elementwise.multiply,
+    "divide": _elementwise.divide,
+    "floor_divide": _elementwise_functions.floor_divide,
+    "remainder": _elementwise_functions.remainder,
+    "pow": _elementwise_functions.pow,
+    "matmul": _linalg.matmul,
+    "bitwise_and": _elementwise_functions.bitwise_and,
+    "bitwise_or": _elementwise_functions.bitwise_or,
+    "bitwise_xor": _elementwise_functions.bitwise_xor,
+    "bitwise_left_shift": _elementwise_functions.bitwise_left_shift,
+    "bitwise_right_shift": _elementwise_functions.bitwise_right_shift,
+    "equal": _elementwise.equal,
+    "not_equal": _elementwise.not_equal,
+    "less": _elementwise.less,
+    "less_equal": _elementwise.less_equal,
+    "greater": _elementwise.greater,
+    "greater_equal": _elementwise.greater_equal,
+    "negative": _elementwise.negative,
+    "positive": _elementwise.positive,
+    "abs": _elementwise.abs,
+    "bitwise_invert": _elementwise_functions.bitwise_invert,
 }
 
 # numpy's ufuncs that are namespace functions (np.add, np.exp, np.pow is np.power, np.matmul):
-# numpy calls them on Arrays through Array.__array_ufunc__, and they record lazily.
+# numpy calls them on Arrays through Array.__array_ufunc__, and they record lazily. Listed by
+# name; a name numpy lacks (np.acos before numpy 2) has no twin.
+_UFUNC_FUNCTIONS = {
+    **_FUNCTIONS,
+    "acos": _elementwise_functions.acos,
+    "acosh": _elementwise_functions.acosh,
+    "asin": _elementwise_functions.asin,
+    "asinh": _elementwise_functions.asinh,
+    "atan": _elementwise_functions.atan,
+    "atan2": _elementwise_functions.atan2,
+    "atanh": _elementwise_functions.atanh,
+    "ceil": _elementwise_functions.ceil,
+    "conj": _elementwise_functions.conj,
+    "copysign": _elementwise_functions.copysign,
+    "cos": _elementwise_functions.cos,
+    "cosh": _elementwise_functions.cosh,
+    "exp": _elementwise_functions.exp,
+    "expm1": _elementwise_functions.expm1,
+    "floor": _elementwise_functions.floor,
+    "hypot": _elementwise_functions.hypot,
+    "isfinite": _elementwise_functions.isfinite,
+    "isinf": _elementwise_functions.isinf,
+    "isnan": _elementwise_functions.isnan,
+    "log": _elementwise_functions.log,
+    "log10": _elementwise_functions.log10,
+    "log1p": _elementwise_functions.log1p,
+    "log2": _elementwise_functions.log2,
+    "logaddexp": _elementwise_functions.logaddexp,
+    "logical_and": _elementwise_functions.logical_and,
+    "logical_not": _elementwise_functions.logical_not,
+    "logical_or": _elementwise_functions.logical_or,
+    "logical_xor": _elementwise_functions.logical_xor,
+    "maximum": _elementwise.maximum,
+    "minimum": _elementwise.minimum,
+    "nextafter": _elementwise_functions.nextafter,
+    "reciprocal": _elementwise_functions.reciprocal,
+    "sign": _elementwise_functions.sign,
+    "signbit": _elementwise_functions.signbit,
+    "sin": _elementwise_functions.sin,
+    "sinh": _elementwise_functions.sinh,
+    "sqrt": _elementwise_functions.sqrt,
+    "square": _elementwise_functions.square,
+    "tan": _elementwise_functions.tan,
+    "tanh": _elementwise_functions.tanh,
+    "trunc": _elementwise_functions.trunc,
+    "vecdot": _linalg.vecdot,
+}
 _UFUNC_TWINS = {
     ufunc: function
-    for name, function in _FUNCTIONS.items()
+    for name, function in _UFUNC_FUNCTIONS.items()
     if isinstance(ufunc := getattr(np, name, None), np.ufunc)
 }

@@ -8,9 +8,9 @@ import dataclasses
 @dataclasses.dataclass
 class Counters:
     materializations: int = 0  # realize() calls that ran at least one kernel
-    implicit_materializations: int = (
-        0  # those caused by bool()/int()/float()/... on a pending array
-    )
+    # values the API read while recording (bool()/int()/..., masks, nonzero, unique_*, array
+    # repeats, ...: see _array.implicit_value), one per pending input it computed
+    implicit_materializations: int = 0
     schedules_reused: int = 0  # materializations whose schedule came from the cache
     kernels: int = 0  # kernels run by any executor
     nodes: int = 0  # nodes evaluated inside those kernels

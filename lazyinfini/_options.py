@@ -21,7 +21,7 @@ import re
 class Options:
     device: str = "cpu"  # the device that computes: a name in the registry (lazyinfini._device)
     fuse: bool = True  # False: one kernel per node, to bisect a numerical difference to fusion
-    strict: bool = False  # True: bool()/int()/float() on a pending array raise ValueError
+    strict: bool = False  # True: an implicit materialization of a pending array raises ValueError
     debug: int = 0  # 1: a line per materialization; 2: a line per kernel; 3: the whole schedule
     pool_bytes: int = 1 << 30  # idle output memory kept for reuse (_runtime/pool.py); 0: none
 

@@ -9,13 +9,12 @@ Spec: https://data-apis.org/array-api/latest/extensions/fourier_transform_functi
 
 from __future__ import annotations
 
-import operator
-
 from . import _dtypes
 from ._api.checks import (
     check_array,
     check_dtype_arg,
     check_dtype_in,
+    check_int,
     check_size,
     error,
     normalize_axis,
@@ -68,18 +67,6 @@ def _record(func: str, node, shape, dtype, norm, **kwargs) -> Array:
     return record(Op.FFT, (node,), shape, dtype, arg, caller_source())
 
 
-def _size(func: str, name: str, value) -> int:
-    if isinstance(value, bool):
-        raise error(TypeError, func, f"{name} must be an int, got {value!r}")
-    try:
-        value = operator.index(value)
-    except TypeError:
-        raise error(TypeError, func, f"{name} must be an int, got {value!r}") from None
-    if value < 1:
-        raise error(ValueError, func, f"{name} must be at least 1, got {value}")
-    return value
-
-
 def _with(shape: tuple[int, ...], axis: int, size: int) -> tuple[int, ...]:
     return shape[:axis] + (size,) + shape[axis + 1 :]
 
@@ -94,7 +81,7 @@ def _one_axis(func: str, x, n, axis, norm, kind: str) -> Array:
     axis = normalize_axis(func, axis, x.ndim)
     size = x.shape[axis]
     n = (2 * (size - 1) if kind == "c2r" else size) if n is None else n
-    n = _size(func, "n", n)
+    n = check_int(func, "n", n, minimum=1)
     if kind == "c2c":
         shape, dtype = _with(x.shape, axis, n), _complex(x.dtype)
     elif kind == "r2c":
@@ -163,7 +150,7 @@ def _n_axes(func: str, x, s, axes, norm, kind: str) -> Array:
         sizes[-1] = 2 * (sizes[-1] - 1)
     if s is not None:
         sizes = [m if _size_or_minus(func, n) == -1 else n for m, n in zip(sizes, s, strict=True)]
-    sizes = [_size(func, "s", n) for n in sizes]
+    sizes = [check_int(func, "s", n, minimum=1) for n in sizes]
     shape = x.shape
     for a, n in zip(axes, sizes, strict=True):
         shape = _with(shape, a, n)
@@ -175,7 +162,7 @@ def _n_axes(func: str, x, s, axes, norm, kind: str) -> Array:
 
 def _size_or_minus(func: str, n) -> int:
     # Note (spec): -1 in s means "the input's size along that axis".
-    return -1 if n == -1 and not isinstance(n, bool) else _size(func, "s", n)
+    return -1 if n == -1 and not isinstance(n, bool) else check_int(func, "s", n, minimum=1)
 
 
 def fftn(x, /, *, s=None, axes=None, norm="backward") -> Array:
@@ -203,7 +190,7 @@ def irfftn(x, /, *, s=None, axes=None, norm="backward") -> Array:
 
 def _frequency_args(func: str, n, d, dtype, device):
     check_device(func, device)
-    n = _size(func, "n", n)
+    n = check_int(func, "n", n, minimum=1)
     if isinstance(d, bool) or not isinstance(d, (int, float)):
         raise error(TypeError, func, f"d must be a real number, got {d!r}")
     if d == 0:

@@ -9,7 +9,6 @@ Spec: https://data-apis.org/array-api/latest/extensions/linear_algebra_functions
 from __future__ import annotations
 
 import math
-import operator
 from typing import NamedTuple
 
 import numpy as np
@@ -21,6 +20,7 @@ from ._api.checks import (
     check_dtype_arg,
     check_dtype_in,
     check_flag,
+    check_int,
     error,
     normalize_axis,
 )
@@ -33,7 +33,7 @@ from ._api.linear_algebra import (
     tensordot,
     vecdot,
 )
-from ._array import Array, record
+from ._array import Array, implicit_value, record
 from ._graph import Op, caller_source
 
 __all__ = [
@@ -129,15 +129,6 @@ def _complex(dtype: np.dtype) -> np.dtype:
     return _dtypes.complex128 if dtype == _dtypes.float64 else _dtypes.complex64
 
 
-def _int(func: str, name: str, value) -> int:
-    if isinstance(value, bool):
-        raise error(TypeError, func, f"{name} must be an int, got {value!r}")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise error(TypeError, func, f"{name} must be an int, got {value!r}") from None
-
-
 # -- one matrix in, one array out --------------------------------------------------------------
 
 
@@ -183,7 +174,7 @@ def trace(x, /, *, offset=0, dtype=None) -> Array:
 
 def _offset(func: str, offset, rows: int, cols: int) -> int:
     """A diagonal offset; past the matrix it selects nothing, clamped so numpy's C long holds it."""
-    return max(-rows, min(_int(func, "offset", offset), cols))
+    return max(-rows, min(check_int(func, "offset", offset), cols))
 
 
 def _sum_dtype(dtype: np.dtype) -> np.dtype:
@@ -198,7 +189,7 @@ def _sum_dtype(dtype: np.dtype) -> np.dtype:
 def matrix_power(x, n, /) -> Array:
     """Square matrices raised to the integer power n (n < 0 inverts)."""
     x = _matrices("matrix_power", x, square=True)
-    n = _int("matrix_power", "n", n)
+    n = check_int("matrix_power", "n", n)
     return _call("matrix_power", (x._node,), x.shape, x.dtype, caller_source(), n=n)
 
 
@@ -232,7 +223,7 @@ def _rtol(func: str, rtol, x: Array):
         batch = x.shape[:-2]
         if rtol.ndim > len(batch) or common_shape(func, rtol.shape, batch) != batch:
             raise error(ValueError, func, f"rtol of shape {rtol.shape} must broadcast to {batch}")
-        return np.asarray(rtol)
+        return implicit_value(rtol, func, "rtol")
     raise error(TypeError, func, f"rtol must be a float or an array, got {rtol!r}")
 
 

@@ -63,21 +63,47 @@ def check_dtype_arg(func: str, dtype) -> np.dtype:
     raise error(TypeError, func, f"{dtype!r} is not a lazyinfini dtype (li.float32, li.int64, ...)")
 
 
+def is_int(value) -> bool:
+    """Whether `value` is an int to the standard: anything with __index__ (a Python or numpy
+    integer) but a bool. Never computes: a lazyinfini array is not one here (in an index key it
+    is an index array; check_int reads a 0-d one)."""
+    from .._array import Array
+
+    if isinstance(value, (bool, np.bool_, Array)):
+        return False
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
+
+
+def check_int(func: str, name: str, value, minimum: int | None = None) -> int:
+    """An int argument (an axis, a size, an offset, a power), as Python reads one: through
+    __index__, so a numpy integer is one and a bool is not. A 0-d integer lazyinfini array
+    is read by its __index__ too (an implicit materialization, see _array.implicit_value)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise error(TypeError, func, f"{name} must be an int, got {value!r}")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise error(TypeError, func, f"{name} must be an int, got {value!r}") from None
+    if minimum is not None and value < minimum:
+        raise error(ValueError, func, f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
 def check_shape(func: str, shape) -> tuple[int, ...]:
     """A shape argument: an int or a sequence of non-negative ints (bools are not sizes)."""
-    if _is_index(shape):
+    if is_int(shape):
         shape = (shape,)
-    if not isinstance(shape, (tuple, list)) or not all(_is_index(d) for d in shape):
+    if not isinstance(shape, (tuple, list)) or not all(is_int(d) for d in shape):
         raise error(TypeError, func, f"shape must be a tuple of ints, got {shape!r}")
     dims = tuple(operator.index(d) for d in shape)
     if any(d < 0 for d in dims):
         raise error(ValueError, func, f"negative dimension in shape {dims}")
     check_size(func, dims)
     return dims
-
-
-def _is_index(value) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 def check_size(func: str, shape: tuple[int, ...], itemsize: int = 1) -> None:
@@ -115,10 +141,8 @@ def broadcast_shapes(func: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def normalize_axis(func: str, axis, ndim: int) -> int:
-    try:
-        index = operator.index(axis)
-    except TypeError:
-        raise error(TypeError, func, f"axis must be an int, got {axis!r}") from None
+    """An axis of an ndim-d array, counted from 0 (a negative one from the end)."""
+    index = check_int(func, "axis", axis)
     if not -ndim <= index < ndim:
         raise error(AxisError, func, f"axis {index} is out of bounds for {ndim}-d array")
     return index % ndim if ndim else 0

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import builtins
 import math
-import operator
 
 import numpy as np
 
 from .. import _dtypes
-from .._array import Array, record
+from .._array import Array, implicit_value, record
 from .._device import check_device
 from .._graph import Node, Op, buffer_node, caller_source, inputs_of
 from .._runtime.reference import evaluate
@@ -20,6 +19,7 @@ from .checks import (
     OutOfRangeError,
     check_dtype_arg,
     check_flag,
+    check_int,
     check_shape,
     check_size,
     error,
@@ -193,13 +193,14 @@ def full(shape, fill_value, *, dtype=None, device=None) -> Array:
 def _fill(func: str, shape, value, dtype, device) -> Array:
     check_device(func, device)
     shape = check_shape(func, shape)
-    if isinstance(value, Array):
-        value = value._value().reshape(()).item() if value.ndim == 0 else value
+    dtype = None if dtype is None else check_dtype_arg(func, dtype)
+    if isinstance(value, Array) and value.ndim == 0:
+        value = implicit_value(value, func, "fill_value").item()
     if not isinstance(value, (builtins.bool, int, float, complex)):
         raise error(
             TypeError, func, f"fill_value must be a Python scalar, got {type(value).__name__}"
         )
-    dtype = _dtypes.scalar_dtype(value, None) if dtype is None else check_dtype_arg(func, dtype)
+    dtype = _dtypes.scalar_dtype(value, None) if dtype is None else dtype
     _check_fits(func, value, dtype)
     check_size(func, shape, dtype.itemsize)
     return record(Op.FULL, (), shape, dtype, value)
@@ -304,34 +305,14 @@ def _range_length(start, stop, step, exact: builtins.bool) -> int:
     return builtins.max(0, math.ceil(steps))
 
 
-def _count(func: str, name: str, value) -> int:
-    """A non-negative int argument (a length, a number of samples)."""
-    if isinstance(value, builtins.bool):
-        raise error(TypeError, func, f"{name} must be an int, got {value!r}")
-    try:
-        value = operator.index(value)
-    except TypeError:
-        raise error(TypeError, func, f"{name} must be an int, got {value!r}") from None
-    if value < 0:
-        raise error(ValueError, func, f"{name} must be non-negative, got {value}")
-    return value
-
-
-def _offset(func: str, k) -> int:
-    """A diagonal offset k: any int."""
-    if isinstance(k, builtins.bool) or not isinstance(k, (int, np.integer)):
-        raise error(TypeError, func, f"k must be an int, got {k!r}")
-    return int(k)
-
-
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Array:
     """Ones on the k-th diagonal, zeros elsewhere. https://data-apis.org/array-api/latest/API_specification/generated/array_api.eye.html"""
     check_device("eye", device)
-    rows = _count("eye", "n_rows", n_rows)
-    cols = rows if n_cols is None else _count("eye", "n_cols", n_cols)
+    rows = check_int("eye", "n_rows", n_rows, minimum=0)
+    cols = rows if n_cols is None else check_int("eye", "n_cols", n_cols, minimum=0)
     dtype = _dtypes.DEFAULT_FLOAT if dtype is None else check_dtype_arg("eye", dtype)
     check_size("eye", (rows, cols), dtype.itemsize)
-    return record(Op.EYE, (), (rows, cols), dtype, (_offset("eye", k),))
+    return record(Op.EYE, (), (rows, cols), dtype, (check_int("eye", "k", k),))
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Array:
@@ -340,7 +321,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
     for name, v in (("start", start), ("stop", stop)):
         if isinstance(v, builtins.bool) or not isinstance(v, (int, float, complex)):
             raise error(TypeError, "linspace", f"{name} must be a Python number, got {v!r}")
-    num = _count("linspace", "num", num)
+    num = check_int("linspace", "num", num, minimum=0)
     endpoint = check_flag("linspace", "endpoint", endpoint)
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
     start, stop = _as_float("linspace", start), _as_float("linspace", stop)
@@ -406,7 +387,7 @@ def _triangle(func: str, op: Op, x, k) -> Array:
         raise error(ValueError, func, f"x must be at least 2-d, got {x.ndim}-d")
     rows, cols = x.shape[-2:]
     # NOTE: an offset past the matrix keeps all or nothing; clamped, it fits numpy's C long.
-    k = builtins.min(builtins.max(_offset(func, k), -rows), cols)
+    k = builtins.min(builtins.max(check_int(func, "k", k), -rows), cols)
     return record(op, (x._node,), x.shape, x.dtype, (("k", k),))
 
 

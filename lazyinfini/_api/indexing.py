@@ -5,14 +5,15 @@ Spec: https://data-apis.org/array-api/latest/API_specification/indexing.html
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 
 import numpy as np
 
 from .. import _dtypes
-from .._array import Array, record
-from .._graph import Node, Op, caller_source, resolve
-from .checks import broadcast_shapes, check_array, check_scalar, error, normalize_axis
+from .._array import Array, implicit_value, known_value, record
+from .._graph import Node, Op, caller_source
+from .checks import broadcast_shapes, check_array, check_scalar, error, is_int, normalize_axis
 
 
 def getitem(x: Array, key) -> Array:
@@ -21,7 +22,7 @@ def getitem(x: Array, key) -> Array:
     key = key if isinstance(key, tuple) else (key,)
     if _is_special(key):
         return _special_getitem(x, key, source)
-    items = _expand(x, key)
+    items = expand_ellipsis("__getitem__", list(key), x.ndim)
     per_axis, out_shape, axis = [], [], 0
     for item in items:
         if item is None:
@@ -45,36 +46,41 @@ def getitem(x: Array, key) -> Array:
     return Array(node)
 
 
-def _expand(x: Array, key: tuple) -> list:
-    """The key with its ellipsis replaced by full slices, one item per axis (plus Nones)."""
-    for item in key:
-        if not (item is None or item is Ellipsis or isinstance(item, slice) or _is_int(item)):
+@dataclasses.dataclass(frozen=True, eq=False)
+class IndexArray:
+    """An integer index array in a converted key; `mask_size` is the size of the axis the
+    boolean mask it came from covers (None when the user gave integers)."""
+
+    array: Array
+    mask_size: int | None = None
+
+
+def expand_ellipsis(func: str, items: list, ndim: int) -> list:
+    """The key with its ellipsis replaced by full slices: one item per axis (plus Nones).
+
+    Items are ints, slices, None, one ellipsis, and (after _convert) IndexArrays."""
+    for item in items:
+        if not _is_item(item):
             raise error(
                 IndexError,
-                "__getitem__",
-                f"index {item!r} ({type(item).__name__}); basic indexing takes ints, slices, "
-                "..., None",
+                func,
+                f"index {item!r} ({type(item).__name__}); an index takes ints, slices, ..., "
+                "None, and integer or boolean arrays",
             )
-    if sum(item is Ellipsis for item in key) > 1:
-        raise error(IndexError, "__getitem__", "an index can only have one ellipsis")
-    indexed = sum(item is not None and item is not Ellipsis for item in key)
-    if indexed > x.ndim:
-        raise error(IndexError, "__getitem__", f"{indexed} indices for a {x.ndim}-d array")
-    fill = [slice(None)] * (x.ndim - indexed)
-    if Ellipsis not in key:
-        return list(key) + fill
-    at = key.index(Ellipsis)
-    return list(key[:at]) + fill + list(key[at + 1 :])
+    ellipses = [i for i, item in enumerate(items) if item is Ellipsis]
+    if len(ellipses) > 1:
+        raise error(IndexError, func, "an index can only have one ellipsis")
+    indexed = sum(item is not None and item is not Ellipsis for item in items)
+    if indexed > ndim:
+        raise error(IndexError, func, f"{indexed} indices for a {ndim}-d array")
+    fill = [slice(None)] * (ndim - indexed)
+    if not ellipses:
+        return items + fill
+    return items[: ellipses[0]] + fill + items[ellipses[0] + 1 :]
 
 
-def _is_int(item) -> bool:
-    if isinstance(item, bool) or isinstance(item, Array):
-        return False
-    try:
-        operator.index(item)
-    except TypeError:
-        return False
-    return True
+def _is_item(item) -> bool:
+    return item is None or item is Ellipsis or isinstance(item, (slice, IndexArray)) or is_int(item)
 
 
 def _integer(func: str, item, size: int, axis: int) -> int:
@@ -87,19 +93,26 @@ def _integer(func: str, item, size: int, axis: int) -> int:
 
 
 def _is_bound(part) -> bool:
-    """A slice bound: an int, or a 0-d integer array (its value is read, as numpy reads it)."""
+    """A slice bound: None, an int, or a 0-d integer array (its value is read, as numpy does)."""
     if isinstance(part, Array):
         return part.ndim == 0 and part.dtype in _dtypes.INTEGER
-    return _is_int(part)
+    return part is None or is_int(part)
+
+
+def _bound(func: str, part) -> int | None:
+    if isinstance(part, Array):
+        return int(implicit_value(part, func, "a slice bound"))
+    return None if part is None else operator.index(part)
 
 
 def _slice(func: str, item: slice, size: int) -> tuple[int, int, int]:
-    for part in (item.start, item.stop, item.step):
-        if part is not None and not _is_bound(part):
-            raise error(IndexError, func, f"slice {item} has a bound that is not an int")
-    if item.step is not None and operator.index(item.step) == 0:
+    parts = (item.start, item.stop, item.step)
+    if not all(_is_bound(part) for part in parts):
+        raise error(IndexError, func, f"slice {item} has a bound that is not an int")
+    start, stop, step = (_bound(func, part) for part in parts)
+    if step == 0:
         raise error(ValueError, func, "slice step cannot be zero")
-    start, stop, step = item.indices(size)
+    start, stop, step = slice(start, stop, step).indices(size)
     length = len(range(start, stop, step))
     return (start if length else 0), step, length
 
@@ -115,7 +128,7 @@ def _is_special(key: tuple) -> bool:
 
 
 def _convert(func: str, key: tuple) -> list:
-    """The key with arrays as ("array", Array, mask_size) items and boolean scalars as bools.
+    """The key with arrays as IndexArray items and boolean scalars as bools.
 
     A boolean mask becomes the integer arrays of its True positions, one per axis it covers:
     only the mask is computed (its values decide the result's shape), never x.
@@ -129,9 +142,9 @@ def _convert(func: str, key: tuple) -> list:
         elif not isinstance(item, Array):
             items.append(item)
         elif item.dtype == _dtypes.bool:
-            items.extend(_mask(item))
+            items.extend(_mask(func, item))
         elif item.dtype in _dtypes.INTEGER:
-            items.append(("array", item, None))
+            items.append(IndexArray(item))
         else:
             raise error(
                 IndexError, func, f"index arrays must be integer or bool, got {item.dtype.name}"
@@ -152,11 +165,13 @@ def _index_array(func: str, item) -> Array:
     return asarray(value.astype(np.int64) if value.dtype.kind not in "biu" else value)
 
 
-def _mask(mask: Array) -> list:
+def _mask(func: str, mask: Array) -> list:
+    """A 0-d mask as its bool; else one IndexArray of True positions per axis it covers."""
+    value = implicit_value(mask, func, "a boolean index")
     if mask.ndim == 0:
-        return [bool(mask._value())]
-    positions = np.nonzero(mask._value())
-    return [("array", _constant(p), n) for p, n in zip(positions, mask.shape, strict=True)]
+        return [bool(value)]
+    positions = np.nonzero(value)
+    return [IndexArray(_constant(p), n) for p, n in zip(positions, mask.shape, strict=True)]
 
 
 def _constant(value: np.ndarray) -> Array:
@@ -164,27 +179,6 @@ def _constant(value: np.ndarray) -> Array:
 
     value.flags.writeable = False
     return Array(buffer_node(value, caller_source()))
-
-
-def _expand_items(func: str, x: Array, items: list) -> list:
-    """Items with the ellipsis replaced by full slices, one item per axis of x (plus Nones)."""
-    for item in items:
-        if not (
-            item is None or item is Ellipsis or isinstance(item, (slice, tuple)) or _is_int(item)
-        ):
-            raise error(
-                IndexError, func, f"index {item!r} ({type(item).__name__}) is not supported"
-            )
-    ellipses = [i for i, item in enumerate(items) if item is Ellipsis]
-    if len(ellipses) > 1:
-        raise error(IndexError, func, "an index can only have one ellipsis")
-    indexed = sum(item is not None and item is not Ellipsis for item in items)
-    if indexed > x.ndim:
-        raise error(IndexError, func, f"{indexed} indices for a {x.ndim}-d array")
-    fill = [slice(None)] * (x.ndim - indexed)
-    if not ellipses:
-        return items + fill
-    return items[: ellipses[0]] + fill + items[ellipses[0] + 1 :]
 
 
 def _plan(func: str, x: Array, items: list) -> tuple[tuple, list[Array], tuple[int, ...]]:
@@ -205,15 +199,15 @@ def _plan(func: str, x: Array, items: list) -> tuple[tuple, list[Array], tuple[i
         else:
             spec.append(_advanced_item(func, item, size, axis, arrays))
             advanced.append(pos)
-            shapes.append(item[1].shape if isinstance(item, tuple) else ())
+            shapes.append(item.array.shape if isinstance(item, IndexArray) else ())
         axis += 1
     return tuple(spec), arrays, _gathered_shape(func, dims, advanced, shapes)
 
 
 def _advanced_item(func: str, item, size: int, axis: int, arrays: list) -> tuple:
-    if not isinstance(item, tuple):
+    if not isinstance(item, IndexArray):
         return ("int", _integer(func, item, size, axis))
-    _, array, mask_size = item
+    array, mask_size = item.array, item.mask_size
     # NOTE: an empty mask selects nothing along any axis (the official suite expects this).
     if mask_size is not None and mask_size not in (size, 0):
         raise error(IndexError, func, f"boolean index has size {mask_size}, axis {axis} {size}")
@@ -226,10 +220,10 @@ def _advanced_item(func: str, item, size: int, axis: int, arrays: list) -> tuple
 def check_bounds(func: str, indices: Array, size: int, axis: int) -> None:
     """Out-of-bounds indices raise here, at the recording line, when their values are known
     already (a concrete array); pending ones raise when they are computed."""
-    node = resolve(indices._node)
-    if node.op is not Op.BUFFER or node.arg.data.size == 0:
+    value = known_value(indices)
+    if value is None or value.size == 0:
         return
-    low, high = int(node.arg.data.min()), int(node.arg.data.max())
+    low, high = int(value.min()), int(value.max())
     if high >= size or low < -size:
         bad = high if high >= size else low
         raise error(
@@ -256,7 +250,7 @@ def _special_getitem(x: Array, key: tuple, source: str) -> Array:
     flags = [i for i, item in enumerate(items) if isinstance(item, bool)]
     if flags:
         return _flag_getitem(x, items, flags)
-    items = _expand_items("__getitem__", x, items)
+    items = expand_ellipsis("__getitem__", items, x.ndim)
     spec, arrays, shape = _plan("__getitem__", x, items)
     srcs = (x._node, *(a._node for a in arrays))
     return record(Op.GATHER, srcs, shape, x.dtype, (("key", spec),), source)
@@ -267,18 +261,18 @@ def _flag_getitem(x: Array, items: list, flags: list[int]) -> Array:
 
     Views only. Like numpy, the flag is an advanced index: with integers not next to it, the new
     axis leads."""
-    if len(flags) > 1 or any(isinstance(item, tuple) for item in items):
+    if len(flags) > 1 or any(isinstance(item, IndexArray) for item in items):
         raise error(
             IndexError, "__getitem__", "a boolean scalar index combines only with basic indices"
         )
     (at,) = flags
     value, items[at] = items[at], None
     view = getitem(x, tuple(items))
-    expanded = _expand_items("__getitem__", x, items)
+    expanded = expand_ellipsis("__getitem__", items, x.ndim)
     nones_before = sum(item is None for item in items[:at])
     position = [i for i, item in enumerate(expanded) if item is None][nones_before]
-    where = sum(not _is_int(item) for item in expanded[:position])
-    advanced = sorted([i for i, item in enumerate(expanded) if _is_int(item)] + [position])
+    where = sum(not is_int(item) for item in expanded[:position])
+    advanced = sorted([i for i, item in enumerate(expanded) if is_int(item)] + [position])
     adjacent = advanced == list(range(advanced[0], advanced[-1] + 1))
     if not value:
         view = getitem(view, (slice(None),) * where + (slice(0, 0),))
@@ -304,7 +298,7 @@ def setitem(x: Array, key, value) -> Array:
         return Array(x._node)
     if flags:
         items[flags[0]] = None
-    spec, arrays, target = _plan("__setitem__", x, _expand_items("__setitem__", x, items))
+    spec, arrays, target = _plan("__setitem__", x, expand_ellipsis("__setitem__", items, x.ndim))
     node = _value_node(x, value, target, source)
     srcs = (x._node, node, *(a._node for a in arrays))
     return record(Op.SETITEM, srcs, x.shape, x.dtype, (("key", spec),), source)

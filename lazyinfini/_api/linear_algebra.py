@@ -10,7 +10,15 @@ import numpy as np
 from .. import _dtypes
 from .._array import Array, record
 from .._graph import Op, caller_source
-from .checks import AxisError, check_array, check_dtype_in, error, normalize_axis
+from .checks import (
+    AxisError,
+    check_array,
+    check_dtype_in,
+    check_int,
+    error,
+    is_int,
+    normalize_axis,
+)
 from .checks import broadcast_shapes as common_shape
 from .manipulation import permute_dims
 
@@ -99,7 +107,8 @@ def tensordot(x1, x2, /, *, axes=2) -> Array:
 
 def _contracted(x1: Array, x2: Array, axes) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """tensordot's axes as two tuples of non-negative axes."""
-    if isinstance(axes, (int, np.integer)) and not isinstance(axes, bool):
+    if is_int(axes):
+        axes = check_int("tensordot", "axes", axes)
         if not 0 <= axes <= min(x1.ndim, x2.ndim):
             raise error(
                 ValueError, "tensordot", f"axes={axes} for arrays of {x1.ndim} and {x2.ndim} dims"
@@ -143,12 +152,11 @@ def vecdot(x1, x2, /, *, axis=-1) -> Array:
 def _vector_axis(func: str, x1: Array, x2: Array, axis) -> int:
     """A negative axis counted from the end of both operands (the spec's rule)."""
     ndim = min(x1.ndim, x2.ndim)
-    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
-        raise error(TypeError, func, f"axis must be an int, got {axis!r}")
+    axis = check_int(func, "axis", axis)
     # Note (spec): axis counts from the end; a non-negative axis is only unambiguous when both
     # operands have the same rank, so only then is it accepted (numpy-style).
     if 0 <= axis < ndim and x1.ndim == x2.ndim:
         axis -= ndim
     if not -ndim <= axis <= -1:
         raise error(AxisError, func, f"axis {axis} must be in [-{ndim}, -1] for these operands")
-    return int(axis)
+    return axis

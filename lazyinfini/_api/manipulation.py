@@ -6,14 +6,22 @@ Spec: https://data-apis.org/array-api/latest/API_specification/manipulation_func
 from __future__ import annotations
 
 import math
-import operator
 
 import numpy as np
 
 from .. import _dtypes
-from .._array import Array, record
+from .._array import Array, implicit_value, record
 from .._graph import Node, Op, caller_source
-from .checks import AxisError, check_array, check_shape, check_size, error, normalize_axis
+from .checks import (
+    AxisError,
+    check_array,
+    check_int,
+    check_shape,
+    check_size,
+    error,
+    is_int,
+    normalize_axis,
+)
 from .checks import broadcast_shapes as common_shape
 
 
@@ -21,11 +29,12 @@ def permute_dims(x, /, axes) -> Array:
     """x with its axes reordered. https://data-apis.org/array-api/latest/API_specification/generated/array_api.permute_dims.html"""
     check_array("permute_dims", "x", x)
     try:
-        axes = tuple(operator.index(a) for a in axes)
+        axes = tuple(axes)
     except TypeError:
         raise error(
             TypeError, "permute_dims", f"axes must be a tuple of ints, got {axes!r}"
         ) from None
+    axes = tuple(check_int("permute_dims", "axes", a) for a in axes)
     normalized = tuple(a % x.ndim if -x.ndim <= a < x.ndim else None for a in axes)
     if None in normalized or sorted(normalized) != list(range(x.ndim)):
         raise error(
@@ -47,14 +56,11 @@ def reshape(x, /, shape, *, copy=None) -> Array:
 
 
 def _resolve_shape(x: Array, shape) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+    if is_int(shape):
         shape = (shape,)
-    if not isinstance(shape, (tuple, list)) or any(isinstance(d, bool) for d in shape):
+    if not isinstance(shape, (tuple, list)):
         raise error(TypeError, "reshape", f"shape must be a tuple of ints, got {shape!r}")
-    try:
-        dims = [operator.index(d) for d in shape]
-    except TypeError:
-        raise error(TypeError, "reshape", f"shape must be a tuple of ints, got {shape!r}") from None
+    dims = [check_int("reshape", "shape", d) for d in shape]
     if dims.count(-1) > 1 or any(d < -1 for d in dims):
         raise error(ValueError, "reshape", f"invalid shape {tuple(dims)}")
     known = math.prod(d for d in dims if d != -1)
@@ -266,7 +272,7 @@ def roll(x, /, shift, *, axis=None) -> Array:
     if axis is None:
         if isinstance(shift, (tuple, list)):
             raise error(TypeError, "roll", f"shift {shift} is a tuple, so axis must be one too")
-        arg = (("shift", _int("roll", "shift", shift) % max(x.size, 1)), ("axis", None))
+        arg = (("shift", check_int("roll", "shift", shift) % max(x.size, 1)), ("axis", None))
         return _roll(x, arg)
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
     axes = [normalize_axis("roll", a, x.ndim) for a in axes]
@@ -278,7 +284,7 @@ def roll(x, /, shift, *, axis=None) -> Array:
     # Note: shifts on a repeated axis add up, as in numpy.
     total = dict.fromkeys(sorted(axes), 0)
     for a, s in zip(axes, shifts, strict=True):
-        total[a] = (total[a] + _int("roll", "shift", s)) % max(x.shape[a], 1)
+        total[a] = (total[a] + check_int("roll", "shift", s)) % max(x.shape[a], 1)
     total = {a: s for a, s in total.items() if s}
     return _roll(x, (("shift", tuple(total.values())), ("axis", tuple(total))))
 
@@ -289,21 +295,12 @@ def _roll(x: Array, arg: tuple) -> Array:
     return record(Op.ROLL, (x._node,), x.shape, x.dtype, arg, caller_source())
 
 
-def _int(func: str, name: str, value) -> int:
-    if isinstance(value, bool) or isinstance(value, Array):
-        raise error(TypeError, func, f"{name} must be an int, got {value!r}")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise error(TypeError, func, f"{name} must be an int, got {value!r}") from None
-
-
 def tile(x, repetitions, /) -> Array:
     """x repeated as whole tiles along each axis. https://data-apis.org/array-api/latest/API_specification/generated/array_api.tile.html"""
     check_array("tile", "x", x)
     if not isinstance(repetitions, (tuple, list)):
         raise error(TypeError, "tile", f"repetitions must be a tuple of ints, got {repetitions!r}")
-    reps = tuple(_int("tile", "repetitions", r) for r in repetitions)
+    reps = tuple(check_int("tile", "repetitions", r) for r in repetitions)
     if any(r < 0 for r in reps):
         raise error(ValueError, "tile", f"negative repetitions {reps}")
     ndim = max(x.ndim, len(reps))
@@ -324,9 +321,7 @@ def repeat(x, repeats, /, *, axis=None) -> Array:
         total = int(counts.sum()) * (length if counts.shape == (1,) else 1)
         srcs, arg = (x._node, _constant(counts)), (("axis", axis),)
     else:
-        count = _int("repeat", "repeats", repeats)
-        if count < 0:
-            raise error(ValueError, "repeat", f"repeats must be non-negative, got {count}")
+        count = check_int("repeat", "repeats", repeats, minimum=0)
         count = count if length else 0  # NOTE: nothing to repeat; numpy takes a C long
         total, srcs, arg = count * length, (x._node,), (("repeats", count), ("axis", axis))
     shape = (total,) if axis is None else x.shape[:axis] + (total,) + x.shape[axis + 1 :]
@@ -342,7 +337,7 @@ def _repeat_counts(repeats: Array, length: int) -> np.ndarray:
         raise error(
             ValueError, "repeat", f"repeats has shape {repeats.shape}; needs (1,) or ({length},)"
         )
-    counts = np.asarray(repeats).reshape(-1)
+    counts = implicit_value(repeats, "repeat", "repeats").reshape(-1)
     if (counts < 0).any():
         raise error(ValueError, "repeat", "repeats must be non-negative")
     return counts.astype(_dtypes.DEFAULT_INDEX)

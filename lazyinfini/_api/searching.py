@@ -12,8 +12,7 @@ import array_api_compat.numpy as compat
 import numpy as np
 
 from .. import _dtypes
-from .._array import Array, record
-from .._counters import counters
+from .._array import Array, implicit_value, record
 from .._graph import Op
 from .checks import check_array, check_dtype_in, check_flag, check_scalar, error, normalize_axis
 from .statistics import check_nonempty, record_reduction, reduced_shape
@@ -53,12 +52,10 @@ def count_nonzero(x, /, *, axis=None, keepdims=False) -> Array:
     return record_reduction("count_nonzero", Op.COUNT_NONZERO, x, axis, keepdims, dtype)
 
 
-def realized_value(x: Array) -> np.ndarray:
-    """x's value for a function whose output shape depends on it (computed now if pending)."""
-    # NOTE: counted like bool()/int() on a pending array, so tests and users see it happen.
-    if x._node.op is not Op.BUFFER:
-        counters.implicit_materializations += 1
-    value = x._value()
+def data_dependent_input(func: str, x: Array) -> np.ndarray:
+    """x's value for a function whose output shape depends on it (an implicit
+    materialization), with half floats in float32 for the library call."""
+    value = implicit_value(x, func, "x")
     return value.astype(_dtypes.compute_dtype(value.dtype), copy=False)
 
 
@@ -71,7 +68,7 @@ def nonzero(x, /) -> tuple[Array, ...]:
     if x.ndim == 0:
         raise error(ValueError, "nonzero", "x must have at least one dimension (it is 0-d)")
     # Note (spec): the result's shape depends on the data: the input is computed here.
-    indices = compat.nonzero(realized_value(x))
+    indices = compat.nonzero(data_dependent_input("nonzero", x))
     return tuple(asarray(i.astype(_dtypes.DEFAULT_INDEX, copy=False)) for i in indices)
 
 

@@ -17,7 +17,7 @@ from .._array import Array, record
 from .._graph import Op
 from .checks import check_array, check_flag, check_scalar, error
 from .creation import asarray
-from .searching import realized_value
+from .searching import data_dependent_input
 
 
 class UniqueAllResult(NamedTuple):
@@ -41,7 +41,7 @@ def _unique(func: str, x, compute):
     """`compute` applied to x's value now; values keep x's dtype, indices the index dtype."""
     check_array(func, "x", x)
     # Note (spec): NaNs stay distinct and -0.0 and +0.0 are one value, as array_api_compat does.
-    result = compute(realized_value(x))
+    result = compute(data_dependent_input(func, x))
     if isinstance(result, np.ndarray):
         return asarray(result.astype(x.dtype, copy=False))
     values, *indices = result

@@ -5,12 +5,10 @@ Spec: https://data-apis.org/array-api/latest/API_specification/utility_functions
 
 from __future__ import annotations
 
-import operator
-
 from .. import _dtypes
 from .._array import Array, record
 from .._graph import Op
-from .checks import check_array, check_dtype_in, error, normalize_axis
+from .checks import check_array, check_dtype_in, check_int, error, normalize_axis
 from .data_types import astype
 from .statistics import record_reduction
 
@@ -35,7 +33,7 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None) -> Array:
     check_array("diff", "x", x)
     check_dtype_in("diff", "x", x.dtype, "numeric")
     axis = normalize_axis("diff", axis, x.ndim)
-    n = _check_order(n)
+    n = check_int("diff", "n", n, minimum=0)
     edges = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
     for name, edge in edges.items():
         _check_edge(name, edge, x, axis)
@@ -50,18 +48,6 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None) -> Array:
     shape = tuple(length - n if i == axis else s for i, s in enumerate(x.shape))
     arg = (("axis", axis), ("n", n), ("edges", tuple(edges)))
     return record(Op.DIFF, tuple(a._node for a in inputs), shape, dtype, arg)
-
-
-def _check_order(n) -> int:
-    if isinstance(n, bool):
-        raise error(TypeError, "diff", f"n must be an int, got {n!r}")
-    try:
-        n = operator.index(n)
-    except TypeError:
-        raise error(TypeError, "diff", f"n must be an int, got {n!r}") from None
-    if n < 0:
-        raise error(ValueError, "diff", f"n must be >= 0, got {n}")
-    return n
 
 
 def _check_edge(name: str, edge, x: Array, axis: int) -> None:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import itertools
 
+import array_api_strict as xs
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import lazyinfini as li
+from lazyinfini import _dtypes
 from lazyinfini._device import DEVICES
 from tests.layouts import (
     F32,
@@ -249,6 +251,41 @@ def test_uint64_with_signed_raises(signed):
         li.where(_zeros(li.bool), _zeros(signed), _zeros(li.uint64))
 
 
+def test_the_literal_table_is_the_standard_s_by_array_api_strict():
+    # _dtypes.SPEC_PROMOTIONS holds exactly the pairs array_api_strict promotes (every spec
+    # pair: strict raises for the others), with its results, in either order.
+    ours = {getattr(xs, d.name): d for d in _dtypes.ALL if d not in _dtypes.HALF}
+    for (sa, a), (sb, b) in itertools.product(ours.items(), repeat=2):
+        try:
+            expected = ours[xs.result_type(sa, sb)]
+        except TypeError:
+            expected = None
+        listed = (a, b) in _dtypes.SPEC_PROMOTIONS or (b, a) in _dtypes.SPEC_PROMOTIONS
+        assert listed == (expected is not None), (a, b)
+        if listed:
+            assert _dtypes.promote(a, b) == expected, (a, b)
+    assert len(_dtypes.SPEC_PROMOTIONS) == 43  # 73 ordered pairs, each unordered one once
+
+
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        (li.uint64, li.int64, None),  # mixed signedness with uint64: no integer holds both
+        (li.float16, li.float64, li.float64),  # two floats: the wider
+        (li.bfloat16, li.float16, li.float32),  # neither half holds the other
+        (li.float16, li.float16, li.float16),
+        (li.int64, li.float16, li.float16),  # else the higher kind's dtype, as it is
+        (li.bool, li.uint8, li.uint8),
+        (li.uint64, li.float32, li.float32),
+        (li.int8, li.complex64, li.complex64),
+        (li.bfloat16, li.complex128, li.complex128),
+    ],
+)
+def test_the_extension_rule_for_pairs_the_standard_leaves_out(a, b, expected):
+    assert (a, b) not in _dtypes.SPEC_PROMOTIONS and (b, a) not in _dtypes.SPEC_PROMOTIONS
+    assert _dtypes.promote(a, b) == expected and _dtypes.promote(b, a) == expected
+
+
 def test_result_type_of_several():
     assert li.result_type(li.int8, li.uint8, li.int32) == li.int32
     assert li.result_type(li.float16, li.bfloat16, li.float16) == li.float32
@@ -332,6 +369,18 @@ def test_numpy_ufuncs_with_a_namespace_twin_record_lazily():
     np.testing.assert_array_equal(np.asarray(results["exp"]), np.exp(x_np))
     with pytest.raises(TypeError, match="^bitwise_and: "):
         np.bitwise_and(li.ones(2), 1)  # the namespace's rule, as li.bitwise_and says
+
+
+def test_operators_and_ufunc_twins_call_the_namespace_function_they_name():
+    # _array's tables list functions by name (no helper of a module becomes an operator).
+    from lazyinfini import _array
+
+    assert set(_array._FUNCTIONS) <= set(_array._UFUNC_FUNCTIONS)
+    for name, function in _array._UFUNC_FUNCTIONS.items():
+        assert function is getattr(li, name), name
+    for ufunc, function in _array._UFUNC_TWINS.items():
+        assert ufunc is getattr(np, function.__name__)
+    assert np.exp in _array._UFUNC_TWINS and np.add in _array._UFUNC_TWINS
 
 
 def test_other_numpy_ufunc_calls_compute_their_inputs():

@@ -158,6 +158,25 @@ def test_boolean_mask_shape_mismatch_is_an_index_error():
         li.ones((3, 4))[li.ones(3)]  # float arrays do not index
 
 
+@pytest.mark.parametrize(
+    "key",
+    [((0, 1), 1), (li.asarray([0]), (0, 1)), (..., ...), (0, 0, 0), (li.asarray([0]), 0, 0, 0)],
+    ids=["tuple", "tuple with an array", "two ellipses", "too many", "too many with an array"],
+)
+def test_basic_and_array_keys_share_one_check_and_one_ellipsis_expansion(key):
+    with pytest.raises(IndexError, match="^__getitem__: "):
+        li.ones((3, 4))[key]
+
+
+def test_ellipsis_expands_the_same_in_basic_and_array_keys():
+    x = np.arange(24.0).reshape(2, 3, 4)
+    a = li.asarray(x)
+    np.testing.assert_array_equal(np.asarray(a[..., 1]), x[..., 1])
+    np.testing.assert_array_equal(np.asarray(a[li.asarray([1, 0]), ...]), x[[1, 0], ...])
+    np.testing.assert_array_equal(np.asarray(a[..., li.asarray([3, 0])]), x[..., [3, 0]])
+    np.testing.assert_array_equal(np.asarray(a[0, ..., li.asarray([2])]), x[0, ..., [2]])
+
+
 # -- __setitem__ ---------------------------------------------------------------------------------
 @settings(max_examples=80)
 @given(st.data())
