@@ -16,7 +16,7 @@ import threading
 import numpy as np
 
 from .._graph import Op
-from .ufuncs import UFUNCS
+from .ufuncs import OWN_DTYPE, UFUNCS
 
 SCRATCH = 1 << 17  # elements a scratch buffer holds at least (the CPU target's chunk)
 
@@ -59,6 +59,12 @@ def _run_step(step, inputs: list[np.ndarray], target: np.ndarray, scratch) -> np
             np.copyto(rounded, inputs[0], casting="unsafe")
             inputs = [rounded]
         np.copyto(target, inputs[0], casting="unsafe")
+        return target
+    if node.op in OWN_DTYPE and node.dtype != step.dtype:
+        own = [scratch.take(("own", i), target.shape, node.dtype, x) for i, x in enumerate(inputs)]
+        result = scratch.take("round", target.shape, node.dtype)
+        UFUNCS[node.op](own, node.arg, out=result)
+        np.copyto(target, result)
         return target
     return UFUNCS[node.op](inputs, node.arg, out=target)
 

@@ -16,7 +16,7 @@ from .._graph.views import slice_key
 from .._schedule.kernels import Kind
 from .._schedule.target import Target
 from .library import call_library
-from .ufuncs import UFUNCS
+from .ufuncs import OWN_DTYPE, UFUNCS
 
 
 def _evaluate_kernel(kernel, values, memory) -> list[np.ndarray]:
@@ -40,8 +40,11 @@ def evaluate(node: Node, inputs: list[np.ndarray]) -> np.ndarray:
     """The value of one node from the values of its inputs."""
     op = node.op
     if op in UFUNCS:
-        compute = [x.astype(_dtypes.compute_dtype(x.dtype), copy=False) for x in inputs]
-        return np.asarray(UFUNCS[op](compute, node.arg)).astype(node.dtype, copy=False)
+        own = op in OWN_DTYPE
+        compute = [
+            x if own else x.astype(_dtypes.compute_dtype(x.dtype), copy=False) for x in inputs
+        ]
+        return np.asarray(UFUNCS[op](inputs, node.arg)).astype(node.dtype, copy=False)
     if op in _NUMPY:
         return _NUMPY[op](node, *inputs)
     return call_library(node, inputs)

@@ -171,4 +171,7 @@ UFUNCS = {
     Op.LOGICAL_XOR: _ufunc(np.logical_xor),
     Op.LOGICAL_NOT: _ufunc(np.logical_not),
 }
+# Ops whose result depends on the spacing of their own dtype: half floats run them in that
+# dtype, not in float32 (nextafter of float16 1.0 is 1 + 2**-10, which float32 rounds away).
+OWN_DTYPE = frozenset({Op.NEXTAFTER})
 # NOTE: ASTYPE is evaluated by each device directly (its target dtype is the node's dtype).

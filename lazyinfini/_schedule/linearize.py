@@ -69,20 +69,49 @@ def linearize(nodes, loads, outputs) -> Program:
     )
 
 
+# How far a half float register is from numpy's value of it (numpy rounds every op's result):
+EXACT = 0  # a value of its dtype: a load, a rounded result, a selection of such
+SUM = 1  # a float32 sum or difference of exact values (or an ordering of such), not yet rounded
+ANY = 2  # any other float32 result not yet rounded
+# Rounding commutes with these, so they may read unrounded values and round once later, bit for
+# bit as numpy's op-by-op rounding gives: rounding is monotone and keeps every value of the
+# dtype, so it commutes with orderings (clip, maximum, minimum) of values it never turns from
+# nonzero into zero; a sum of two values of the dtype is 0 or at least the smallest subnormal,
+# so it never does. Sign ops and selections commute with rounding of any value.
+_SUMS = frozenset({Op.ADD, Op.SUBTRACT})
+_ORDERS = frozenset({Op.CLIP, Op.MAXIMUM, Op.MINIMUM})
+_SIGNS = frozenset({Op.NEGATIVE, Op.ABS})
+
+
 def _rounding(steps: list[Step]) -> list[Step]:
-    """Mark the half float results that later steps read. A float32 register carried on
-    unrounded would make `(x + 0.1) > 1000` differ from numpy's for float16 x = 1000. A result
-    read only by the store is rounded there; a cast into a half float rounds itself."""
-    read = {src for step in steps for src in step.srcs}
-    return [
-        replace(
-            step,
-            rounds=step.node.dtype != step.dtype
-            and step.dst in read
-            and step.node.op is not Op.ASTYPE,
-        )
-        for step in steps
-    ]
+    """Mark the half float results that must be rounded where they are computed: those a later
+    step reads that does not commute with rounding (a comparison, a product, a function...). A
+    float32 register carried on unrounded into `(x + 0.1) > 1000` would differ from numpy for
+    float16 x = 1000. Others are rounded once, at the store: clip(a - b) rounds once."""
+    state: dict[int, int] = {}  # register -> EXACT/SUM/ANY; loads and full dtypes are exact
+    rounded: set[int] = set()
+
+    def exact(registers) -> None:
+        for reg in registers:
+            if state.get(reg, EXACT) != EXACT:
+                rounded.add(reg)
+                state[reg] = EXACT
+
+    for step in steps:
+        op, srcs = step.node.op, step.srcs
+        if step.node.dtype == step.dtype or op is Op.ASTYPE:  # NOTE: a cast rounds itself
+            exact(srcs)
+        elif op in _SIGNS:
+            state[step.dst] = state.get(srcs[0], EXACT)
+        elif op is Op.WHERE:
+            state[step.dst] = max(state.get(r, EXACT) for r in srcs[1:])
+        elif op in _ORDERS:
+            exact(r for r in srcs if state.get(r, EXACT) == ANY)
+            state[step.dst] = max(state.get(r, EXACT) for r in srcs)
+        else:
+            exact(srcs)
+            state[step.dst] = SUM if op in _SUMS else ANY
+    return [replace(step, rounds=step.dst in rounded) for step in steps]
 
 
 def _assign_slots(steps: list[Step], outputs: tuple[int, ...], direct: dict) -> list[Step]:
