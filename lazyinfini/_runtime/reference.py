@@ -40,10 +40,8 @@ def evaluate(node: Node, inputs: list[np.ndarray]) -> np.ndarray:
     """The value of one node from the values of its inputs."""
     op = node.op
     if op in UFUNCS:
-        own = op in OWN_DTYPE
-        compute = [
-            x if own else x.astype(_dtypes.compute_dtype(x.dtype), copy=False) for x in inputs
-        ]
+        if op not in OWN_DTYPE:
+            inputs = [x.astype(_dtypes.compute_dtype(x.dtype), copy=False) for x in inputs]
         return np.asarray(UFUNCS[op](inputs, node.arg)).astype(node.dtype, copy=False)
     if op in _NUMPY:
         return _NUMPY[op](node, *inputs)
