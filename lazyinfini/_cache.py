@@ -132,7 +132,8 @@ def _signature(node: Node, inputs: tuple[int, ...]) -> tuple:
     if node.op is Op.BUFFER:
         # NOTE: not the alignment, which only rearrange plans read (checked on a hit, see
         # _Template.aligned): small buffers from malloc start anywhere on 16 bytes.
-        return (node.op, node.shape, node.dtype, node.layout.strides, node.arg.device, node.source)
+        buffer = node.arg
+        return (node.op, node.shape, node.dtype, buffer.layout.strides, buffer.device, node.source)
     return (node.op, node.shape, node.dtype, _frozen(node.arg), inputs, node.source)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import sys
@@ -24,14 +25,22 @@ class BufferLayout:
     misalignment: int
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)  # NOTE: not frozen (a frozen init costs ~1 us, twice a run); never changed
 class Buffer:
     """A BUFFER node's payload: the device holding it, its data there (a numpy array on the
     host), and its layout. A cached schedule's stand-in has no data: it must keep none alive."""
 
     device: str
     data: Any
-    layout: BufferLayout
+    known_layout: BufferLayout | None = None  # a stand-in's; data's is read when first asked
+
+    @functools.cached_property
+    def layout(self) -> BufferLayout:
+        # NOTE: lazily: a cached schedule's hit reads only strides, and most buffers a run makes
+        # are never scheduled again (reading the address costs a microsecond).
+        if self.known_layout is not None:
+            return self.known_layout
+        return BufferLayout(tuple(self.data.strides), _address(self.data) % 64)
 
     def __repr__(self) -> str:
         return f"Buffer({self.device}, strides={self.layout.strides})"
@@ -84,10 +93,7 @@ class Node:
 
 def buffer_node(value, source: str = "", device: str = "cpu") -> Node:
     """A BUFFER node holding `value`, an array of `device` (numpy's on the host)."""
-    layout = BufferLayout(tuple(value.strides), _address(value) % 64)
-    return Node(
-        Op.BUFFER, (), tuple(value.shape), value.dtype, Buffer(device, value, layout), source
-    )
+    return Node(Op.BUFFER, (), tuple(value.shape), value.dtype, Buffer(device, value), source)
 
 
 def _address(value) -> int:

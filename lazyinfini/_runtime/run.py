@@ -8,17 +8,17 @@ here reads global options.
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .._counters import counters
 from .failures import note_kernel
 
 
-@dataclass(frozen=True)
-class Settings:
-    """What realize() read from the options for one run."""
+class Settings(NamedTuple):
+    """What realize() read from the options for one run (a tuple: made on every run)."""
 
     pool_bytes: int = 1 << 30  # idle output memory a device may keep for reuse
     debug: int = 0  # >= 2: a line per kernel
@@ -28,7 +28,7 @@ def run_schedule(schedule, device, inputs: dict, settings: Settings, timings=Non
     """Run `schedule` on `device`; `inputs` binds buffer stand-ins to the device's arrays.
     Returns the value of every output and kept node. `timings` receives seconds per kernel."""
     values = dict(inputs)
-    memory = lambda shape, dtype: device.empty(shape, dtype, settings)  # noqa: E731
+    memory = functools.partial(device.empty, settings=settings)
     with device.context():
         for kernel, dead in zip(schedule.kernels, schedule.frees):
             started = time.perf_counter()
