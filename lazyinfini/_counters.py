@@ -16,6 +16,7 @@ class Counters:
     nodes: int = 0  # nodes evaluated inside those kernels
     bytes_read: int = 0
     bytes_written: int = 0
+    c_fallbacks: int = 0  # elementwise kernels that fell back to numpy when C was unavailable
 
     def reset(self) -> None:
         for field in dataclasses.fields(self):

@@ -93,9 +93,10 @@ def format_schedule(sched: Schedule, timings: list[float] | None = None) -> str:
         f"[device={options.device}, fuse={options.fuse}]"
     )
     lines = [head]
+    device = get_device(options.device)
     bandwidth = _bandwidth() if timings else None
     for i, kernel in enumerate(sched.kernels):
-        lines += _kernel_lines(i, kernel)
+        lines += _kernel_lines(i, kernel, device)
         if timings and i < len(timings):
             lines.append("    " + _timing(kernel, timings[i], bandwidth))
     if timings:
@@ -110,7 +111,7 @@ def format_schedule(sched: Schedule, timings: list[float] | None = None) -> str:
     return "\n".join(lines)
 
 
-def _kernel_lines(i: int, kernel) -> list[str]:
+def _kernel_lines(i: int, kernel, device) -> list[str]:
     out = kernel.outputs[0]
     space = f" as {'x'.join(map(str, kernel.space)) or 'scalar'}" if kernel.space else ""
     lines = [
@@ -124,6 +125,9 @@ def _kernel_lines(i: int, kernel) -> list[str]:
     if kernel.plan is not None:
         lines.append(f"    plan {kernel.plan!r}")
         lines.append(f"    method {_METHODS[kernel.method]}")
+    path = device.describe(kernel)
+    if path:
+        lines.append(f"    path {path}")
     lines.append(
         f"    bytes read {_size(kernel.bytes_read)}, written {_size(kernel.bytes_written)}"
     )

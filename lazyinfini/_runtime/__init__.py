@@ -8,11 +8,12 @@ backend is one module (or folder) and one registration line.
 from __future__ import annotations
 
 from .._device import register_device
-from .cpu import CPU
+from .cpu import CPU, NUMPY
 from .reference import REFERENCE
 from .run import Settings, run_schedule
 
 register_device(REFERENCE)
 register_device(CPU)
+register_device(NUMPY)
 
-__all__ = ["CPU", "REFERENCE", "Settings", "run_schedule"]
+__all__ = ["CPU", "NUMPY", "REFERENCE", "Settings", "run_schedule"]

@@ -8,20 +8,27 @@ once nothing views it.
 
 from __future__ import annotations
 
+import dataclasses
+import warnings
 import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
+from .._counters import counters
 from .._device import Device
 from .._graph import Node, Op
 from .._graph.views import apply_movement
+from .._render import c as c_render
+from .._render.compile import CompileError
 from .._schedule.kernels import Kind
 from .._schedule.target import Target
+from .compiled import run_compiled
+from .compiled_rearrange import run_compiled as run_compiled_rearrange
 from .fused import chunks, run_chunks
 from .library import call_library_outputs
 from .pool import POOL
-from .rearrange import run_rearrange
+from .rearrange import SERIAL_BYTES, run_rearrange
 from .reference import evaluate
 from .threads import THREADS, run_parallel
 
@@ -53,10 +60,79 @@ def load_view(load, values) -> np.ndarray:
     return view
 
 
-def _elementwise(kernel, values, memory) -> list[np.ndarray]:
+def elementwise_on(target: Target):
+    """The elementwise handler of a host device with `target`."""
+
+    def elementwise(kernel, values, memory) -> list[np.ndarray]:
+        return _elementwise(kernel, values, memory, target)
+
+    return elementwise
+
+
+def _elementwise(kernel, values, memory, target) -> list[np.ndarray]:
+    """A fused kernel in C where it can run there (path_of says), else in numpy chunks."""
     outs = [memory(n.shape, n.dtype) for n in kernel.outputs]
     if kernel.outputs[0].size == 0:
         return outs
+    if path_of(kernel, target) == C_PATH:
+        try:
+            space = kernel.space or ()
+            loads = [np.reshape(load_view(ld, values), space) for ld in kernel.loads]
+            flat = [np.reshape(out, space) for out in outs]
+            parallel = kernel.outputs[0].size >= PARALLEL_MIN and THREADS > 1
+            run_compiled(kernel, flat, loads, parallel)
+            return outs
+        except CompileError as error:
+            _fall_back(error)
+    return _numpy_elementwise(kernel, values, outs)
+
+
+C_PATH = "compiled C"
+
+
+def path_of(kernel, target: Target) -> str:
+    """How a host device runs an elementwise or rearrange kernel, and why not in C when not."""
+    path = _PATHS.get(kernel)
+    if path is None:
+        path = _path(kernel, target)
+        _PATHS[kernel] = path
+    return path
+
+
+def _path(kernel, target: Target) -> str:
+    numpy = "numpy chunks" if kernel.kind is Kind.ELEMENTWISE else "numpy copies"
+    least = target.compile_min
+    if least is None:
+        return f"{numpy} (this device does not compile)"
+    if kernel.outputs[0].size < least:
+        return f"{numpy} (under {least} elements: a compile costs more)"
+    if _C_OFF:
+        return f"{numpy} (no C compiler, or it failed before)"
+    if kernel.kind is Kind.REARRANGE:
+        # NOTE: a direct copy is numpy's own cache-friendly walk; C runs the tiled plans.
+        return C_PATH if kernel.method == "tiled" else f"{numpy} (a direct copy)"
+    why = c_render.unsupported(kernel)
+    return C_PATH if why is None else f"{numpy} ({why})"
+
+
+_PATHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_C_OFF: list = []  # NOTE: set once the compiler is missing or failed: one warning, then numpy
+
+
+def _fall_back(error: Exception) -> None:
+    counters.c_fallbacks += 1
+    if not _C_OFF:
+        _C_OFF.append(error)
+        warnings.warn(
+            f"lazyinfini: compiled kernels unavailable, using numpy ({error})",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    _PATHS.clear()
+
+
+def _numpy_elementwise(kernel, values, outs) -> list[np.ndarray]:
+    """The numpy path: the register program over cache-sized chunks, into `outs`."""
     work = _PASSES.get(kernel) or _prepare_pass(kernel)
     loads = [_chunkable(i, ld, values, work) for i, ld in enumerate(kernel.loads)]
     flat = [np.reshape(out, work.space) for out in outs]
@@ -117,12 +193,24 @@ def _prepare_pass(kernel) -> _Pass:
     return work
 
 
-def _rearrange(kernel, values, memory) -> list[np.ndarray]:
-    (load,) = kernel.loads
-    copy = kernel.outputs[0]
-    out = memory(copy.shape, copy.dtype)
-    run_rearrange(kernel.plan, load_view(load, values), out, kernel.method)
-    return [out]
+def rearrange_on(target: Target):
+    """The rearrange handler of a host device with `target`."""
+
+    def rearrange(kernel, values, memory) -> list[np.ndarray]:
+        (load,) = kernel.loads
+        copy = kernel.outputs[0]
+        out, src = memory(copy.shape, copy.dtype), load_view(load, values)
+        if path_of(kernel, target) == C_PATH:
+            try:
+                threads = kernel.plan.nbytes >= SERIAL_BYTES and THREADS > 1
+                run_compiled_rearrange(kernel.plan, src, out, threads)
+                return [out]
+            except CompileError as error:
+                _fall_back(error)
+        run_rearrange(kernel.plan, src, out, kernel.method)
+        return [out]
+
+    return rearrange
 
 
 def _view(kernel, values, memory) -> list[np.ndarray]:
@@ -139,6 +227,11 @@ def _source(kernel, values, memory) -> list[np.ndarray]:
     return [evaluate(node, [])]
 
 
+def _describe(kernel, target: Target) -> str:
+    compiled = kernel.kind in (Kind.ELEMENTWISE, Kind.REARRANGE)
+    return path_of(kernel, target) if compiled else ""
+
+
 def _errors_are_values():
     # Note (spec): IEEE special values are results, not warnings.
     return np.errstate(all="ignore")
@@ -148,8 +241,8 @@ CPU = Device(
     "cpu",
     TARGET,
     {
-        Kind.ELEMENTWISE: _elementwise,
-        Kind.REARRANGE: _rearrange,
+        Kind.ELEMENTWISE: elementwise_on(TARGET),
+        Kind.REARRANGE: rearrange_on(TARGET),
         Kind.VIEW: _view,
         Kind.SOURCE: _source,
         Kind.OPAQUE: _opaque,
@@ -160,4 +253,21 @@ CPU = Device(
     from_host=np.asarray,
     context=_errors_are_values,
     finish=lambda settings: POOL.tick(settings.pool_bytes),
+    describe=lambda kernel: _describe(kernel, TARGET),
+)
+
+# The same device without compiled kernels: li.options(device="numpy") forces the numpy path
+# (to bisect a difference to the C path). It computes the cpu's arrays.
+NUMPY_TARGET = dataclasses.replace(TARGET, name="numpy", compile_min=None)
+NUMPY = dataclasses.replace(
+    CPU,
+    name="numpy",
+    target=NUMPY_TARGET,
+    handlers={
+        **CPU.handlers,
+        Kind.ELEMENTWISE: elementwise_on(NUMPY_TARGET),
+        Kind.REARRANGE: rearrange_on(NUMPY_TARGET),
+    },
+    describe=lambda kernel: _describe(kernel, NUMPY_TARGET),
+    holds_arrays=False,
 )

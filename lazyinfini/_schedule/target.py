@@ -26,3 +26,6 @@ class Target:
     # this many source rows (1000^2..2000^2 float32 transposes direct; 3000^2+ tiled, measured).
     local_walk_rows: int = 2048
     chunk: int = 1 << 17  # elements per chunk of an elementwise pass (best of 8K..128K measured)
+    # An elementwise kernel of at least this many elements is compiled to C (None: never); a
+    # first compile costs ~50 ms, a disk-cached one ~15 us, the numpy path ~10 us a chunk.
+    compile_min: int | None = 1 << 16

@@ -1,0 +1,80 @@
+"""The CPU device's C path for elementwise kernels: render once, compile once, call by range.
+
+A kernel's C function is cached per kernel record and per inner-stride kind of its operands
+(contiguous, broadcast, strided), which a cached schedule keeps from run to run. The function
+takes a (start, stop) range of the kernel's space, so threads split it (ctypes releases the GIL).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import threading
+import weakref
+
+import numpy as np
+
+from .._render import c
+from .._render.compile import CompileError, load
+from .threads import THREADS, run_parallel
+
+_FUNCTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+_ARGTYPES = [
+    ctypes.c_int64,
+    ctypes.c_int64,
+    ctypes.POINTER(ctypes.c_int64),
+    ctypes.POINTER(ctypes.c_void_p),
+    ctypes.POINTER(ctypes.c_int64),
+]
+
+
+def run_compiled(kernel, outs: list[np.ndarray], loads: list[np.ndarray], parallel: bool) -> None:
+    """Compute `kernel` into `outs` from `loads` (all shaped as the kernel's space) in C.
+    Raises CompileError when the C path is unavailable (the caller runs numpy instead)."""
+    operands = [*outs, *loads]
+    shape = kernel.space or (1,)
+    if not kernel.space:
+        operands = [np.reshape(a, (1,)) for a in operands]
+    kinds = tuple(_kind(a) for a in operands)
+    function = _function(kernel, kinds)
+    ndim = len(shape)
+    c_shape = (ctypes.c_int64 * ndim)(*shape)
+    c_ptrs = (ctypes.c_void_p * len(operands))(*(a.ctypes.data for a in operands))
+    c_strides = (ctypes.c_int64 * (ndim * len(operands)))(*(s for a in operands for s in a.strides))
+    total = int(np.prod(shape))
+    if not parallel:
+        function(0, total, c_shape, c_ptrs, c_strides)
+        return
+    step = -(-total // (THREADS * 4))
+    run_parallel(
+        lambda start: function(start, min(start + step, total), c_shape, c_ptrs, c_strides),
+        range(0, total, step),
+    )
+
+
+def _kind(a: np.ndarray) -> str:
+    inner = a.strides[-1] if a.ndim else 0
+    if a.shape[-1] <= 1 or inner == 0:
+        return c.BROADCAST if inner == 0 else c.CONTIGUOUS
+    return c.CONTIGUOUS if inner == a.itemsize else c.STRIDED
+
+
+def _function(kernel, kinds: tuple[str, ...]):
+    with _LOCK:
+        found = _FUNCTIONS.setdefault(kernel, {})
+        function = found.get(kinds)
+    if function is not None:
+        return function
+    source = c.render(kernel, "li_kernel", kinds)
+    name = "li_" + hashlib.sha256(source.encode()).hexdigest()[:16]
+    library = load(c.PRELUDE + source.replace("li_kernel", name))
+    try:
+        function = getattr(library, name)
+    except AttributeError:
+        raise CompileError(f"the compiled library has no {name}") from None
+    function.argtypes = _ARGTYPES
+    function.restype = None
+    with _LOCK:
+        found[kinds] = function
+    return function

@@ -1,0 +1,161 @@
+"""The cpu device's C path for elementwise kernels: the rendered C against the reference device
+over ops x dtypes x layouts (special values included), the per-kernel fallback, and explain()."""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import lazyinfini as li
+from lazyinfini._device import DEVICES, register_device
+from lazyinfini._render import compile as compiling
+from lazyinfini._runtime import cpu
+from lazyinfini._schedule import Kind
+
+SPECIAL = [0.0, -0.0, 1.0, -1.5, 2.5, 1e-40, -1e-45, 3e38, np.inf, -np.inf, np.nan, 7.0, 0.5]
+DTYPES = [np.float32, np.float64, ml_dtypes.bfloat16, np.int8, np.int32, np.uint16, np.int64]
+
+OPS = {
+    "sub": lambda x, y: x - y,
+    "add": lambda x, y: x + y,
+    "mul": lambda x, y: x * y,
+    "clip": lambda x, y: li.clip(x, 0, 5),
+    "clip_by": lambda x, y: li.clip(x, y, None),
+    "max": li.maximum,
+    "min": li.minimum,
+    "neg": lambda x, y: -x,
+    "abs": lambda x, y: li.abs(x),
+    "where": lambda x, y: li.where(x > y, x, y),
+    "compare": lambda x, y: li.astype(x <= y, x.dtype),
+    "square": lambda x, y: x * x,
+}
+FLOAT_OPS = {
+    "div": lambda x, y: x / y,
+    "sqrt": lambda x, y: li.sqrt(li.abs(x)),
+    "floor": lambda x, y: li.floor(x),
+    "round": lambda x, y: li.round(x),
+    "to_f64": lambda x, y: li.astype(li.astype(x, li.float64), x.dtype),
+}
+
+
+@pytest.fixture(scope="module")
+def compiled_device():
+    """The cpu device compiling every elementwise kernel, however small."""
+    cpu_device = DEVICES["cpu"]
+    target = dataclasses.replace(cpu_device.target, name="cpu-compiled", compile_min=0)
+    device = dataclasses.replace(
+        cpu_device,
+        name="cpu-compiled",
+        target=target,
+        handlers={**cpu_device.handlers, Kind.ELEMENTWISE: cpu.elementwise_on(target)},
+        holds_arrays=False,
+    )
+    register_device(device)
+    yield device.name
+    del DEVICES[device.name]
+
+
+def values(dtype, rng, shape):
+    if np.dtype(dtype).kind in "iu":
+        info = np.iinfo(dtype)
+        edges = np.array([info.min, info.max, 0, 1, -1 if info.min else 2], dtype=np.int64)
+        pool = np.concatenate([edges, rng.integers(-100, 100, 20)]).astype(dtype)
+    else:
+        pool = np.array(SPECIAL + list(rng.standard_normal(10)), np.float64).astype(dtype)
+    return rng.choice(pool, size=shape)
+
+
+def layout(x: np.ndarray, how: str) -> np.ndarray:
+    if how == "transposed":
+        return np.ascontiguousarray(x.T).T
+    if how == "reversed":  # negative strides, a gap between elements
+        return np.repeat(x, 2, axis=1)[::-1, ::-2]
+    return x
+
+
+def same(got: np.ndarray, want: np.ndarray) -> None:
+    """Bit for bit, except: any NaN is a NaN (numpy keeps different ones when two meet), and
+    +0 equals -0 (numpy's scalar and vector loops of maximum/clip break that tie differently)."""
+    assert got.dtype == want.dtype and got.shape == want.shape
+    wide_got, wide_want = got.astype(np.float64), want.astype(np.float64)
+    if got.dtype.kind == "f" or got.dtype == ml_dtypes.bfloat16:
+        nan = np.isnan(wide_got)
+        assert np.array_equal(nan, np.isnan(wide_want))
+        assert np.array_equal(wide_got[~nan], wide_want[~nan])
+    else:
+        assert got.tobytes() == np.ascontiguousarray(want).tobytes()
+
+
+@settings(max_examples=60)
+@given(
+    dtype=st.sampled_from(DTYPES),
+    steps=st.lists(st.sampled_from(sorted(OPS) + sorted(FLOAT_OPS)), min_size=1, max_size=4),
+    how=st.sampled_from(["contiguous", "transposed", "reversed"]),
+    broadcast=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_compiled_kernels_match_the_reference(compiled_device, dtype, steps, how, broadcast, seed):
+    rng = np.random.default_rng(seed)
+    x = layout(values(dtype, rng, (6, 5)), how)
+    y = values(dtype, rng, (5,) if broadcast else (6, 5))
+    floats = np.dtype(dtype).kind not in "iu"
+    steps = [s for s in steps if floats or s in OPS] or ["sub"]
+
+    def program(a, b):
+        for name in steps:
+            a = {**OPS, **FLOAT_OPS}[name](a, b)
+        return a
+
+    with li.options(device="reference"):
+        want = np.asarray(program(li.asarray(x), li.asarray(y)))
+    with li.options(device=compiled_device):
+        got_array = program(li.asarray(x), li.asarray(y))
+        paths = [
+            cpu.path_of(k, DEVICES[compiled_device].target)
+            for k in li.inspect.schedule(got_array).kernels
+            if k.kind is Kind.ELEMENTWISE
+        ]
+        got = np.asarray(got_array)
+    assert all(p == cpu.C_PATH for p in paths), paths  # NOTE: none when the casts cancel
+    same(got, want)
+
+
+def test_a_large_kernel_runs_in_c_on_threads_and_explain_says_so():
+    a = np.random.default_rng(0).standard_normal(1 << 21).astype(np.float32)
+    x = li.asarray(a)
+    y = li.clip(x - 0.5, -1, 1)
+    assert "path compiled C" in li.explain(y)
+    np.testing.assert_array_equal(np.asarray(y), np.clip(a - np.float32(0.5), -1, 1))
+    small = li.asarray(a[:100]) * 2
+    assert "path numpy chunks (under 65536 elements" in li.explain(small)
+    half = li.asarray(a.astype(np.float16)) * 2
+    assert "float16 conversions are not vectorised" in li.explain(half)
+
+
+def test_without_a_compiler_the_numpy_path_runs_with_one_warning(monkeypatch, compiled_device):
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    compiling.compiler.cache_clear()
+    monkeypatch.setattr(compiling, "_LOADED", {})
+    monkeypatch.setattr(cpu, "_C_OFF", [])
+    monkeypatch.setattr("lazyinfini._runtime.compiled._FUNCTIONS", type(cpu._PATHS)())
+    before = li.inspect.counters.c_fallbacks
+    a = np.arange(12.0).reshape(3, 4)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with li.options(device=compiled_device):
+                first = np.asarray(li.clip(li.asarray(a) - 3.25, 0, 5))
+                second = np.asarray(li.asarray(a) * 3.5 + 1)
+    finally:
+        compiling.compiler.cache_clear()
+        cpu._PATHS.clear()
+    np.testing.assert_array_equal(first, np.clip(a - 3.25, 0, 5))
+    np.testing.assert_array_equal(second, a * 3.5 + 1)
+    assert len([w for w in caught if "compiled kernels unavailable" in str(w.message)]) == 1
+    assert li.inspect.counters.c_fallbacks == before + 1
