@@ -19,7 +19,16 @@ from lazyinfini._runtime import cpu
 from lazyinfini._schedule import Kind
 
 SPECIAL = [0.0, -0.0, 1.0, -1.5, 2.5, 1e-40, -1e-45, 3e38, np.inf, -np.inf, np.nan, 7.0, 0.5]
-DTYPES = [np.float32, np.float64, ml_dtypes.bfloat16, np.int8, np.int32, np.uint16, np.int64]
+DTYPES = [
+    np.float32,
+    np.float64,
+    np.float16,
+    ml_dtypes.bfloat16,
+    np.int8,
+    np.int32,
+    np.uint16,
+    np.int64,
+]
 
 OPS = {
     "sub": lambda x, y: x - y,
@@ -134,8 +143,12 @@ def test_a_large_kernel_runs_in_c_on_threads_and_explain_says_so():
     np.testing.assert_array_equal(np.asarray(y), np.clip(a - np.float32(0.5), -1, 1))
     small = li.asarray(a[:100]) * 2
     assert "path numpy chunks (under 65536 elements" in li.explain(small)
-    half = li.asarray(a.astype(np.float16)) * 2
-    assert "float16 conversions are not vectorised" in li.explain(half)
+    half = li.asarray(a.astype(np.float16))
+    assert "path compiled C" in li.explain(li.clip(half - 0.5, -1, 1))
+    np.testing.assert_array_equal(
+        np.asarray(li.clip(half - 0.5, -1, 1)),
+        np.clip(a.astype(np.float16) - np.float16(0.5), np.float16(-1), np.float16(1)),
+    )
 
 
 def test_without_a_compiler_the_numpy_path_runs_with_one_warning(monkeypatch, compiled_device):
