@@ -334,8 +334,11 @@ def _cast(src, out, value: str) -> str:
         raise KeyError(out)
     if _dtypes.compute_dtype(src) in _FLOATS and _dtypes.compute_dtype(out) not in _FLOATS:
         raise KeyError(out)
-    if out in (np.float16, _dtypes.bfloat16):
-        return _round(out, f"(float)({value})")  # NOTE: the cast rounds where it is asked
+    if out == np.float16:
+        # NOTE: one rounding from the source type (a float64 via float32 would round twice).
+        return f"(float)(_Float16)({value})"
+    if out == _dtypes.bfloat16:  # NOTE: ml_dtypes casts through float32: so do we
+        return _round(out, f"(float)({value})")
     return f"({target})({value})"
 
 

@@ -9,6 +9,7 @@ once nothing views it.
 from __future__ import annotations
 
 import dataclasses
+import os
 import warnings
 import weakref
 from dataclasses import dataclass
@@ -36,7 +37,9 @@ PARALLEL_MIN = 1 << 21  # elements: below this, threads cost more than they save
 # A C kernel starts in microseconds, not a chunk loop's tens: threads pay from fewer elements
 # (1M float32 clip(a - b): 0.39 ms on one thread, 0.28 ms on two).
 C_PARALLEL_MIN = 1 << 18
-TARGET = Target("cpu")
+# NOTE: LAZYINFINI_COMPILE_MIN (elements; read once, at import) moves the C path's threshold:
+# 0 compiles every elementwise kernel (to test the C path on small arrays).
+TARGET = Target("cpu", compile_min=int(os.environ.get("LAZYINFINI_COMPILE_MIN", 1 << 16)))
 
 
 def value_of(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:
