@@ -133,6 +133,8 @@ class Lowering:
             itemsize,
             src_offset=source.offset + _misalignment(source.base),
             block_bytes=self.target.block_bytes,
+            set_ways=self.target.tile_set_ways,
+            min_inner=self.target.tile_min_inner,
         )
         method = copy_method(plan, view.shape, source.strides, dst, self.target)
         self._emit(Kind.REARRANGE, (copy,), (copy,), (source,), plan=plan, method=method)

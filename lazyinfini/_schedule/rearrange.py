@@ -47,10 +47,10 @@ MAX_CONSTRAINTS = 2
 # way of a 32-64 KiB, 8-12-way L1), so a tile may span only _SET_WAYS of them before they evict
 # each other: an 8192x8192 float32 transpose ran 2x faster with 8-row than with 64-row tiles.
 _SET_BYTES = 4096
-_SET_WAYS = 8
+_SET_WAYS = 8  # numpy's best; the default of plan_rearrange's set_ways
 # The block dim copied by the inner loop: a ufunc inner loop shorter than this is mostly call
 # overhead, so a shorter dst-contiguous dim (NCHW -> NHWC with 3 channels) yields it.
-_MIN_INNER = 8
+_MIN_INNER = 8  # numpy's; the default of plan_rearrange's min_inner
 _LINE_BYTES = 64
 
 
@@ -132,12 +132,16 @@ def plan_rearrange(
     src_offset: int = 0,
     dst_offset: int = 0,
     block_bytes: int = DEFAULT_BLOCK_BYTES,
+    set_ways: int = 8,
+    min_inner: int = 8,
 ) -> RearrangePlan:
     """Plan copying a ``shape`` array from one strided layout into another.
 
     ``src_strides``/``dst_strides`` are in elements and may be negative or zero for the source;
     the destination must not overlap itself. ``src_offset``/``dst_offset`` are the byte offsets
     of element ``[0, ..., 0]`` from an aligned base; they only limit the unit size.
+    ``set_ways`` and ``min_inner`` shape the tile for the device that runs it (see _SET_WAYS and
+    _MIN_INNER: numpy's defaults; compiled loops want taller tiles and any inner length).
     """
     return _plan(
         tuple(int(n) for n in shape),
@@ -147,13 +151,15 @@ def plan_rearrange(
         int(src_offset),
         int(dst_offset),
         int(block_bytes),
+        int(set_ways),
+        int(min_inner),
     )
 
 
 # A plan is a pure function of its arguments, and a program realizes the same layouts again and
 # again: caching makes a repeated plan cost ~1 us instead of ~20 us.
 @functools.lru_cache(maxsize=1024)
-def _plan(shape, src_strides, dst_strides, itemsize, src_offset, dst_offset, block_bytes):
+def _plan(shape, src_strides, dst_strides, itemsize, src_offset, dst_offset, block_bytes, *tile):
     _check_args(shape, src_strides, dst_strides, itemsize)
     if 0 in shape:
         return _empty_plan(itemsize, (src_offset, dst_offset))
@@ -161,8 +167,9 @@ def _plan(shape, src_strides, dst_strides, itemsize, src_offset, dst_offset, blo
     run, dims = _fold_unit(dims, itemsize)
     unit, dims = _distribute_unit(run, dims, (src_offset, dst_offset))
     budget = max(1, block_bytes // unit)
-    take = _choose_block(dims, budget)
-    return _assemble(dims, take, unit, itemsize, math.prod(shape) * itemsize)
+    set_ways, min_inner = tile
+    take = _choose_block(dims, budget, set_ways)
+    return _assemble(dims, take, unit, itemsize, math.prod(shape) * itemsize, min_inner)
 
 
 def _check_args(shape, src_strides, dst_strides, itemsize) -> None:
@@ -229,7 +236,7 @@ def _distribute_unit(run: int, dims: list[_Dim], offsets) -> tuple[int, list[_Di
     return unit, dims
 
 
-def _choose_block(dims: list[_Dim], budget: int) -> dict[int, int]:
+def _choose_block(dims: list[_Dim], budget: int, set_ways: int = 8) -> dict[int, int]:
     """Pick block dims (dim index -> block length) for a tile of about ``budget`` units.
 
     Two cursors walk the dims from the dst-contiguous and from the src-contiguous end. The side
@@ -250,7 +257,7 @@ def _choose_block(dims: list[_Dim], budget: int) -> dict[int, int]:
             continue
         other = 1 - side
         shared = open_[other] and _peek(orders[other], pos[other], take, dims) == k
-        allowance = room if shared or not open_[other] else _balanced(dims[k], side, room)
+        allowance = room if shared or not open_[other] else _balanced(dims[k], side, room, set_ways)
         length = dims[k].length
         part = length if length <= allowance else _block_part(length, allowance)
         if part > 1:  # a block part of 1 would only add a dim to the block
@@ -265,11 +272,11 @@ def _choose_block(dims: list[_Dim], budget: int) -> dict[int, int]:
     return take
 
 
-def _balanced(dim: _Dim, side: int, room: int) -> int:
+def _balanced(dim: _Dim, side: int, room: int, set_ways: int) -> int:
     """Room for one side of a tile whose other side is still to come: the square root."""
     across = dim.src if side == 0 else dim.dst  # stride between this tile's rows
     if across and abs(across) % _SET_BYTES == 0:
-        return min(math.isqrt(room), _SET_WAYS)
+        return min(math.isqrt(room), set_ways)
     return math.isqrt(room)
 
 
@@ -309,17 +316,17 @@ def _block_part(length: int, allowance: int) -> int:
     return -(-length // pieces)
 
 
-def _inner_last(block: list[int], take: dict[int, int]) -> list[int]:
+def _inner_last(block: list[int], take: dict[int, int], min_inner: int) -> list[int]:
     """Order block dims outer first; the last is the inner loop (see ``_MIN_INNER``)."""
-    if block and take[block[-1]] < _MIN_INNER:
+    if block and take[block[-1]] < min_inner:
         longest = max(block, key=lambda k: take[k])
         block = [k for k in block if k != longest] + [longest]
     return block
 
 
-def _assemble(dims, take, unit, itemsize, nbytes) -> RearrangePlan:
+def _assemble(dims, take, unit, itemsize, nbytes, min_inner) -> RearrangePlan:
     """Lay the chosen dims out as block and grid tuples, outer first, and add constraints."""
-    block = _inner_last([k for k in range(len(dims)) if k in take], take)
+    block = _inner_last([k for k in range(len(dims)) if k in take], take, min_inner)
     grid: list[tuple[int, int, int]] = []
     constraints = []
     for k, dim in enumerate(dims):

@@ -20,6 +20,10 @@ class Target:
     # pass on a 4096x4096 float32 transpose; below 64K elements everything sits in cache.
     transposed_copy_min: int | None = 1 << 16
     block_bytes: int = DEFAULT_BLOCK_BYTES  # one rearrange tile (source and destination)
+    # Rows of a tile whose rows alias in the L1 sets, and the shortest inner loop of a tile (a
+    # shorter dim is moved outward): numpy's copies want 8 and 8 (measured on a ufunc copy).
+    tile_set_ways: int = 8
+    tile_min_inner: int = 8
     # Below this, a rearrange is one direct copy: planning views costs more than tiles save.
     direct_copy_bytes: int = 256 * 1024
     # numpy's destination-order copy stays cache-local while one destination row touches at most
