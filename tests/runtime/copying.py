@@ -9,7 +9,7 @@ from lazyinfini._runtime.rearrange import run_rearrange
 from lazyinfini._schedule.rearrange import DEFAULT_BLOCK_BYTES, copy_method, plan_rearrange
 from lazyinfini._schedule.target import Target
 
-CPU = Target("cpu")
+CPU = Target("numpy")  # NOTE: numpy's tiles and copy methods: these helpers run numpy copies
 
 
 def plan_for(src: np.ndarray, dst: np.ndarray, block_bytes: int = DEFAULT_BLOCK_BYTES):
