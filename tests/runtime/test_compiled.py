@@ -180,3 +180,20 @@ def test_a_float64_to_float16_cast_rounds_once_in_c(compiled_device):
     with li.options(device=compiled_device):
         got = np.asarray(li.astype(li.asarray(x) * 1, li.float16))
     assert got.tobytes() == x.astype(np.float16).tobytes()
+
+
+@pytest.mark.parametrize("shape", [(), (0, 5), (7,), (2, 1, 3, 1, 2, 2), (3, 2, 2, 2, 2, 3)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int16])
+def test_compiled_kernels_of_any_rank_and_size(compiled_device, shape, dtype):
+    rng = np.random.default_rng(len(shape))
+    x = values(dtype, rng, shape)
+    y = values(dtype, rng, shape[1:] if shape else ())
+
+    def program(a, b):
+        return li.where(a > b, li.clip(a - b, 0, 5), -a)
+
+    with li.options(device="reference"):
+        want = np.asarray(program(li.asarray(x), li.asarray(y)))
+    with li.options(device=compiled_device):
+        got = np.asarray(program(li.asarray(x), li.asarray(y)))
+    same(got, want)
