@@ -42,9 +42,10 @@ _FLOAT_OPS = {
     Op.TRUNC: "trunc{f}({0})",
     Op.ROUND: "nearbyint{f}({0})",
     Op.COPYSIGN: "copysign{f}({0}, {1})",
-    # Note (spec): NaN from either operand propagates, as numpy's maximum/minimum do.
-    Op.MAXIMUM: "(({0} >= {1} || {0} != {0}) ? {0} : {1})",
-    Op.MINIMUM: "(({0} <= {1} || {0} != {0}) ? {0} : {1})",
+    # Note (spec): NaN from either operand propagates, as numpy's maximum/minimum do; on a tie
+    # (-0.0 against +0.0) the second operand wins, as in numpy's float32/float64 loops.
+    Op.MAXIMUM: "(({0} > {1} || {0} != {0}) ? {0} : {1})",
+    Op.MINIMUM: "(({0} < {1} || {0} != {0}) ? {0} : {1})",
 }
 _INT_OPS = {
     # NOTE: through the unsigned type: signed overflow is undefined in C and wraps in numpy.
@@ -60,6 +61,23 @@ _INT_OPS = {
     Op.BITWISE_OR: "({T})({0} | {1})",
     Op.BITWISE_XOR: "({T})({0} ^ {1})",
     Op.BITWISE_INVERT: "({T})(~{0})",
+}
+# numpy's integer division: floor semantics, x // 0 == x % 0 == 0, MIN // -1 wraps (C's is a
+# trap); shifts by the width or more give 0 (or -1 for a negative right shift), as numpy's do.
+_SIGNED_OPS = {
+    Op.FLOOR_DIVIDE: "({1} == 0 ? ({T})0 : {1} == -1 ? ({T})(-({U}){0}) : "
+    "({T})({0} / {1} - (({0} % {1} != 0) & (({0} < 0) != ({1} < 0)))))",
+    Op.REMAINDER: "({1} == 0 || {1} == -1 ? ({T})0 : "
+    "({T})({0} % {1} + ((({0} % {1}) != 0) & ((({0} % {1}) < 0) != ({1} < 0))) * {1}))",
+    Op.BITWISE_LEFT_SHIFT: "({1} < 0 || {1} >= {bits} ? ({T})0 : ({T})(({U}){0} << {1}))",
+    Op.BITWISE_RIGHT_SHIFT: "({1} < 0 || {1} >= {bits} ? ({T})({0} < 0 ? -1 : 0) : "
+    "({T})({0} >> {1}))",
+}
+_UNSIGNED_OPS = {
+    Op.FLOOR_DIVIDE: "({1} == 0 ? ({T})0 : ({T})({0} / {1}))",
+    Op.REMAINDER: "({1} == 0 ? ({T})0 : ({T})({0} % {1}))",
+    Op.BITWISE_LEFT_SHIFT: "({1} >= {bits} ? ({T})0 : ({T})(({U}){0} << {1}))",
+    Op.BITWISE_RIGHT_SHIFT: "({1} >= {bits} ? ({T})0 : ({T})({0} >> {1}))",
 }
 _BOOL_OPS = {
     Op.LOGICAL_AND: "({0} && {1})",
@@ -320,7 +338,8 @@ def _expression(step, src_dtypes, operands) -> str:
         return _BOOL_OPS[op].format(*operands)
     # NOTE: unsigned int at least: uint8/uint16 operands would be promoted to (signed) int.
     wide = "uint64_t" if compute.itemsize == 8 else "uint32_t"
-    return _INT_OPS[op].format(*operands, T=_INTS[compute], U=wide)
+    table = {**_INT_OPS, **(_UNSIGNED_OPS if compute.kind == "u" else _SIGNED_OPS)}
+    return table[op].format(*operands, T=_INTS[compute], U=wide, bits=8 * compute.itemsize)
 
 
 def _cast(src, out, value: str) -> str:

@@ -11,15 +11,18 @@ from tests.fuzz.numbers import wide
 from tests.fuzz.program import Builder, Reject, Value, name_of
 
 
-def _index_expression(b: Builder, n: int, count: int, pool: bool = True) -> tuple[str, bool]:
-    """An integer index array of `count` positions in [-n, n): a literal or a pending array.
-    Returns the text and whether the positions are distinct (for setitem)."""
+def _index_expression(
+    b: Builder, n: int, count: int, pool: bool = True, limit: int = 1 << 22
+) -> tuple[str, bool]:
+    """An integer index array of `count` positions in [-n, n): a literal or a pending array
+    (one of the pool's holds at most `limit` positions). Returns the text and whether the
+    positions are distinct (for setitem)."""
     if n == 0:
         return "li.asarray(np.zeros(0, dtype=np.int64))", True
     how = b.choice(("literal", "pending", "arange", "pool"))
     if how == "pool" and pool:
         try:
-            return _pool_index(b, n)
+            return _pool_index(b, n, limit)
         except Reject:
             pass
     if how == "arange" or count > 12:
@@ -39,7 +42,7 @@ def _index_expression(b: Builder, n: int, count: int, pool: bool = True) -> tupl
     return text, distinct
 
 
-def _pool_index(b: Builder, n: int) -> tuple[str, bool]:
+def _pool_index(b: Builder, n: int, limit: int) -> tuple[str, bool]:
     """An exact integer value of the pool, every position in [-n, n), and whether they are
     distinct (Reject: none)."""
     v = b.pick(
@@ -47,7 +50,7 @@ def _pool_index(b: Builder, n: int) -> tuple[str, bool]:
             v.dtype in INTEGER
             and v.exact
             and 1 <= v.value.ndim <= 2
-            and v.value.size
+            and 0 < v.value.size <= limit
             and int(wide(v.value).min()) >= -n
             and int(wide(v.value).max()) < n
         )
@@ -61,7 +64,9 @@ def step_gather(b: Builder) -> None:
     axis = b.integer(0, x.value.ndim - 1)
     n = x.shape[axis]
     count = b.integer(0, 6) if not b.big else b.choice((3, n // 2, n))
-    index, _ = _index_expression(b, n, count)
+    # NOTE: a pooled index of millions over an axis of a large array would ask for terabytes.
+    limit = max(1, (1 << 22) // max(1, x.value.size // max(n, 1)))
+    index, _ = _index_expression(b, n, count, limit=limit)
     how = b.choice(("leading", "ellipsis", "take", "two"))
     if how == "take":
         b.emit(f"li.take({x.name}, {index}, axis={axis})", x.err)
