@@ -5,11 +5,12 @@ inner-stride kind of each operand (contiguous, broadcast or strided); shapes and
 are arguments, so a new batch size does not recompile. A dialect is a table: C types, one
 expression per op, load/store/round forms. CUDA C (the next dialect) changes a few rows.
 
-Only ops whose C form gives numpy's bits are rendered: arithmetic, comparisons, logic, bit ops,
-clip/maximum/minimum with numpy's NaN propagation, sqrt, rounding, casts between floats, from
-integers and bools, to bools. Everything else (transcendentals, whose libm and numpy's SIMD
-versions differ in the last bit; integer division; float-to-int casts, undefined in C out of
-range; shifts; complex) keeps the kernel on the numpy path, and `unsupported` says why.
+Only ops whose C form gives numpy's bits are rendered: arithmetic, comparisons, logic, bit ops
+and shifts, integer floor division and remainder, clip/maximum/minimum with numpy's NaN
+propagation, sqrt, rounding, casts between floats, from integers and bools, to bools. Everything
+else (transcendentals, whose libm and numpy's SIMD versions differ in the last bit; float floor
+division; float-to-int casts, undefined in C out of range; complex) keeps the kernel on the numpy
+path, and `unsupported` says why.
 """
 
 from __future__ import annotations
