@@ -90,6 +90,17 @@ def load(source: str) -> ctypes.CDLL:
     return library
 
 
+def load_function(source: str, name: str, argtypes) -> ctypes._CFuncPtr:
+    """The function `name` of the library compiled from `source`, typed for ctypes calls."""
+    library = load(source)
+    try:
+        function = getattr(library, name)
+    except AttributeError:
+        raise CompileError(f"the compiled library has no {name}") from None
+    function.argtypes, function.restype = argtypes, None
+    return function
+
+
 def _load_or_build(path: str, key: str, source: str) -> ctypes.CDLL:
     target = os.path.join(cache_dir(), f"{key[:32]}.so")
     if os.path.exists(target):

@@ -15,7 +15,7 @@ import weakref
 import numpy as np
 
 from .._render import c
-from .._render.compile import CompileError, load
+from .._render.compile import load_function
 from .threads import THREADS, run_parallel
 
 _FUNCTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -54,10 +54,11 @@ def run_compiled(kernel, outs: list[np.ndarray], loads: list[np.ndarray], parall
 
 
 def _kind(a: np.ndarray) -> str:
-    inner = a.strides[-1] if a.ndim else 0
-    if a.shape[-1] <= 1 or inner == 0:
-        return c.BROADCAST if inner == 0 else c.CONTIGUOUS
-    return c.CONTIGUOUS if inner == a.itemsize else c.STRIDED
+    """How an operand (at least 1-d here) walks its inner dim."""
+    inner = a.strides[-1]
+    if inner == 0:
+        return c.BROADCAST
+    return c.CONTIGUOUS if inner == a.itemsize or a.shape[-1] <= 1 else c.STRIDED
 
 
 def _function(kernel, kinds: tuple[str, ...]):
@@ -68,13 +69,7 @@ def _function(kernel, kinds: tuple[str, ...]):
         return function
     source = c.render(kernel, "li_kernel", kinds)
     name = "li_" + hashlib.sha256(source.encode()).hexdigest()[:16]
-    library = load(c.PRELUDE + source.replace("li_kernel", name))
-    try:
-        function = getattr(library, name)
-    except AttributeError:
-        raise CompileError(f"the compiled library has no {name}") from None
-    function.argtypes = _ARGTYPES
-    function.restype = None
+    function = load_function(c.PRELUDE + source.replace("li_kernel", name), name, _ARGTYPES)
     with _LOCK:
         found[kinds] = function
     return function

@@ -15,7 +15,7 @@ import hashlib
 
 import numpy as np
 
-from .._render.compile import CompileError, load
+from .._render.compile import CompileError, load_function
 from .._render.rearrange import cell_count, render_rearrange
 from .._schedule.rearrange import RearrangePlan
 from .rearrange import _check_pair
@@ -54,12 +54,7 @@ def _kernel(plan: RearrangePlan):
     """The loaded kernel for ``plan`` and the byte ranges it reads and writes around [0..0]."""
     # NOTE: plans are frozen and hashable; equal plans render the same source.
     name = "rearrange_" + hashlib.sha1(repr(plan).encode()).hexdigest()[:16]
-    library = load(render_rearrange(plan, name))
-    try:
-        kernel = getattr(library, name)
-    except AttributeError:
-        raise CompileError(f"the compiled library has no {name}") from None
-    kernel.argtypes, kernel.restype = _ARGTYPES, None
+    kernel = load_function(render_rearrange(plan, name), name, _ARGTYPES)
     return kernel, _reach(plan, "src"), _reach(plan, "dst")
 
 

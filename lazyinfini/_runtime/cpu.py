@@ -101,7 +101,7 @@ def _elementwise(kernel, values, memory, target) -> list[np.ndarray]:
             return outs
         except CompileError as error:
             _fall_back(error)
-    return _numpy_elementwise(kernel, values, outs)
+    return _numpy_elementwise(kernel, values, outs, target)
 
 
 C_PATH = "compiled C"
@@ -148,9 +148,9 @@ def _fall_back(error: Exception) -> None:
     _PATHS.clear()
 
 
-def _numpy_elementwise(kernel, values, outs) -> list[np.ndarray]:
-    """The numpy path: the register program over cache-sized chunks, into `outs`."""
-    work = _PASSES.get(kernel) or _prepare_pass(kernel)
+def _numpy_elementwise(kernel, values, outs, target) -> list[np.ndarray]:
+    """The numpy path: the register program over the target's chunks, into `outs`."""
+    work = _PASSES.get(kernel) or _prepare_pass(kernel, target.chunk)
     loads = [_chunkable(i, ld, values, work) for i, ld in enumerate(kernel.loads)]
     flat = [np.reshape(out, work.space) for out in outs]
     if work.parallel:
@@ -187,8 +187,8 @@ class _Pass:
 _PASSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _prepare_pass(kernel) -> _Pass:
-    parts = chunks(kernel.space, TARGET.chunk)
+def _prepare_pass(kernel, chunk: int) -> _Pass:
+    parts = chunks(kernel.space, chunk)
     size = kernel.outputs[0].size
     work = _Pass(
         kernel.program,

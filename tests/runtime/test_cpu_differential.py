@@ -105,7 +105,7 @@ def test_fully_broadcast_loads_are_read_as_one_value():
     y = (x - li.mean(x)) * li.asarray(np.float16(3)) + 1
     plan = li.inspect.schedule(y)
     (kernel,) = [k for k in plan.kernels if k.kind.value == "elementwise"]
-    work = cpu._prepare_pass(kernel)
+    work = cpu._prepare_pass(kernel, cpu.TARGET.chunk)
     broadcast = {i for i, ld in enumerate(kernel.loads) if not any(ld.strides)}
     assert len(broadcast) == 3 and set(work.constants) | work.scalars == broadcast
     with li.options(executor="reference"):
