@@ -5,12 +5,14 @@ inner-stride kind of each operand (contiguous, broadcast or strided); shapes and
 are arguments, so a new batch size does not recompile. A dialect is a table: C types, one
 expression per op, load/store/round forms. CUDA C (the next dialect) changes a few rows.
 
-Only ops whose C form gives numpy's bits are rendered: arithmetic, comparisons, logic, bit ops
-and shifts, integer floor division and remainder, clip/maximum/minimum with numpy's NaN
-propagation, sqrt, rounding, casts between floats, from integers and bools, to bools. Everything
-else (transcendentals, whose libm and numpy's SIMD versions differ in the last bit; float floor
-division; float-to-int casts, undefined in C out of range; complex) keeps the kernel on the numpy
-path, and `unsupported` says why.
+Every op gives numpy's bits. Arithmetic, comparisons, logic, bit ops and shifts, integer floor
+division and remainder, clip/maximum/minimum with numpy's NaN propagation, sqrt, rounding and
+casts between floats, from integers and bools, to bools are C expressions. The ops numpy computes
+with its own SIMD code (exp, log, the trigonometric and hyperbolic functions, power, float floor
+division and remainder, ...) are *borrowed*: the kernel runs in blocks and calls numpy's own
+inner loop on a block of registers (libm's last bit differs from numpy's). Casts from a float to
+an integer (undefined in C out of range), complex dtypes and nextafter on half floats keep the
+kernel on the numpy path, and `unsupported` says why.
 """
 
 from __future__ import annotations
@@ -47,7 +49,50 @@ _FLOAT_OPS = {
     # (-0.0 against +0.0) the second operand wins, as in numpy's float32/float64 loops.
     Op.MAXIMUM: "(({0} > {1} || {0} != {0}) ? {0} : {1})",
     Op.MINIMUM: "(({0} < {1} || {0} != {0}) ? {0} : {1})",
+    Op.RECIPROCAL: "(1 / {0})",
+    Op.SIGN: "({0} > 0 ? 1 : {0} < 0 ? -1 : {0} == 0 ? 0 : {0})",  # NaN stays, -0.0 gives +0.0
+    Op.ISNAN: "({0} != {0})",
+    Op.ISINF: "(isinf({0}) != 0)",
+    Op.ISFINITE: "(isfinite({0}) != 0)",
+    Op.SIGNBIT: "(signbit({0}) != 0)",
 }
+# Ops computed by numpy's own inner loop (its ufunc's name), float32/float64 registers only.
+BORROWED = {
+    Op.EXP: "exp",
+    Op.EXPM1: "expm1",
+    Op.LOG: "log",
+    Op.LOG1P: "log1p",
+    Op.LOG2: "log2",
+    Op.LOG10: "log10",
+    Op.SIN: "sin",
+    Op.COS: "cos",
+    Op.TAN: "tan",
+    Op.ASIN: "arcsin",
+    Op.ACOS: "arccos",
+    Op.ATAN: "arctan",
+    Op.SINH: "sinh",
+    Op.COSH: "cosh",
+    Op.TANH: "tanh",
+    Op.ASINH: "arcsinh",
+    Op.ACOSH: "arccosh",
+    Op.ATANH: "arctanh",
+    Op.ATAN2: "arctan2",
+    Op.HYPOT: "hypot",
+    Op.LOGADDEXP: "logaddexp",
+    Op.POW: "power",
+    Op.FLOOR_DIVIDE: "floor_divide",
+    Op.REMAINDER: "remainder",
+    Op.NEXTAFTER: "nextafter",
+}
+# What the numpy path does after numpy's loop (ufuncs.py), as an expression over the loop's
+# result {r} and the operands: the standard's x // ±inf and ±inf // x.
+_BORROWED_AFTER = {
+    Op.FLOOR_DIVIDE: "(((isinf({0}) && isfinite({1}) && {1} != 0) || (isfinite({0}) && "
+    "isinf({1}))) ? {0} / {1} : {r})",
+}
+# Ops whose result depends on the spacing of their own dtype: not borrowed for half floats,
+# which the numpy path runs in their own dtype (ufuncs.OWN_DTYPE).
+_OWN_DTYPE = frozenset({Op.NEXTAFTER})
 _INT_OPS = {
     # NOTE: through the unsigned type: signed overflow is undefined in C and wraps in numpy.
     Op.ADD: "({T})(({U}){0} + ({U}){1})",
@@ -62,6 +107,10 @@ _INT_OPS = {
     Op.BITWISE_OR: "({T})({0} | {1})",
     Op.BITWISE_XOR: "({T})({0} ^ {1})",
     Op.BITWISE_INVERT: "({T})(~{0})",
+    Op.FLOOR: "{0}",
+    Op.CEIL: "{0}",
+    Op.TRUNC: "{0}",
+    Op.ROUND: "{0}",
 }
 # numpy's integer division: floor semantics, x // 0 == x % 0 == 0, MIN // -1 wraps (C's is a
 # trap); shifts by the width or more give 0 (or -1 for a negative right shift), as numpy's do.
@@ -73,12 +122,14 @@ _SIGNED_OPS = {
     Op.BITWISE_LEFT_SHIFT: "({1} < 0 || {1} >= {bits} ? ({T})0 : ({T})(({U}){0} << {1}))",
     Op.BITWISE_RIGHT_SHIFT: "({1} < 0 || {1} >= {bits} ? ({T})({0} < 0 ? -1 : 0) : "
     "({T})({0} >> {1}))",
+    Op.SIGN: "({T})(({0} > 0) - ({0} < 0))",
 }
 _UNSIGNED_OPS = {
     Op.FLOOR_DIVIDE: "({1} == 0 ? ({T})0 : ({T})({0} / {1}))",
     Op.REMAINDER: "({1} == 0 ? ({T})0 : ({T})({0} % {1}))",
     Op.BITWISE_LEFT_SHIFT: "({1} >= {bits} ? ({T})0 : ({T})(({U}){0} << {1}))",
     Op.BITWISE_RIGHT_SHIFT: "({1} >= {bits} ? ({T})0 : ({T})({0} >> {1}))",
+    Op.SIGN: "({T})({0} > 0)",
 }
 _BOOL_OPS = {
     Op.LOGICAL_AND: "({0} && {1})",
@@ -108,6 +159,7 @@ static inline float li_bf16_load(uint16_t h) {
     uint32_t u = (uint32_t)h << 16; float f; memcpy(&f, &u, 4); return f;
 }
 #define LI_BLOCK 512
+typedef void (*li_loop)(char **, const int64_t *, const int64_t *, void *);
 #if defined(__F16C__) && defined(__AVX__)
 typedef float li_v8f __attribute__((vector_size(32)));
 typedef short li_v8h __attribute__((vector_size(16)));
@@ -141,119 +193,6 @@ static inline uint16_t li_bf16_store(float f) {
 """
 
 
-def unsupported(kernel) -> str | None:
-    """Why `kernel` cannot run as C (None when it can): the first dtype or op without a form."""
-    if kernel.program is None:
-        return "no register program"
-    for node in (*(ld.node for ld in kernel.loads), *kernel.outputs):
-        if _memory_type(node.dtype) is None:
-            return f"dtype {node.dtype.name} has no C form"
-    dtypes = _register_dtypes(kernel)
-    for step in kernel.program.steps:
-        try:
-            _expression(step, [dtypes[r] for r in step.srcs], [f"r{r}" for r in step.srcs])
-        except KeyError:
-            names = ", ".join(dtypes[r].name for r in step.srcs)
-            return f"{step.node.op.label}({names}) has no C form"
-    return None
-
-
-def render(kernel, name: str, kinds: tuple[str, ...]) -> str:
-    """C source of one function `name(start, stop, shape, ptrs, strides)` computing elements
-    [start, stop) of `kernel`'s space (C order). Operands are the outputs, then the loads;
-    `kinds` says how each walks the innermost dim (CONTIGUOUS, BROADCAST or STRIDED)."""
-    program = kernel.program
-    ndim = max(1, len(kernel.space))
-    operands = [*kernel.outputs, *(ld.node for ld in kernel.loads)]
-    dtypes = _register_dtypes(kernel)
-    n_out = len(kernel.outputs)
-    hoisted = [i for i, k in enumerate(kinds) if k == BROADCAST and i >= n_out]
-    staged = [i for i, k in enumerate(kinds) if k == CONTIGUOUS and operands[i].dtype == np.float16]
-    body = []
-    for i, load in enumerate(kernel.loads):
-        k = n_out + i
-        if k in staged:
-            body.append(f"float r{i} = li_buf{k}[jb];")
-        elif k not in hoisted:
-            body.append(f"{ctype(load.node.dtype)} r{i} = {_load(k, load.node, kinds)};")
-    for step in program.steps:
-        expr = _expression(step, [dtypes[r] for r in step.srcs], [f"r{r}" for r in step.srcs])
-        body.append(f"{ctype(step.node.dtype)} r{step.dst} = {expr};")
-        if step.rounds:
-            body.append(f"r{step.dst} = {_round(step.node.dtype, f'r{step.dst}')};")
-    for j, reg in enumerate(program.outputs):
-        stage = f"li_buf{j}[jb] = r{reg};" if j in staged else None
-        body.append(stage or _store(j, operands[j], f"r{reg}", kinds))
-    hoist = [
-        f"const {ctype(operands[i].dtype)} r{i - n_out} = {_load(i, operands[i], kinds, 0)};"
-        for i in hoisted
-    ]
-    return _FUNCTION.format(
-        name=name,
-        ndim=ndim,
-        count=len(operands),
-        hoist="\n        ".join(hoist),
-        loop=_staged_loop(body, staged, n_out)
-        if staged
-        else _LOOP.format("\n            ".join(body)),
-    )
-
-
-_LOOP = """for (int64_t j = 0; j < n; j++) {{
-            {}
-        }}"""
-
-
-def _plain_loop(body: list[str]) -> str:
-    return _LOOP.format("\n            ".join(body))
-
-
-def _staged_loop(body: list[str], staged: list[int], n_out: int) -> str:
-    """The inner loop in blocks: contiguous float16 operands are converted a block at a time
-    with the CPU's vector conversions (F16C), which gcc does not emit for a _Float16 loop."""
-    before = [f"float li_buf{i}[LI_BLOCK];" for i in staged]
-    before += [
-        f"li_f16_to_f32((const _Float16 *)q[{i}] + j0, li_buf{i}, m);" for i in staged if i >= n_out
-    ]
-    after = [f"li_f32_to_f16(li_buf{i}, (_Float16 *)q[{i}] + j0, m);" for i in staged if i < n_out]
-    inner = "\n                ".join(["int64_t j = j0 + jb;", *body])
-    return (
-        "for (int64_t j0 = 0; j0 < n; j0 += LI_BLOCK) {\n"
-        "            int64_t m = n - j0 < LI_BLOCK ? n - j0 : LI_BLOCK;\n"
-        + "".join(f"            {line}\n" for line in before)
-        + "            for (int64_t jb = 0; jb < m; jb++) {\n"
-        + f"                {inner}\n"
-        + "            }\n"
-        + "".join(f"            {line}\n" for line in after)
-        + "        }"
-    )
-
-
-_FUNCTION = """
-void {name}(int64_t start, int64_t stop, const int64_t *shape, char *const *ptrs,
-            const int64_t *strides) {{
-    int64_t idx[{ndim}], rem = start;
-    for (int d = {ndim} - 1; d >= 0; d--) {{ idx[d] = rem % shape[d]; rem /= shape[d]; }}
-    while (start < stop) {{
-        int64_t n = shape[{ndim} - 1] - idx[{ndim} - 1];
-        if (n > stop - start) n = stop - start;
-        char *q[{count}];
-        int64_t s[{count}];
-        for (int k = 0; k < {count}; k++) {{
-            q[k] = ptrs[k];
-            for (int d = 0; d < {ndim}; d++) q[k] += idx[d] * strides[k * {ndim} + d];
-            s[k] = strides[k * {ndim} + {ndim} - 1];
-        }}
-        {hoist}
-        {loop}
-        start += n;
-        idx[{ndim} - 1] += n;
-        for (int d = {ndim} - 1; d > 0 && idx[d] >= shape[d]; d--) {{ idx[d] = 0; idx[d - 1]++; }}
-    }}
-}}
-"""
-
-
 def ctype(dtype: np.dtype) -> str | None:
     """The C type of a register holding a value of `dtype` (half floats: float)."""
     dtype = _dtypes.compute_dtype(np.dtype(dtype))
@@ -264,7 +203,7 @@ def ctype(dtype: np.dtype) -> str | None:
     return _INTS.get(dtype)
 
 
-def _memory_type(dtype: np.dtype) -> str | None:
+def memory_type(dtype: np.dtype) -> str | None:
     """The C type of an element in memory."""
     dtype = np.dtype(dtype)
     if dtype == np.float16:
@@ -278,7 +217,7 @@ def _memory_type(dtype: np.dtype) -> str | None:
     return _INTS.get(dtype)
 
 
-def _register_dtypes(kernel) -> dict[int, np.dtype]:
+def register_dtypes(kernel) -> dict[int, np.dtype]:
     dtypes = {i: ld.node.dtype for i, ld in enumerate(kernel.loads)}
     dtypes.update({step.dst: step.node.dtype for step in kernel.program.steps})
     return dtypes
@@ -286,13 +225,13 @@ def _register_dtypes(kernel) -> dict[int, np.dtype]:
 
 def _element(i: int, dtype, kinds, index) -> str:
     """The memory element of operand `i` at inner position `index`."""
-    mtype = _memory_type(dtype)
+    mtype = memory_type(dtype)
     if kinds[i] == CONTIGUOUS or index == 0:
         return f"((const {mtype} *)q[{i}])[{index}]"
     return f"*(const {mtype} *)(q[{i}] + {index} * s[{i}])"
 
 
-def _load(i: int, node, kinds, index="j") -> str:
+def load(i: int, node, kinds, index="j") -> str:
     raw = _element(i, node.dtype, kinds, index)
     if node.dtype == _dtypes.bfloat16:
         return f"li_bf16_load({raw})"
@@ -301,8 +240,8 @@ def _load(i: int, node, kinds, index="j") -> str:
     return f"({ctype(node.dtype)}){raw}"
 
 
-def _store(i: int, node, value: str, kinds) -> str:
-    mtype = _memory_type(node.dtype)
+def store(i: int, node, value: str, kinds) -> str:
+    mtype = memory_type(node.dtype)
     if node.dtype == _dtypes.bfloat16:
         value = f"li_bf16_store({value})"
     elif node.dtype == np.bool_:
@@ -314,14 +253,14 @@ def _store(i: int, node, value: str, kinds) -> str:
     return f"*({mtype} *)(q[{i}] + j * s[{i}]) = {value};"
 
 
-def _round(dtype, value: str) -> str:
+def rounded(dtype, value: str) -> str:
     """`value` (a float) rounded to the half float `dtype` and back."""
     if dtype == _dtypes.bfloat16:
         return f"li_bf16_load(li_bf16_store({value}))"
     return f"(float)(_Float16)({value})"
 
 
-def _expression(step, src_dtypes, operands) -> str:
+def expression(step, src_dtypes, operands) -> str:
     """The C expression of one step; KeyError when the op has no C form for these dtypes."""
     op, out = step.node.op, step.node.dtype
     if op is Op.ASTYPE:
@@ -358,7 +297,7 @@ def _cast(src, out, value: str) -> str:
         # NOTE: one rounding from the source type (a float64 via float32 would round twice).
         return f"(float)(_Float16)({value})"
     if out == _dtypes.bfloat16:  # NOTE: ml_dtypes casts through float32: so do we
-        return _round(out, f"(float)({value})")
+        return rounded(out, f"(float)({value})")
     return f"({target})({value})"
 
 
@@ -380,3 +319,22 @@ def _clip(arg, dtype, operands) -> str:
     if has_max:
         value = high.format(x=value, b=bounds.pop(0))
     return value
+
+
+def borrowed(step, dtypes) -> str | None:
+    """The numpy ufunc whose inner loop computes `step` (None: a C expression does), given the
+    registers' dtypes."""
+    name = BORROWED.get(step.node.op)
+    if name is None or step.dtype not in _FLOATS:
+        return None
+    if any(_dtypes.compute_dtype(dtypes[r]) != step.dtype for r in step.srcs):
+        return None
+    if step.node.op in _OWN_DTYPE and step.node.dtype != step.dtype:
+        return None
+    return name
+
+
+def after_borrowed(step, operands, result: str) -> str | None:
+    """The expression fixing numpy's loop result where the numpy path fixes it (None: none)."""
+    form = _BORROWED_AFTER.get(step.node.op)
+    return None if form is None else form.format(*operands, r=result)

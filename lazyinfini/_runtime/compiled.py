@@ -14,8 +14,9 @@ import weakref
 
 import numpy as np
 
-from .._render import c
+from .._render import c, elementwise
 from .._render.compile import load_function
+from .numpy_loops import pointers
 from .threads import THREADS, run_parallel
 
 _FUNCTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -26,6 +27,7 @@ _ARGTYPES = [
     ctypes.POINTER(ctypes.c_int64),
     ctypes.POINTER(ctypes.c_void_p),
     ctypes.POINTER(ctypes.c_int64),
+    ctypes.POINTER(ctypes.c_void_p),
 ]
 
 
@@ -37,18 +39,18 @@ def run_compiled(kernel, outs: list[np.ndarray], loads: list[np.ndarray], parall
     if not kernel.space:
         operands = [np.reshape(a, (1,)) for a in operands]
     kinds = tuple(_kind(a) for a in operands)
-    function = _function(kernel, kinds)
+    function, ext = _function(kernel, kinds)
     ndim = len(shape)
     c_shape = (ctypes.c_int64 * ndim)(*shape)
     c_ptrs = (ctypes.c_void_p * len(operands))(*(a.ctypes.data for a in operands))
     c_strides = (ctypes.c_int64 * (ndim * len(operands)))(*(s for a in operands for s in a.strides))
     total = int(np.prod(shape))
     if not parallel:
-        function(0, total, c_shape, c_ptrs, c_strides)
+        function(0, total, c_shape, c_ptrs, c_strides, ext)
         return
     step = -(-total // (THREADS * 4))
     run_parallel(
-        lambda start: function(start, min(start + step, total), c_shape, c_ptrs, c_strides),
+        lambda start: function(start, min(start + step, total), c_shape, c_ptrs, c_strides, ext),
         range(0, total, step),
     )
 
@@ -61,15 +63,18 @@ def _kind(a: np.ndarray) -> str:
     return c.CONTIGUOUS if inner == a.itemsize or a.shape[-1] <= 1 else c.STRIDED
 
 
-def _function(kernel, kinds: tuple[str, ...]):
+def _function(kernel, kinds: tuple[str, ...]) -> tuple:
+    """The compiled function for `kernel` with operands of `kinds`, and its `ext` argument."""
     with _LOCK:
         found = _FUNCTIONS.setdefault(kernel, {})
         function = found.get(kinds)
     if function is not None:
         return function
-    source = c.render(kernel, "li_kernel", kinds)
+    # NOTE: numpy's loops are looked up first: a missing one raises before anything compiles.
+    ext = pointers(elementwise.borrowed(kernel))
+    source = elementwise.render(kernel, "li_kernel", kinds)
     name = "li_" + hashlib.sha256(source.encode()).hexdigest()[:16]
-    function = load_function(c.PRELUDE + source.replace("li_kernel", name), name, _ARGTYPES)
+    loaded = load_function(c.PRELUDE + source.replace("li_kernel", name), name, _ARGTYPES)
     with _LOCK:
-        found[kinds] = function
-    return function
+        found[kinds] = loaded, ext
+    return loaded, ext

@@ -20,7 +20,7 @@ from .._counters import counters
 from .._device import Device
 from .._graph import Node, Op
 from .._graph.views import apply_movement
-from .._render import c as c_render
+from .._render import elementwise as c_kernels
 from .._render.compile import CompileError
 from .._schedule.kernels import Kind
 from .._schedule.target import Target
@@ -28,6 +28,7 @@ from .compiled import run_compiled
 from .compiled_rearrange import run_compiled as run_compiled_rearrange
 from .fused import chunks, run_chunks
 from .library import call_library_outputs
+from .numpy_loops import missing
 from .pool import POOL
 from .rearrange import SERIAL_BYTES, run_rearrange
 from .reference import evaluate
@@ -128,7 +129,7 @@ def _path(kernel, target: Target) -> str:
     if kernel.kind is Kind.REARRANGE:
         # NOTE: a direct copy is numpy's own cache-friendly walk; C runs the tiled plans.
         return C_PATH if kernel.method == "tiled" else f"{numpy} (a direct copy)"
-    why = c_render.unsupported(kernel)
+    why = c_kernels.unsupported(kernel) or missing(c_kernels.borrowed(kernel))
     return C_PATH if why is None else f"{numpy} ({why})"
 
 
@@ -276,15 +277,23 @@ CPU = Device(
 # The same device without compiled kernels: li.options(device="numpy") forces the numpy path
 # (to bisect a difference to the C path). It computes the cpu's arrays.
 NUMPY_TARGET = Target("numpy", compile_min=None)  # numpy's tiles (8 and 8)
-NUMPY = dataclasses.replace(
-    CPU,
-    name="numpy",
-    target=NUMPY_TARGET,
-    handlers={
-        **CPU.handlers,
-        Kind.ELEMENTWISE: elementwise_on(NUMPY_TARGET),
-        Kind.REARRANGE: rearrange_on(NUMPY_TARGET),
-    },
-    describe=lambda kernel: _describe(kernel, NUMPY_TARGET),
-    holds_arrays=False,
-)
+
+
+def host_device(name: str, target: Target) -> Device:
+    """The cpu device planning for and running with another `target` (it computes the cpu's
+    arrays): the numpy device below, the tests' devices compiling every kernel."""
+    return dataclasses.replace(
+        CPU,
+        name=name,
+        target=target,
+        handlers={
+            **CPU.handlers,
+            Kind.ELEMENTWISE: elementwise_on(target),
+            Kind.REARRANGE: rearrange_on(target),
+        },
+        describe=lambda kernel: _describe(kernel, target),
+        holds_arrays=False,
+    )
+
+
+NUMPY = host_device("numpy", NUMPY_TARGET)

@@ -56,21 +56,31 @@ FLOAT_OPS = {
     "floor": lambda x, y: li.floor(x),
     "round": lambda x, y: li.round(x),
     "to_f64": lambda x, y: li.astype(li.astype(x, li.float64), x.dtype),
+    # borrowed: numpy's own loops called from the C kernel
+    "exp": lambda x, y: li.exp(x),
+    "log": lambda x, y: li.log(x),
+    "sin": lambda x, y: li.sin(x),
+    "tanh": lambda x, y: li.tanh(x),
+    "expm1": lambda x, y: li.expm1(x),
+    "atan2": li.atan2,
+    "pow": li.pow,
+    "fdiv_f": lambda x, y: x // y,
+    "rem_f": lambda x, y: x % y,
+    "logaddexp": li.logaddexp,
+    "hypot": li.hypot,
+    # C expressions of the predicates and sign
+    "sign": lambda x, y: li.sign(x),
+    "recip": lambda x, y: li.reciprocal(x),
+    "isnan": lambda x, y: li.where(li.isnan(x) | li.isinf(y) | li.signbit(x), y, x),
+    "isfinite": lambda x, y: li.astype(li.isfinite(x), x.dtype),
 }
 
 
 @pytest.fixture(scope="module")
 def compiled_device():
     """The cpu device compiling every elementwise kernel, however small."""
-    cpu_device = DEVICES["cpu"]
-    target = dataclasses.replace(cpu_device.target, name="cpu-compiled", compile_min=0)
-    device = dataclasses.replace(
-        cpu_device,
-        name="cpu-compiled",
-        target=target,
-        handlers={**cpu_device.handlers, Kind.ELEMENTWISE: cpu.elementwise_on(target)},
-        holds_arrays=False,
-    )
+    target = dataclasses.replace(DEVICES["cpu"].target, name="cpu-compiled", compile_min=0)
+    device = cpu.host_device("cpu-compiled", target)
     register_device(device)
     yield device.name
     del DEVICES[device.name]
@@ -107,7 +117,7 @@ def same(got: np.ndarray, want: np.ndarray) -> None:
         assert got.tobytes() == np.ascontiguousarray(want).tobytes()
 
 
-@settings(max_examples=100)
+@settings(max_examples=150)
 @given(
     dtype=st.sampled_from(DTYPES),
     steps=st.lists(
@@ -231,3 +241,62 @@ def test_integer_division_and_shifts_follow_numpy_in_c(compiled_device, dtype):
         got = li.compute(*outputs)
     for g, e in zip(got, expected):
         assert np.asarray(g).tobytes() == e.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, ml_dtypes.bfloat16])
+def test_borrowed_numpy_loops_give_numpy_bits_in_large_threaded_kernels(dtype):
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal((512, 600)) * 4).astype(dtype)
+    b = (rng.standard_normal((512, 600)) * 4).astype(dtype)
+
+    def program(x, y):
+        return (
+            li.exp(x - y) * li.sin(y) + li.atan2(x, y),
+            li.floor_divide(x, y * 0.5) + li.remainder(x, y),
+            li.log1p(li.abs(y)) - li.tanh(x) ** y,
+        )
+
+    with li.options(device="reference"):
+        want = li.compute(*program(li.asarray(a), li.asarray(b)))
+    outputs = program(li.asarray(a), li.asarray(b))
+    schedule = li.inspect.schedule(*outputs)
+    assert (
+        all(
+            cpu.path_of(k, DEVICES["cpu"].target) == cpu.C_PATH
+            for k in schedule.kernels
+            if k.kind is Kind.ELEMENTWISE
+        )
+        or DEVICES["cpu"].target.compile_min > a.size
+    )
+    for got, expected in zip(li.compute(*outputs), want):
+        same(np.asarray(got), np.asarray(expected))
+
+
+def test_nextafter_of_half_floats_stays_in_numpy_and_says_why(compiled_device):
+    x = np.array([1.0, -2.0, 0.0, np.inf], np.float16)
+    with li.options(device=compiled_device):
+        y = li.nextafter(li.asarray(x) * 1, li.asarray(x) + 1)
+        assert "numpy chunks (nextafter(float16, float16) has no C form)" in li.explain(y)
+        np.testing.assert_array_equal(np.asarray(y), np.nextafter(x, x + np.float16(1)))
+        wide = li.nextafter(li.asarray(x.astype(np.float32)) * 1, li.asarray(x) + 1)
+        assert "path compiled C" in li.explain(wide)
+
+
+def test_a_missing_numpy_loop_keeps_the_kernel_in_numpy(monkeypatch, compiled_device):
+    from lazyinfini._runtime import numpy_loops
+
+    monkeypatch.setattr(numpy_loops, "loop", lambda name, dtype: None)
+    monkeypatch.setattr(cpu, "_PATHS", type(cpu._PATHS)())
+    x = np.linspace(-3, 3, 50, dtype=np.float32)
+    with li.options(device=compiled_device):
+        y = li.exp(li.asarray(x) * 2)
+        assert "numpy chunks (numpy's loop for exp(float32) is not found)" in li.explain(y)
+        np.testing.assert_array_equal(np.asarray(y), np.exp(x * np.float32(2)))
+
+
+def test_numpy_loops_are_found_by_signature_and_checked():
+    from lazyinfini._runtime import numpy_loops
+
+    assert numpy_loops.loop("exp", np.dtype(np.float32)) is not None
+    assert numpy_loops.loop("arctan2", np.dtype(np.float64)) is not None
+    assert numpy_loops.loop("exp", np.dtype(np.int64)) is None  # no such loop: numpy casts

@@ -1,0 +1,258 @@
+"""An elementwise kernel record -> one C function over a range of its space (the C dialect's
+tables are in c.py).
+
+The function walks [start, stop) of the space in C order, one inner run at a time. A plain
+kernel computes its whole program per element. A kernel with borrowed steps (numpy's own inner
+loops, c.BORROWED) or contiguous float16 operands runs each inner run in blocks of LI_BLOCK
+elements: the program is cut at each borrowed step into *segments*, element loops that keep
+the registers a later segment or a borrowed call reads in block buffers (`li_b<r>`), and the
+borrowed call runs numpy's loop over a whole block buffer at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import c
+from .c import BROADCAST, CONTIGUOUS
+
+
+def unsupported(kernel) -> str | None:
+    """Why `kernel` cannot run as C (None when it can): the first dtype or op without a form."""
+    if kernel.program is None:
+        return "no register program"
+    for node in (*(ld.node for ld in kernel.loads), *kernel.outputs):
+        if c.memory_type(node.dtype) is None:
+            return f"dtype {node.dtype.name} has no C form"
+    dtypes = c.register_dtypes(kernel)
+    for step in kernel.program.steps:
+        if c.borrowed(step, dtypes):
+            continue
+        try:
+            c.expression(step, [dtypes[r] for r in step.srcs], [f"r{r}" for r in step.srcs])
+        except KeyError:
+            names = ", ".join(dtypes[r].name for r in step.srcs)
+            return f"{step.node.op.label}({names}) has no C form"
+    return None
+
+
+def borrowed(kernel) -> list[tuple[str, np.dtype]]:
+    """The numpy loops `kernel`'s C function calls, in the order of its `ext` argument:
+    (ufunc name, register dtype) each."""
+    dtypes = c.register_dtypes(kernel)
+    found = []
+    for step in kernel.program.steps:
+        name = c.borrowed(step, dtypes)
+        if name is not None:
+            found.append((name, step.dtype))
+    return found
+
+
+def render(kernel, name: str, kinds: tuple[str, ...]) -> str:
+    """C source of one function `name(start, stop, shape, ptrs, strides, ext)` computing
+    elements [start, stop) of `kernel`'s space (C order). Operands are the outputs, then the
+    loads; `kinds` says how each walks the innermost dim (CONTIGUOUS, BROADCAST or STRIDED);
+    `ext` holds a (loop, data) pointer pair per borrowed step (`borrowed(kernel)`)."""
+    walk = _Walk.of(kernel, kinds)
+    hoist = [
+        f"const {c.ctype(walk.operands[i].dtype)} r{i - walk.n_out} = "
+        f"{c.load(i, walk.operands[i], kinds, 0)};"
+        for i in sorted(walk.hoisted)
+    ]
+    segments = _segments(walk)
+    if len(segments) == 1 and not walk.staged:
+        body = walk.element(segments[0], ready=set(), buffered=set(), final=True)
+        loop = _LOOP.format("\n            ".join(body))
+    else:
+        loop = _blocked_loop(walk, segments)
+    return _FUNCTION.format(
+        name=name,
+        ndim=max(1, len(kernel.space)),
+        count=len(walk.operands),
+        hoist="\n        ".join(hoist),
+        loop=loop,
+    )
+
+
+@dataclass
+class _Walk:
+    """What the statements of one kernel's element loop are made from."""
+
+    kernel: object
+    kinds: tuple[str, ...]
+    operands: list
+    n_out: int
+    dtypes: dict
+    hoisted: set[int]  # broadcast loads (operand indexes): read once, before the loop
+    staged: set[int]  # contiguous float16 operands, converted a block at a time
+
+    @classmethod
+    def of(cls, kernel, kinds):
+        operands = [*kernel.outputs, *(ld.node for ld in kernel.loads)]
+        n_out = len(kernel.outputs)
+        return cls(
+            kernel,
+            kinds,
+            operands,
+            n_out,
+            c.register_dtypes(kernel),
+            {i for i, k in enumerate(kinds) if k == BROADCAST and i >= n_out},
+            {i for i, k in enumerate(kinds) if k == CONTIGUOUS and operands[i].dtype == np.float16},
+        )
+
+    def read(self, reg: int, ready: set[int]) -> str | None:
+        """The statement giving register `reg` its value in an element loop (None: a hoisted
+        load, already in scope)."""
+        ctype = c.ctype(self.dtypes[reg])
+        if reg in ready:
+            return f"{ctype} r{reg} = li_b{reg}[jb];"
+        k = self.n_out + reg
+        if k in self.hoisted:
+            return None
+        if k in self.staged:
+            return f"float r{reg} = li_buf{k}[jb];"
+        return f"{ctype} r{reg} = {c.load(k, self.operands[k], self.kinds)};"
+
+    def element(self, steps, ready: set[int], buffered: set[int], final: bool) -> list[str]:
+        """One element's statements: read the registers `steps` need (from the block buffers
+        for those in `ready`), compute `steps`, keep the `buffered` ones, store when `final`."""
+        program = self.kernel.program
+        defined = {step.dst for step in steps}
+        needed = [r for step in steps for r in step.srcs]
+        needed += list(program.outputs) if final else []
+        needed += sorted(r for r in buffered if r < len(self.kernel.loads) and r not in ready)
+        body = [self.read(r, ready) for r in dict.fromkeys(needed) if r not in defined]
+        for step in steps:
+            srcs = [f"r{r}" for r in step.srcs]
+            expr = c.expression(step, [self.dtypes[r] for r in step.srcs], srcs)
+            body.append(f"{c.ctype(step.node.dtype)} r{step.dst} = {expr};")
+            if step.rounds:
+                body.append(f"r{step.dst} = {c.rounded(step.node.dtype, f'r{step.dst}')};")
+        kept = sorted(r for r in buffered if r in defined or r in dict.fromkeys(needed))
+        body += [f"li_b{r}[jb] = r{r};" for r in kept if r not in ready]
+        if final:
+            for j, reg in enumerate(program.outputs):
+                stage = f"li_buf{j}[jb] = r{reg};" if j in self.staged else None
+                body.append(stage or c.store(j, self.operands[j], f"r{reg}", self.kinds))
+        return [line for line in body if line is not None]
+
+
+def _segments(walk: _Walk) -> list:
+    """The program cut at its borrowed steps: element-step lists and borrowed steps, alternating,
+    starting and ending with a (possibly empty) list."""
+    segments: list = [[]]
+    for step in walk.kernel.program.steps:
+        if c.borrowed(step, walk.dtypes):
+            segments += [step, []]
+        else:
+            segments[-1].append(step)
+    return segments
+
+
+def _blocked_loop(walk: _Walk, segments: list) -> str:
+    """The inner run in blocks: staged float16 operands converted with the CPU's vector
+    conversions (F16C, which gcc does not emit for a _Float16 loop), element segments, and
+    numpy's loop called on whole block buffers for each borrowed step."""
+    buffered = _buffered(walk, segments)
+    lines = [f"float li_buf{i}[LI_BLOCK];" for i in sorted(walk.staged)]
+    lines += [f"{c.ctype(walk.dtypes[r])} li_b{r}[LI_BLOCK];" for r in sorted(buffered)]
+    lines += [
+        f"li_f16_to_f32((const _Float16 *)q[{i}] + j0, li_buf{i}, m);"
+        for i in sorted(walk.staged)
+        if i >= walk.n_out
+    ]
+    ready: set[int] = set()
+    for k, segment in enumerate(segments):
+        if k % 2:
+            lines += _call(walk, segment, k // 2)
+            ready.add(segment.dst)
+            continue
+        final = k == len(segments) - 1
+        body = walk.element(segment, ready, buffered, final)
+        if body:
+            inner = "\n    ".join(["int64_t j = j0 + jb;", *body])
+            lines.append(f"for (int64_t jb = 0; jb < m; jb++) {{\n    {inner}\n}}")
+        ready |= buffered & ({s.dst for s in segment} | set(range(len(walk.kernel.loads))))
+    lines += [
+        f"li_f32_to_f16(li_buf{i}, (_Float16 *)q[{i}] + j0, m);"
+        for i in sorted(walk.staged)
+        if i < walk.n_out
+    ]
+    inner = "\n".join(lines).replace("\n", "\n            ")
+    return (
+        "for (int64_t j0 = 0; j0 < n; j0 += LI_BLOCK) {\n"
+        "            int64_t m = n - j0 < LI_BLOCK ? n - j0 : LI_BLOCK;\n"
+        f"            {inner}\n"
+        "        }"
+    )
+
+
+def _buffered(walk: _Walk, segments: list) -> set[int]:
+    """Registers kept in block buffers: each borrowed step's operands and result, and every
+    register read in a later segment than the one computing it."""
+    home = {}
+    for k, segment in enumerate(segments):
+        for step in [segment] if k % 2 else segment:
+            home[step.dst] = k
+    buffered = set()
+    for k, segment in enumerate(segments):
+        if k % 2:
+            buffered |= {*segment.srcs, segment.dst}
+            continue
+        reads = [r for step in segment for r in step.srcs]
+        reads += list(walk.kernel.program.outputs) if k == len(segments) - 1 else []
+        buffered |= {r for r in reads if r in home and home[r] != k}
+    return buffered
+
+
+def _call(walk: _Walk, step, index: int) -> list[str]:
+    """numpy's loop over the block buffers of one borrowed step, then its rounding to a half
+    float and the numpy path's fix-up, where there are."""
+    regs = [*step.srcs, step.dst]
+    size = np.dtype(step.dtype).itemsize
+    lines = [
+        "{",
+        f"    char *args[{len(regs)}] = {{{', '.join(f'(char *)li_b{r}' for r in regs)}}};",
+        f"    int64_t steps[{len(regs)}] = {{{', '.join([str(size)] * len(regs))}}};",
+        f"    ((li_loop)ext[{2 * index}])(args, &m, steps, ext[{2 * index + 1}]);",
+        "}",
+    ]
+    value = f"li_b{step.dst}[jb]"
+    fixed = c.after_borrowed(step, [f"li_b{r}[jb]" for r in step.srcs], value)
+    if step.rounds:
+        fixed = c.rounded(step.node.dtype, fixed or value)
+    if fixed is not None:
+        lines.append(f"for (int64_t jb = 0; jb < m; jb++) {value} = {fixed};")
+    return lines
+
+
+_LOOP = """for (int64_t j = 0; j < n; j++) {{
+            {}
+        }}"""
+
+_FUNCTION = """
+void {name}(int64_t start, int64_t stop, const int64_t *shape, char *const *ptrs,
+            const int64_t *strides, void *const *ext) {{
+    (void)ext;
+    int64_t idx[{ndim}], rem = start;
+    for (int d = {ndim} - 1; d >= 0; d--) {{ idx[d] = rem % shape[d]; rem /= shape[d]; }}
+    while (start < stop) {{
+        int64_t n = shape[{ndim} - 1] - idx[{ndim} - 1];
+        if (n > stop - start) n = stop - start;
+        char *q[{count}];
+        int64_t s[{count}];
+        for (int k = 0; k < {count}; k++) {{
+            q[k] = ptrs[k];
+            for (int d = 0; d < {ndim}; d++) q[k] += idx[d] * strides[k * {ndim} + d];
+            s[k] = strides[k * {ndim} + {ndim} - 1];
+        }}
+        {hoist}
+        {loop}
+        start += n;
+        idx[{ndim} - 1] += n;
+        for (int d = {ndim} - 1; d > 0 && idx[d] >= shape[d]; d--) {{ idx[d] = 0; idx[d - 1]++; }}
+    }}
+}}
+"""
