@@ -50,11 +50,55 @@ def borrowed(kernel) -> list[tuple[str, np.dtype]]:
     return found
 
 
-def render(kernel, name: str, kinds: tuple[str, ...]) -> str:
+def render(kernel, name: str, kinds: tuple[str, ...], ndim: int | None = None) -> str:
     """C source of one function `name(start, stop, shape, ptrs, strides, ext)` computing
     elements [start, stop) of `kernel`'s space (C order). Operands are the outputs, then the
     loads; `kinds` says how each walks the innermost dim (CONTIGUOUS, BROADCAST or STRIDED);
-    `ext` holds a (loop, data) pointer pair per borrowed step (`borrowed(kernel)`)."""
+    `ext` holds a (loop, data) pointer pair per borrowed step (`borrowed(kernel)`). `ndim`:
+    the rank of the space the caller walks (default the kernel's)."""
+    hoist, loop = _body(kernel, kinds)
+    return _FUNCTION.format(
+        name=name,
+        ndim=ndim or max(1, len(kernel.space)),
+        count=len(kinds),
+        hoist=hoist,
+        loop=loop,
+    )
+
+
+def render_tiled(kernel, name: str, kinds, ndim: int, side: tuple[int, int], gathered) -> str:
+    """Like `render`, over a space whose last two dims are one square tile of `side` (the
+    caller's view: (..., tile rows, tile cols, side, side)), [start, stop) whole tiles. The
+    operands in `gathered` (read across the tile's rows) are first copied into a tile buffer,
+    reading whole source rows, then every row of the tile runs the plain loop with those
+    operands contiguous in the buffer; `kinds` are the kinds inside that loop."""
+    hoist, loop = _body(kernel, kinds)
+    operands = [*kernel.outputs, *(ld.node for ld in kernel.loads)]
+    return _TILED.format(
+        name=name,
+        ndim=ndim,
+        count=len(kinds),
+        rows_side=side[0],
+        cols_side=side[1],
+        pitch=side[1] + _PAD,
+        buffers="\n    ".join(
+            f"{c.memory_type(operands[k].dtype)} li_tile{k}[{side[0] * (side[1] + _PAD)}];"
+            for k in gathered
+        ),
+        gather="\n        ".join(
+            _GATHER.format(k=k, t=c.memory_type(operands[k].dtype), ndim=ndim) for k in gathered
+        ),
+        rows="\n            ".join(
+            f"q[{k}] = (char *)(li_tile{k} + i * LI_PITCH);" for k in gathered
+        ),
+        hoist=hoist.replace("\n", "\n    "),
+        loop=loop.replace("\n", "\n    "),
+    )
+
+
+def _body(kernel, kinds) -> tuple[str, str]:
+    """The statements reading the broadcast loads once, and the loop over one inner run of `n`
+    elements from the operand pointers `q` (and inner strides `s`)."""
     walk = _Walk.of(kernel, kinds)
     hoist = [
         f"const {c.ctype(walk.operands[i].dtype)} r{i - walk.n_out} = "
@@ -67,13 +111,7 @@ def render(kernel, name: str, kinds: tuple[str, ...]) -> str:
         loop = _LOOP.format("\n            ".join(body))
     else:
         loop = _blocked_loop(walk, segments)
-    return _FUNCTION.format(
-        name=name,
-        ndim=max(1, len(kernel.space)),
-        count=len(walk.operands),
-        hoist="\n        ".join(hoist),
-        loop=loop,
-    )
+    return "\n        ".join(hoist), loop
 
 
 @dataclass
@@ -253,6 +291,55 @@ void {name}(int64_t start, int64_t stop, const int64_t *shape, char *const *ptrs
         start += n;
         idx[{ndim} - 1] += n;
         for (int d = {ndim} - 1; d > 0 && idx[d] >= shape[d]; d--) {{ idx[d] = 0; idx[d - 1]++; }}
+    }}
+}}
+"""
+
+# NOTE: the source of a gathered tile is contiguous along the tile's rows (dim -2): each source
+# row is read whole, so source rows that alias in the cache sets (power-of-two strides) do not
+# evict each other before they are used.
+_PAD = 16  # elements after each tile buffer row, so that its rows do not alias in the cache
+_GATHER = """{{
+            const char *src = base[{k}];
+            const int64_t rs = strides[{k} * {ndim} + {ndim} - 2];
+            const int64_t cs = strides[{k} * {ndim} + {ndim} - 1];
+            for (int64_t jj = 0; jj < LI_COLS; jj++)
+                for (int64_t ii = 0; ii < LI_ROWS; ii++)
+                    li_tile{k}[ii * LI_PITCH + jj] = *(const {t} *)(src + ii * rs + jj * cs);
+        }}"""
+
+_TILED = """
+#undef LI_ROWS
+#undef LI_COLS
+#undef LI_PITCH
+#define LI_ROWS {rows_side}
+#define LI_COLS {cols_side}
+#define LI_PITCH {pitch}
+void {name}(int64_t start, int64_t stop, const int64_t *shape, char *const *ptrs,
+            const int64_t *strides, void *const *ext) {{
+    (void)ext;
+    {buffers}
+    for (int64_t tile = start / (LI_ROWS * LI_COLS); tile < stop / (LI_ROWS * LI_COLS); tile++) {{
+        int64_t idx[{ndim}], rem = tile;
+        for (int d = {ndim} - 3; d >= 0; d--) {{ idx[d] = rem % shape[d]; rem /= shape[d]; }}
+        char *base[{count}];
+        for (int k = 0; k < {count}; k++) {{
+            base[k] = ptrs[k];
+            for (int d = 0; d < {ndim} - 2; d++) base[k] += idx[d] * strides[k * {ndim} + d];
+        }}
+        {gather}
+        for (int64_t i = 0; i < LI_ROWS; i++) {{
+            char *q[{count}];
+            int64_t s[{count}];
+            for (int k = 0; k < {count}; k++) {{
+                q[k] = base[k] + i * strides[k * {ndim} + {ndim} - 2];
+                s[k] = strides[k * {ndim} + {ndim} - 1];
+            }}
+            {rows}
+            int64_t n = LI_COLS;
+            {hoist}
+            {loop}
+        }}
     }}
 }}
 """

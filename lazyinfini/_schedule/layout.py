@@ -42,6 +42,17 @@ class Load:
     def contiguous(self) -> bool:
         return self.strides == c_strides(self.shape, self.node.dtype.itemsize)
 
+    @property
+    def across_rows(self) -> bool:
+        """Whether its fastest-moving dim is not its last one (it is read transposed)."""
+        dims = [
+            (abs(s), i) for i, (n, s) in enumerate(zip(self.shape, self.strides)) if n > 1 and s
+        ]
+        if not dims:
+            return False
+        last = max(i for _, i in dims)
+        return min(dims)[1] != last and min(dims)[0] < max(abs(s) for s, i in dims if i == last)
+
     def __repr__(self) -> str:
         how = "contiguous" if self.contiguous else ("broadcast" if self.broadcast else "strided")
         via = "".join(f"{m.op.label}>" for m in self.chain)

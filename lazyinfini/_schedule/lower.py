@@ -111,8 +111,11 @@ class Lowering:
         """A large load read across the output's rows (a permuted input) is copied first by a
         rearrange when the target asks (Target.transposed_copy_min says why)."""
         least = self.target.transposed_copy_min
-        if least is None or load.node.size < least or not _across_rows(load):
+        if least is None or load.node.size < least or not load.across_rows:
             return load
+        inner = self.target.tiled_read_min_inner
+        if inner is not None and load.shape and load.shape[-1] >= inner:
+            return load  # the kernel reads it itself, in tiles
         self.notes.append(
             f"copied the transposed load {load.node.op.label} at {load.node.source or '?'} "
             "with a rearrange first (strided reads across rows are slower)"
@@ -180,15 +183,6 @@ def _call_key(node: Node) -> tuple:
     """Opaque nodes with equal keys take items of one library call (eigh's values, vectors)."""
     arg = tuple(kv for kv in node.arg if kv[0] != "_index")
     return (node.op, tuple(id(s) for s in inputs_of(node)), arg)
-
-
-def _across_rows(load: Load) -> bool:
-    """True when the load's fastest-moving dim is not its last one (it is read transposed)."""
-    dims = [(abs(s), i) for i, (n, s) in enumerate(zip(load.shape, load.strides)) if n > 1 and s]
-    if not dims:
-        return False
-    last = max(i for _, i in dims)
-    return min(dims)[1] != last and min(dims)[0] < max(abs(s) for s, i in dims if i == last)
 
 
 def _misalignment(base: Node) -> int:

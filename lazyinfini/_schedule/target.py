@@ -19,6 +19,9 @@ class Target:
     # a tiled rearrange (None: never): measured 2-3x faster than strided reads in the fused
     # pass on a 4096x4096 float32 transpose; below 64K elements everything sits in cache.
     transposed_copy_min: int | None = 1 << 16
+    # ...unless the output's inner dim has at least this many elements and the device's kernel
+    # reads such a load itself, in tiles (None: it never does).
+    tiled_read_min_inner: int | None = None
     block_bytes: int = DEFAULT_BLOCK_BYTES  # one rearrange tile (source and destination)
     # Rows of a tile whose rows alias in the L1 sets, and the shortest inner loop of a tile (a
     # shorter dim is moved outward): numpy's copies want 8 and 8 (measured on a ufunc copy).
