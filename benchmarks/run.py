@@ -1,11 +1,13 @@
-"""lazyinfini against numpy (and numexpr, torch, jax where installed), in one run.
+"""lazyinfini against numpy and, where installed, numexpr, numba, torch and jax, in one run.
 
     python benchmarks/run.py            # the full table (a few minutes on 2 cores)
     python benchmarks/run.py --quick    # smaller sizes, for a smoke test
 
 Each figure is the median of several runs, measured side by side in this process. lazyinfini's
 time includes recording the graph and scheduling it. GB/s counts bytes read + written once; the
-percentage is of this machine's copy bandwidth (measured here, same units).
+percentage is of this machine's copy bandwidth (measured here, same units). The peers' code is
+in peers.py; each peer's result is checked once against numpy's, and a peer that disagrees is
+left out of the row (with a line saying why).
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ import tracemalloc
 
 import ml_dtypes
 import numpy as np
+
+# NOTE: run as a script, so benchmarks/ is on sys.path: the peers' versions of each workload
+import peers as peer_fns
 
 import lazyinfini as li
 from lazyinfini._runtime.machine import copy_bandwidth
@@ -34,49 +39,6 @@ def median_times(fns: dict, repeat: int) -> dict[str, float]:
             fn()
             times[name].append(time.perf_counter() - started)
     return {name: statistics.median(t) for name, t in times.items()}
-
-
-def optional_peers():
-    peers = {}
-    try:
-        import numexpr
-
-        peers["numexpr"] = numexpr
-    except ImportError:
-        pass
-    try:
-        import torch
-
-        peers["torch"] = torch
-    except ImportError:
-        pass
-    try:
-        import jax
-        import jax.numpy as jnp
-
-        peers["jax"] = jnp
-        peers["jax.jit"] = jax.jit
-    except ImportError:
-        pass
-    try:
-        import numba
-
-        peers["numba"] = numba
-    except ImportError:
-        pass
-    return peers
-
-
-def numba_clip_sub(numba):
-    """A parallel fused loop: what a numba user writes for clip(a - b)."""
-
-    @numba.njit(parallel=True, fastmath=False)
-    def kernel(a, b, lo, hi, out):
-        for i in numba.prange(a.size):
-            d = a[i] - b[i]
-            out[i] = lo if d < lo else (hi if d > hi else d)
-
-    return kernel
 
 
 class Table:
@@ -112,56 +74,52 @@ def clip_sub(table, n: int, dtype, repeat: int, peers) -> None:
         # numpy's best case: no allocation at all (what the output pool gives lazyinfini)
         "numpy out=": lambda: np.clip(np.subtract(a, b, out=out), -0.5, 0.5, out=out),
     }
-    if "numexpr" in peers and dtype in (np.float32, np.float64):
-        ne = peers["numexpr"]
-        expr = "where(a - b < -0.5, -0.5, where(a - b > 0.5, 0.5, a - b))"
-        # NOTE: numexpr looks names up in its caller's frame, which inside a lambda has no `a`.
-        fns["numexpr"] = lambda: ne.evaluate(expr, local_dict={"a": a, "b": b})
-    if "torch" in peers and dtype is not ml_dtypes.bfloat16:
-        torch = peers["torch"]
-        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
-        fns["torch"] = lambda: torch.clamp(ta - tb, -0.5, 0.5)
-    if "jax" in peers and dtype is not ml_dtypes.bfloat16:
-        jnp = peers["jax"]
-        ja, jb = jnp.asarray(a), jnp.asarray(b)
-        fns["jax"] = lambda: jnp.clip(ja - jb, -0.5, 0.5).block_until_ready()
-        jitted = peers["jax.jit"](lambda x, y: jnp.clip(x - y, -0.5, 0.5))
-        fns["jax.jit"] = lambda: jitted(ja, jb).block_until_ready()
-    if "numba" in peers and dtype in (np.float32, np.float64):
-        kernel = numba_clip_sub(peers["numba"])
-        lo, hi = dtype(-0.5), dtype(0.5)
-        fns["numba"] = lambda: kernel(a, b, lo, hi, np.empty_like(a))
-    times = median_times(fns, repeat)
+    fns.update(peer_fns.clip_sub(peers, a, b))
+    times = median_times(peer_fns.agreeing(fns, dtype), repeat)
     name = f"clip(a - b) {np.dtype(dtype).name} {n / 2**20:.0f}M"
     table.add(name, 3 * a.nbytes, times)
 
 
-def channel_sub_clip(table, repeat: int, shape=(32, 64, 56, 56)) -> None:
+def channel_sub_clip(table, repeat: int, peers, shape=(32, 64, 56, 56)) -> None:
     rng = np.random.default_rng(1)
     x = rng.standard_normal(shape, dtype=np.float32)
     m = rng.standard_normal((1, shape[1], 1, 1), dtype=np.float32)
     lx, lm = li.asarray(x), li.asarray(m)
-    times = median_times(
-        {
-            "numpy": lambda: np.clip(x - m, 0, 1),
-            "lazyinfini": lambda: np.asarray(li.clip(lx - lm, 0, 1)),
-        },
-        repeat,
-    )
+    fns = {
+        "numpy": lambda: np.clip(x - m, 0, 1),
+        "lazyinfini": lambda: np.asarray(li.clip(lx - lm, 0, 1)),
+    }
+    fns.update(peer_fns.channel_sub_clip(peers, x, m))
+    times = median_times(peer_fns.agreeing(fns), repeat)
     table.add(f"clip(x - mean) {shape} - (1,C,1,1) f32", 2 * x.nbytes, times)
 
 
-def permute(table, shape, axes, dtype, repeat: int, name: str) -> None:
+def clip_transposed_sub(table, side: int, repeat: int, peers) -> None:
+    """clip(aᵀ - b): an elementwise op that reads one operand across its rows, so the fused
+    kernel has to tile like a transpose does."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((side, side), dtype=np.float32)
+    b = rng.standard_normal((side, side), dtype=np.float32)
+    la, lb = li.asarray(a), li.asarray(b)
+    fns = {
+        "numpy": lambda: np.clip(a.T - b, -0.5, 0.5),
+        "lazyinfini": lambda: np.asarray(li.clip(li.permute_dims(la, (1, 0)) - lb, -0.5, 0.5)),
+    }
+    fns.update(peer_fns.clip_transposed_sub(peers, a, b))
+    times = median_times(peer_fns.agreeing(fns), repeat)
+    table.add(f"clip(aᵀ - b) f32 {side}x{side}", 3 * a.nbytes, times)
+
+
+def permute(table, shape, axes, dtype, repeat: int, name: str, peers) -> None:
     rng = np.random.default_rng(2)
     x = (rng.random(shape, dtype=np.float32) * 100).astype(dtype)
     lx = li.asarray(x)
-    times = median_times(
-        {
-            "numpy": lambda: np.ascontiguousarray(np.transpose(x, axes)),
-            "lazyinfini": lambda: np.asarray(li.permute_dims(lx, axes)),
-        },
-        repeat,
-    )
+    fns = {
+        "numpy": lambda: np.ascontiguousarray(np.transpose(x, axes)),
+        "lazyinfini": lambda: np.asarray(li.permute_dims(lx, axes)),
+    }
+    fns.update(peer_fns.permute(peers, x, axes))
+    times = median_times(peer_fns.agreeing(fns), repeat)
     table.add(name, 2 * x.nbytes, times)
 
 
@@ -234,7 +192,7 @@ def main() -> None:
     repeat = 3 if quick else 9
     bandwidth = copy_bandwidth()
     print(f"copy bandwidth (read + write, all threads): {bandwidth / 1e9:.1f} GB/s\n")
-    peers = optional_peers()
+    peers = peer_fns.optional_peers()
     table = Table(bandwidth)
     sizes = (1 << 20, 1 << 22) if quick else (1 << 20, 1 << 24, 1 << 26)
     for n in sizes:
@@ -242,14 +200,15 @@ def main() -> None:
     half = 1 << (20 if quick else 24)
     clip_sub(table, half, np.float16, repeat, peers)
     clip_sub(table, half, ml_dtypes.bfloat16, repeat, peers)
-    channel_sub_clip(table, repeat, (4, 64, 56, 56) if quick else (32, 64, 56, 56))
+    channel_sub_clip(table, repeat, peers, (4, 64, 56, 56) if quick else (32, 64, 56, 56))
+    clip_transposed_sub(table, 1024 if quick else 4096, repeat, peers)
     side = 2048 if quick else 8192
-    permute(table, (side, side), (1, 0), np.float32, repeat, f"transpose {side}x{side} f32")
+    permute(table, (side, side), (1, 0), np.float32, repeat, f"transpose {side}x{side} f32", peers)
     nchw = (4, 64, 56, 56) if quick else (32, 64, 56, 56)
-    permute(table, nchw, (0, 2, 3, 1), np.float32, repeat, f"NCHW->NHWC {nchw} f32")
+    permute(table, nchw, (0, 2, 3, 1), np.float32, repeat, f"NCHW->NHWC {nchw} f32", peers)
     img = (2, 3, 512, 512) if quick else (8, 3, 1024, 1024)
-    permute(table, img, (0, 2, 3, 1), np.float32, repeat, f"NCHW->NHWC {img} f32")
-    permute(table, img, (0, 2, 3, 1), np.uint8, repeat, f"NCHW->NHWC {img} uint8")
+    permute(table, img, (0, 2, 3, 1), np.float32, repeat, f"NCHW->NHWC {img} f32", peers)
+    permute(table, img, (0, 2, 3, 1), np.uint8, repeat, f"NCHW->NHWC {img} uint8", peers)
     print()
     peak_memory(1 << (22 if quick else 24))
     recording_overhead(2000 if quick else 20000)
