@@ -27,17 +27,19 @@ import lazyinfini as li
 from lazyinfini._runtime.machine import copy_bandwidth
 
 
-def median_times(fns: dict, repeat: int) -> dict[str, float]:
-    """Median seconds of each function, run in turns (numpy, lazyinfini, numpy, ...) so that
-    both see the same machine state: caches, the allocator's free lists, other load."""
-    for fn in fns.values():
-        fn()  # warm up: page in, caches, thread pool
+def median_times(fns: dict, repeat: int, rounds: int = 2) -> dict[str, float]:
+    """Median seconds of each function. Each runs its repeats back to back, after one warm-up
+    run (a peer's thread pool left spinning by its last call slows whatever runs next: torch's
+    and numba's did, measured here), and the functions take turns in `rounds` rounds, so that
+    all see the same machine state: caches, the allocator's free lists, other load."""
     times = {name: [] for name in fns}
-    for _ in range(repeat):
+    for _ in range(rounds):
         for name, fn in fns.items():
-            started = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - started)
+            fn()  # warm up: page in, caches, thread pool
+            for _ in range(repeat):
+                started = time.perf_counter()
+                fn()
+                times[name].append(time.perf_counter() - started)
     return {name: statistics.median(t) for name, t in times.items()}
 
 

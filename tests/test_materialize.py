@@ -415,6 +415,9 @@ def test_failing_ufunc_leaves_everything_unchanged(monkeypatch, executor, op):
     class broken:
         def __enter__(self):
             monkeypatch.setitem(ufuncs.UFUNCS, op, _boom)
+            # NOTE: the cpu's compiled kernels do not call numpy's ufuncs: break them too
+            # (they run these small kernels under LAZYINFINI_COMPILE_MIN=0).
+            monkeypatch.setattr("lazyinfini._runtime.cpu.run_compiled", _boom)
 
         def __exit__(self, *exc):
             monkeypatch.undo()

@@ -54,7 +54,8 @@ _FLOAT_OPS = {
     Op.ISNAN: "({0} != {0})",
     Op.ISINF: "(isinf({0}) != 0)",
     Op.ISFINITE: "(isfinite({0}) != 0)",
-    Op.SIGNBIT: "(signbit({0}) != 0)",
+    # NOTE: not signbit(): gcc 12 -march=native crashes vectorising it after a bfloat16 load
+    Op.SIGNBIT: "(copysign{f}(1, {0}) < 0)",
 }
 # Ops computed by numpy's own inner loop (its ufunc's name), float32/float64 registers only.
 BORROWED = {

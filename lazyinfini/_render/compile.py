@@ -23,11 +23,15 @@ import threading
 # -ffp-contract=off keeps a*b+c two roundings, as numpy computes it.
 FLAGS = ("-O3", "-march=native", "-shared", "-fPIC", "-ffp-contract=off", "-fno-math-errno")
 _LOCK = threading.Lock()
-_LOADED: dict[str, ctypes.CDLL] = {}
+_LOADED: dict[str, ctypes.CDLL | CompileError] = {}
 
 
 class CompileError(RuntimeError):
     """The C path is unavailable for a kernel: no compiler, a failed compile or load."""
+
+
+class NoCompiler(CompileError):
+    """No C compiler runs here, or no cache directory of the user's own: no kernel compiles."""
 
 
 @functools.cache
@@ -72,7 +76,7 @@ def cache_dir() -> str:
     os.makedirs(root, mode=0o700, exist_ok=True)
     info = os.stat(root)
     if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        raise CompileError(f"kernel cache {root} is not the user's own (owner or mode): not used")
+        raise NoCompiler(f"kernel cache {root} is not the user's own (owner or mode): not used")
     return root
 
 
@@ -80,13 +84,19 @@ def load(source: str) -> ctypes.CDLL:
     """The library compiled from `source` (built now, or found in the cache)."""
     found = compiler()
     if found is None:
-        raise CompileError("no C compiler found ($CC, cc, gcc, clang)")
+        raise NoCompiler("no C compiler found ($CC, cc, gcc, clang)")
     path, version = found
     key = hashlib.sha256("\0".join((source, *FLAGS, version, cpu_features())).encode()).hexdigest()
     with _LOCK:
         library = _LOADED.get(key)
+        if isinstance(library, CompileError):
+            raise library  # NOTE: a source that failed once fails again: not compiled again
         if library is None:
-            library = _LOADED[key] = _load_or_build(path, key, source)
+            try:
+                library = _LOADED[key] = _load_or_build(path, key, source)
+            except CompileError as error:
+                _LOADED[key] = error
+                raise
     return library
 
 
@@ -129,7 +139,7 @@ def _build(path: str, source: str, target: str) -> None:
                 timeout=120,
             )
         except (OSError, subprocess.SubprocessError) as error:
-            raise CompileError(f"{path} did not run: {error}") from None
+            raise NoCompiler(f"{path} did not run: {error}") from None
         if done.returncode != 0:
             raise CompileError(f"{path} failed: {done.stderr.strip()[:2000]}")
         os.replace(so_file, target)  # NOTE: atomic: a reader sees the old file or the new one

@@ -21,7 +21,7 @@ from .._device import Device
 from .._graph import Node, Op
 from .._graph.views import apply_movement
 from .._render import elementwise as c_kernels
-from .._render.compile import CompileError
+from .._render.compile import CompileError, NoCompiler
 from .._schedule.kernels import Kind
 from .._schedule.target import Target
 from .compiled import TILED_MIN, run_compiled
@@ -105,7 +105,7 @@ def _elementwise(kernel, values, memory, target) -> list[np.ndarray]:
             run_compiled(kernel, flat, loads, parallel)
             return outs
         except CompileError as error:
-            _fall_back(error)
+            _fall_back(error, kernel)
     return _numpy_elementwise(kernel, values, outs, target)
 
 
@@ -129,7 +129,7 @@ def _path(kernel, target: Target) -> str:
     if kernel.outputs[0].size < least:
         return f"{numpy} (under {least} elements: a compile costs more)"
     if _C_OFF:
-        return f"{numpy} (no C compiler, or it failed before)"
+        return f"{numpy} (no C compiler)"
     if kernel.kind is Kind.REARRANGE:
         # NOTE: a direct copy is numpy's own cache-friendly walk; C runs the tiled plans.
         return C_PATH if kernel.method == "tiled" else f"{numpy} (a direct copy)"
@@ -138,19 +138,26 @@ def _path(kernel, target: Target) -> str:
 
 
 _PATHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_C_OFF: list = []  # NOTE: set once the compiler is missing or failed: one warning, then numpy
+_C_OFF: list = []  # NOTE: set once no compiler runs: one warning, then numpy for every kernel
 
 
-def _fall_back(error: Exception) -> None:
+def _fall_back(error: CompileError, kernel) -> None:
+    """The numpy path from now on: for every kernel when no compiler runs (NoCompiler), else
+    for this kernel (its compile or load failed: a compiler bug, a missing numpy loop)."""
     counters.c_fallbacks += 1
-    if not _C_OFF:
-        _C_OFF.append(error)
-        warnings.warn(
-            f"lazyinfini: compiled kernels unavailable, using numpy ({error})",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-    _PATHS.clear()
+    if isinstance(error, NoCompiler):
+        if not _C_OFF:
+            _C_OFF.append(error)
+            _warn(f"compiled kernels unavailable, using numpy ({error})")
+        _PATHS.clear()
+        return
+    reason = str(error).splitlines()[0][:200]
+    _PATHS[kernel] = f"numpy {'chunks' if kernel.kind is Kind.ELEMENTWISE else 'copies'} ({reason})"
+    _warn(f"a kernel's C failed, it runs in numpy ({reason})")
+
+
+def _warn(message: str) -> None:
+    warnings.warn(f"lazyinfini: {message}", RuntimeWarning, stacklevel=4)
 
 
 def _numpy_elementwise(kernel, values, outs, target) -> list[np.ndarray]:
@@ -228,7 +235,7 @@ def rearrange_on(target: Target):
                 run_compiled_rearrange(kernel.plan, src, out, threads)
                 return [out]
             except CompileError as error:
-                _fall_back(error)
+                _fall_back(error, kernel)
         run_rearrange(kernel.plan, src, out, kernel.method)
         return [out]
 

@@ -377,3 +377,28 @@ def test_borrowed_ops_over_strided_loads_are_within_ulps_of_numpy(compiled_devic
     assert np.array_equal(finite, np.isfinite(got))
     # NOTE: numpy's own two loops of atan2 float32 differ by 2 ULP here
     np.testing.assert_array_max_ulp(got[finite], want[finite], maxulp=4)
+
+
+def test_a_failed_compile_sends_only_that_kernel_to_numpy(monkeypatch, compiled_device):
+    from lazyinfini._render.compile import CompileError
+    from lazyinfini._runtime import compiled
+
+    def fail(source, name, argtypes):
+        raise CompileError("cc failed: internal compiler error (injected)")
+
+    monkeypatch.setattr(compiled, "load_function", fail)
+    monkeypatch.setattr(cpu, "_PATHS", type(cpu._PATHS)())
+    before = li.inspect.counters.c_fallbacks
+    x = np.linspace(-2, 2, 30, dtype=np.float32)
+    with li.options(device=compiled_device):
+        with pytest.warns(RuntimeWarning, match="a kernel's C failed"):
+            got = np.asarray(li.asarray(x) * 3 - 1)
+        again = li.explain(li.asarray(x) * 3 - 1, analyze=True)  # the same schedule, run again
+        assert "path numpy chunks (cc failed: internal compiler error (injected))" in again
+        monkeypatch.undo()
+        z = li.asarray(x) * 4 - 1  # another kernel still compiles
+        assert "path compiled C" in li.explain(z)
+        np.testing.assert_array_equal(np.asarray(z), x * np.float32(4) - 1)
+    np.testing.assert_array_equal(got, x * np.float32(3) - 1)
+    assert li.inspect.counters.c_fallbacks > before
+    assert not cpu._C_OFF
