@@ -43,6 +43,7 @@ _ARGTYPES = [
 LINE_BYTES = 64
 TILE_COLS = 4096
 TILED_MIN = 1 << 16  # elements: below this every operand sits in cache, tiles cost more
+PIECES_PER_THREAD = 4
 
 
 def run_compiled(kernel, outs: list[np.ndarray], loads: list[np.ndarray], parallel: bool) -> None:
@@ -92,7 +93,7 @@ def _run(found, operands: list[np.ndarray], parallel: bool, align: int = 1) -> N
     if not parallel:
         function(0, total, c_shape, c_ptrs, c_strides, ext)
         return
-    step = max(align, -(-total // (THREADS * 4)) // align * align)
+    step = max(align, -(-total // (THREADS * PIECES_PER_THREAD)) // align * align)
     run_parallel(
         lambda start: function(start, min(start + step, total), c_shape, c_ptrs, c_strides, ext),
         range(0, total, step),
