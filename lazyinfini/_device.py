@@ -29,6 +29,7 @@ class Device:
     from_host: Callable = field(default=lambda data: data)  # a numpy array -> an array of its
     context: Callable = contextlib.nullcontext  # () -> what a run happens inside (error state)
     finish: Callable = _nothing  # (settings) -> None: after each run (a pool's bookkeeping)
+    prepare: Callable = _nothing  # (schedule) -> None: before each run (compile its kernels)
     describe: Callable = lambda kernel: ""  # how it runs a kernel, for explain(): "compiled C"
     memory: str = "host"  # devices of one memory read each other's buffers
     # False for a device that only runs arrays held by another of its memory: the reference

@@ -22,7 +22,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .._render import c, elementwise
-from .._render.compile import load_function
+from .._render.compile import CompileError, load, load_function
 from .numpy_loops import pointers
 from .threads import THREADS, run_parallel
 
@@ -49,35 +49,65 @@ PIECES_PER_THREAD = 4
 def run_compiled(kernel, outs: list[np.ndarray], loads: list[np.ndarray], parallel: bool) -> None:
     """Compute `kernel` into `outs` from `loads` (all shaped as the kernel's space) in C.
     Raises CompileError when the C path is unavailable (the caller runs numpy instead)."""
-    operands = [*outs, *loads]
+    for key, views, align in _calls(kernel, [*outs, *loads], len(outs)):
+        _run(_function(kernel, *key), views, parallel, align)
+
+
+def _calls(kernel, operands: list[np.ndarray], n_out: int) -> list[tuple]:
+    """The function calls computing `kernel` over `operands`: (function key (kinds, ndim,
+    tiles), operand views, thread alignment) each. One plain walk, or, when a load is read
+    across the output's rows, whole tiles and the strips they leave."""
     if not kernel.space:
         operands = [np.reshape(a, (1,)) for a in operands]
-    across = _across_rows(operands, len(outs))
+    across = _across_rows(operands, n_out)
     if across is None:
-        _run_plain(kernel, operands, parallel)
-        return
+        return _plain(operands)
     operands = [np.moveaxis(a, across, -2) for a in operands]
-    gathered = tuple(
-        k
-        for k, a in enumerate(operands)
-        if k >= len(outs) and 0 < abs(a.strides[-2]) < abs(a.strides[-1])
-    )
+    loads = enumerate(operands[n_out:], n_out)
+    gathered = tuple(k for k, a in loads if 0 < abs(a.strides[-2]) < abs(a.strides[-1]))
     widest = max(operands[k].itemsize for k in gathered)
     width = operands[0].shape[-1]
     side = (max(1, LINE_BYTES // widest), width // -(-width // TILE_COLS))
     whole, *strips = _tiles(operands, side)
+    calls = []
     if whole:
         kinds = tuple(c.CONTIGUOUS if k in gathered else _kind(a) for k, a in enumerate(whole))
-        found = _function(kernel, kinds, len(whole[0].shape), (side, gathered))
-        _run(found, whole, parallel, align=side[0] * side[1])
-    for part in strips:
-        _run_plain(kernel, part, parallel)
+        key = (kinds, len(whole[0].shape), (side, gathered))
+        calls.append((key, whole, side[0] * side[1]))
+    return calls + [call for part in strips for call in _plain(part)]
 
 
-def _run_plain(kernel, operands: list[np.ndarray], parallel: bool) -> None:
-    if operands[0].size:
-        kinds = tuple(_kind(a) for a in operands)
-        _run(_function(kernel, kinds, operands[0].ndim), operands, parallel)
+def _plain(operands: list[np.ndarray]) -> list[tuple]:
+    if not operands[0].size:
+        return []
+    return [((tuple(_kind(a) for a in operands), operands[0].ndim, None), operands, 1)]
+
+
+def compile_ahead(work) -> None:
+    """Compile, in one translation unit, the functions of every (kernel, outputs, loads) in
+    `work` (views or stand-ins with the right shapes and strides) not compiled yet: one
+    compiler run for a new schedule instead of one per kernel. Does nothing for fewer than
+    two; a failure leaves each kernel to compile (and fail) alone at first use."""
+    new = {}
+    for kernel, outs, loads in work:
+        found = _FUNCTIONS.get(kernel, {})
+        for key, _, _ in _calls(kernel, [*outs, *loads], len(outs)):
+            if key not in found and (kernel, key) not in new:
+                new[(kernel, key)] = _source(kernel, *key)
+    if len(new) < 2:
+        return
+    names = {key: _name(text) for key, text in new.items()}
+    unit = {names[k]: text.replace("li_kernel", names[k]) for k, text in new.items()}
+    try:
+        library = load(c.PRELUDE + "".join(unit.values()))
+        for (kernel, key), name in names.items():
+            function = getattr(library, name)
+            function.argtypes, function.restype = _ARGTYPES, None
+            ext = pointers(elementwise.borrowed(kernel))
+            with _LOCK:
+                _FUNCTIONS.setdefault(kernel, {})[key] = function, ext
+    except CompileError:
+        return
 
 
 def _run(found, operands: list[np.ndarray], parallel: bool, align: int = 1) -> None:
@@ -146,6 +176,12 @@ def _kind(a: np.ndarray) -> str:
     return c.CONTIGUOUS if inner == a.itemsize or a.shape[-1] <= 1 else c.STRIDED
 
 
+def _source(kernel, kinds, ndim: int, tiles) -> str:
+    if tiles is None:
+        return elementwise.render(kernel, "li_kernel", kinds, ndim)
+    return elementwise.render_tiled(kernel, "li_kernel", kinds, ndim, *tiles)
+
+
 def _function(kernel, kinds: tuple[str, ...], ndim: int, tiles=None) -> tuple:
     """The compiled function for `kernel` with operands of `kinds` walking `ndim` dims (`tiles`:
     (side, gathered operands) for a tiled walk), and its `ext` argument."""
@@ -157,12 +193,14 @@ def _function(kernel, kinds: tuple[str, ...], ndim: int, tiles=None) -> tuple:
         return function
     # NOTE: numpy's loops are looked up first: a missing one raises before anything compiles.
     ext = pointers(elementwise.borrowed(kernel))
-    if tiles is None:
-        source = elementwise.render(kernel, "li_kernel", kinds, ndim)
-    else:
-        source = elementwise.render_tiled(kernel, "li_kernel", kinds, ndim, *tiles)
-    name = "li_" + hashlib.sha256(source.encode()).hexdigest()[:16]
+    source = _source(kernel, kinds, ndim, tiles)
+    name = _name(source)
     loaded = load_function(c.PRELUDE + source.replace("li_kernel", name), name, _ARGTYPES)
     with _LOCK:
         found[key] = loaded, ext
     return loaded, ext
+
+
+def _name(source: str) -> str:
+    """A function's name from its source: equal sources share one compiled function."""
+    return "li_" + hashlib.sha256(source.encode()).hexdigest()[:16]

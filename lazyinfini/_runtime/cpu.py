@@ -15,6 +15,7 @@ import weakref
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from .._counters import counters
 from .._device import Device
@@ -24,7 +25,7 @@ from .._render import elementwise as c_kernels
 from .._render.compile import CompileError, NoCompiler
 from .._schedule.kernels import Kind
 from .._schedule.target import Target
-from .compiled import TILED_MIN, run_compiled
+from .compiled import TILED_MIN, compile_ahead, run_compiled
 from .compiled_rearrange import run_compiled as run_compiled_rearrange
 from .fused import chunks, run_chunks
 from .library import call_library_outputs
@@ -256,6 +257,51 @@ def _source(kernel, values, memory) -> list[np.ndarray]:
     return [evaluate(node, [])]
 
 
+def prepare_on(target: Target):
+    """The hook compiling a new schedule's C kernels in one compiler run, before it runs."""
+    prepared: weakref.WeakSet = weakref.WeakSet()
+
+    def prepare(schedule) -> None:
+        if schedule in prepared:
+            return
+        prepared.add(schedule)
+        work = [_stand_ins(k) for k in schedule.kernels if _compiles(k, target)]
+        compile_ahead(work)
+
+    return prepare
+
+
+def _compiles(kernel, target: Target) -> bool:
+    if kernel.kind is not Kind.ELEMENTWISE or not kernel.outputs[0].size:
+        return False
+    return path_of(kernel, target) == C_PATH
+
+
+def _stand_ins(kernel) -> tuple:
+    """(kernel, outputs, loads) as arrays of the shapes and strides the run will pass, over one
+    element of memory: only their layout is read (to choose the functions to compile)."""
+    space = kernel.space or ()
+    outs = [_contiguous(space, n.dtype) for n in kernel.outputs]
+    loads = [_layout(ld.shape, ld.strides, ld.node.dtype, space) for ld in kernel.loads]
+    return kernel, outs, loads
+
+
+def _layout(shape, strides, dtype, space) -> np.ndarray:
+    view = as_strided(np.empty(1, dtype), shape, strides)
+    try:
+        return np.reshape(view, space, copy=False)
+    except ValueError:  # NOTE: the run copies such a load: a contiguous one
+        return _contiguous(space, dtype)
+
+
+def _contiguous(space, dtype) -> np.ndarray:
+    strides, step = [], np.dtype(dtype).itemsize
+    for n in reversed(space):
+        strides.insert(0, step)
+        step *= max(n, 1)
+    return as_strided(np.empty(1, dtype), space, strides)
+
+
 def _describe(kernel, target: Target) -> str:
     if kernel.kind not in (Kind.ELEMENTWISE, Kind.REARRANGE):
         return ""
@@ -288,6 +334,7 @@ CPU = Device(
     context=_errors_are_values,
     finish=lambda settings: POOL.tick(settings.pool_bytes),
     describe=lambda kernel: _describe(kernel, TARGET),
+    prepare=prepare_on(TARGET),
 )
 
 # The same device without compiled kernels: li.options(device="numpy") forces the numpy path
@@ -308,6 +355,7 @@ def host_device(name: str, target: Target) -> Device:
             Kind.REARRANGE: rearrange_on(target),
         },
         describe=lambda kernel: _describe(kernel, target),
+        prepare=prepare_on(target),
         holds_arrays=False,
     )
 

@@ -29,6 +29,7 @@ def run_schedule(schedule, device, inputs: dict, settings: Settings, timings=Non
     Returns the value of every output and kept node. `timings` receives seconds per kernel."""
     values = dict(inputs)
     memory = functools.partial(device.empty, settings=settings)
+    device.prepare(schedule)
     with device.context():
         for kernel, dead in zip(schedule.kernels, schedule.frees):
             started = time.perf_counter()

@@ -402,3 +402,22 @@ def test_a_failed_compile_sends_only_that_kernel_to_numpy(monkeypatch, compiled_
     np.testing.assert_array_equal(got, x * np.float32(3) - 1)
     assert li.inspect.counters.c_fallbacks > before
     assert not cpu._C_OFF
+
+
+def test_a_new_schedules_kernels_compile_in_one_compiler_run(monkeypatch, tmp_path):
+    monkeypatch.setenv("LAZYINFINI_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(compiling, "_LOADED", {})
+    builds = []
+    build = compiling._build
+    monkeypatch.setattr(compiling, "_build", lambda *args: builds.append(args) or build(*args))
+    a = np.random.default_rng(7).standard_normal((257, 263)).astype(np.float32)
+
+    def program(x):
+        return li.clip(x * 3 - 2, -1, 1), li.exp(li.permute_dims(x, (1, 0))) - 1
+
+    y1, y2 = li.compute(*program(li.asarray(a)))
+    assert len(builds) == 1  # two kernels, three functions (a tiled walk and its strips)
+    np.testing.assert_array_equal(np.asarray(y1), np.clip(a * 3 - 2, -1, 1))
+    np.testing.assert_array_equal(np.asarray(y2), np.exp(a.T) - np.float32(1))
+    li.compute(*program(li.asarray(a)))
+    assert len(builds) == 1  # compiled once, for good
