@@ -9,8 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from ._array import Array
 from ._counters import counters
@@ -21,6 +20,9 @@ from ._options import current
 from ._runtime.pool import POOL, PoolStats
 from ._schedule import Schedule
 from ._schedule import schedule as _schedule_for
+
+if TYPE_CHECKING:  # NOTE: networkx is imported at first use (~70 ms)
+    import networkx as nx
 
 __all__ = [
     "counters",

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import builtins
 
-import array_api_compat.numpy as compat
 import numpy as np
 
 from .. import _dtypes
 from .._array import Array, implicit_value, record
+from .._compat import compat
 from .._graph import Op
 from .checks import check_array, check_dtype_in, check_flag, check_scalar, error, normalize_axis
 from .statistics import check_nonempty, record_reduction, reduced_shape

@@ -9,11 +9,11 @@ from __future__ import annotations
 import builtins
 from typing import NamedTuple
 
-import array_api_compat.numpy as compat
 import numpy as np
 
 from .. import _dtypes
 from .._array import Array, record
+from .._compat import compat
 from .._graph import Op
 from .checks import check_array, check_flag, check_scalar, error
 from .creation import asarray

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from .node import Node, resolve
 from .ops import Op
 from .walk import walk
+
+if TYPE_CHECKING:  # NOTE: networkx is imported at first use (~70 ms)
+    import networkx as nx
 
 
 def build_graph(outputs: list[Node]) -> nx.DiGraph:
@@ -15,6 +18,8 @@ def build_graph(outputs: list[Node]) -> nx.DiGraph:
     Edges run input -> consumer; an edge's `slots` lists the operand positions it feeds (x - x
     gives one edge with slots [0, 1]). Node attributes: op, shape, dtype, params, source.
     """
+    import networkx as nx  # NOTE: imported at first use (see the module's imports)
+
     graph = nx.DiGraph()
     order, srcs = walk(outputs)
     for node, inputs in zip(order, srcs):

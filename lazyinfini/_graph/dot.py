@@ -7,10 +7,13 @@ added (a rearrange kernel's COPY node), and edges run from the value a kernel ac
 
 from __future__ import annotations
 
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from .node import Node, inputs_of
 from .ops import Op
+
+if TYPE_CHECKING:  # NOTE: networkx is imported at first use (~70 ms)
+    import networkx as nx
 
 _STYLE = {
     Op.BUFFER: ", style=filled, fillcolor=lightgrey",

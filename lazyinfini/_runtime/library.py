@@ -7,10 +7,10 @@ item of a function that returns several arrays (eigh, qr, svd, ...).
 
 from __future__ import annotations
 
-import array_api_compat.numpy as compat
 import numpy as np
 
 from .. import _dtypes
+from .._compat import compat
 from .._graph import Node, Op
 from . import differences, indexing, joining, sorting
 
@@ -21,7 +21,7 @@ CUSTOM.update(joining.IMPLEMENTATIONS)  # concat, stack
 CUSTOM.update(sorting.IMPLEMENTATIONS)  # sort (stable descending), searchsorted (sorter)
 CUSTOM.update(differences.IMPLEMENTATIONS)  # diff (prepend/append, n=0)
 
-_NAMESPACES = {Op.LINALG: compat.linalg, Op.FFT: compat.fft}
+_NAMESPACES = {Op.LINALG: "linalg", Op.FFT: "fft"}  # NOTE: names: compat loads at first use
 
 
 def call_library(node: Node, inputs: list[np.ndarray]) -> np.ndarray:
@@ -41,7 +41,9 @@ def call_library_outputs(nodes, inputs: list[np.ndarray]) -> list[np.ndarray]:
     if nodes[0].op in CUSTOM:
         result = CUSTOM[nodes[0].op](*inputs, **kwargs)
     else:
-        result = getattr(_NAMESPACES.get(nodes[0].op, compat), name)(*inputs, **kwargs)
+        space = _NAMESPACES.get(nodes[0].op)
+        namespace = compat if space is None else getattr(compat, space)
+        result = getattr(namespace, name)(*inputs, **kwargs)
     return [_finish(node, result) for node in nodes]
 
 

@@ -8,9 +8,9 @@ searchsorted: a node's inputs arrive positionally, but numpy's third positional 
 
 from __future__ import annotations
 
-import array_api_compat.numpy as compat
 import numpy as np
 
+from .._compat import compat
 from .._graph import Op
 
 

@@ -10,7 +10,7 @@ register programs) -> lifetimes. A target that does not fuse (the reference devi
 
 from __future__ import annotations
 
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from .._graph import Node, Op, inputs_of
 from .fuse import fuse as fuse_groups
@@ -18,6 +18,9 @@ from .kernels import FusionDecision, Kernel, Kind, Schedule
 from .lower import Lowering
 from .simplify import simplify
 from .target import Target
+
+if TYPE_CHECKING:  # NOTE: networkx is imported at first use (~70 ms)
+    import networkx as nx
 
 _KIND_OF_GROUP = {"source": Kind.SOURCE, "elementwise": Kind.ELEMENTWISE, "movement": Kind.VIEW}
 

@@ -7,10 +7,13 @@ strided loads, not separate kernels.
 
 from __future__ import annotations
 
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from .._graph import Node, Op
 from .kernels import FusionDecision
+
+if TYPE_CHECKING:  # NOTE: networkx is imported at first use (~70 ms)
+    import networkx as nx
 
 
 def fuse(

@@ -9,8 +9,7 @@ output that is not contiguous gets a REARRANGE kernel copying it into a fresh bu
 from __future__ import annotations
 
 import heapq
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from .._graph import Group, Node, Op, inputs_of
 from .._graph.views import apply_movement
@@ -21,6 +20,9 @@ from .layout import Load, c_strides, phantom, view_load
 from .linearize import linearize
 from .rearrange import copy_method, plan_rearrange
 from .target import Target
+
+if TYPE_CHECKING:  # NOTE: networkx is imported at first use (~70 ms)
+    import networkx as nx
 
 _BASES = (Op.BUFFER, Op.FULL)
 

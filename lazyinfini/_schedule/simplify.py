@@ -6,10 +6,14 @@ requested output, in order) and a log of what it did, for explain().
 
 from __future__ import annotations
 
-import networkx as nx
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._graph import Node, Op, build_graph, inputs_of
+
+if TYPE_CHECKING:  # NOTE: networkx is imported at first use (~70 ms)
+    import networkx as nx
 
 
 def simplify(graph: nx.DiGraph) -> tuple[nx.DiGraph, list[Node], list[str]]:

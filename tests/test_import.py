@@ -1,0 +1,17 @@
+"""`import lazyinfini` stays cheap: the heavy modules load at first use."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def test_import_does_not_load_networkx_or_array_api_compat():
+    code = (
+        "import sys, lazyinfini as li\n"
+        "print(sorted(m for m in ('networkx', 'array_api_compat.numpy') if m in sys.modules))\n"
+        "x = li.asarray([3.0, 1.0, 2.0])\n"
+        "print(float(li.sum(li.sort(x) * 2)), 'networkx' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == ["[]", "12.0 True"]  # loaded once a schedule is made
