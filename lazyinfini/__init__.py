@@ -6,7 +6,7 @@ and an executor runs them when a value is needed (np.asarray, .compute(), DLPack
 
 # -- helper sections: each added by the module that defines the names (keep blocks separate) --
 # manipulation, creation, linear algebra, indexing, inspection, constants; the linalg and fft
-# extensions
+# extensions; einsum and rearrange (extensions, numpy's and einops' semantics)
 from . import fft, inspect, linalg
 from ._api.constants import e, inf, nan, newaxis, pi
 from ._api.creation import (
@@ -28,6 +28,8 @@ from ._api.creation import (
     zeros_like,
 )
 from ._api.data_types import astype, can_cast, finfo, iinfo, isdtype, result_type
+from ._api.distributed import from_dask, from_zarr, to_dask
+from ._api.einsum import einsum
 from ._api.elementwise import (
     abs,
     add,
@@ -120,6 +122,7 @@ from ._api.manipulation import (
     tile,
     unstack,
 )
+from ._api.rearrange_pattern import rearrange
 
 # statistics, searching, sorting, sets, utility
 from ._api.searching import argmax, argmin, count_nonzero, nonzero, searchsorted
@@ -156,6 +159,28 @@ from ._dtypes import (
     uint32,
     uint64,
 )
+from ._numpy_functions import NumpyFallbackWarning
+
+# numpy's names for namespace functions (extensions); other numpy names: see __getattr__
+from ._numpy_names import (
+    absolute,
+    amax,
+    amin,
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    concatenate,
+    invert,
+    left_shift,
+    power,
+    right_shift,
+    transpose,
+)
+from ._numpy_names import missing_name as _missing_name
 from ._options import options, set_options
 from ._realize import compute
 from ._runtime import CPU
@@ -164,18 +189,36 @@ from .inspect import explain, graph, to_dot, visualize
 __array_api_version__ = "2025.12"
 _SUPPORTED_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
+
+def __getattr__(name: str):
+    """A name the namespace lacks: numpy's names raise an AttributeError naming lazyinfini's
+    way (li.hstack: use li.concat(arrays, axis=1)), see _numpy_names.NUMPY_HINTS."""
+    raise _missing_name(name)
+
+
 __all__ = [
     "Array",
     "CPU",
     "Device",
+    "NumpyFallbackWarning",
     "__array_namespace_info__",
     "abs",
+    "absolute",
     "acos",
     "acosh",
     "add",
     "all",
+    "amax",
+    "amin",
     "any",
     "arange",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctan2",
+    "arctanh",
     "argmax",
     "argmin",
     "argsort",
@@ -204,6 +247,7 @@ __all__ = [
     "complex64",
     "compute",
     "concat",
+    "concatenate",
     "conj",
     "copysign",
     "cos",
@@ -214,6 +258,7 @@ __all__ = [
     "diff",
     "divide",
     "e",
+    "einsum",
     "empty",
     "empty_like",
     "equal",
@@ -230,7 +275,9 @@ __all__ = [
     "float64",
     "floor",
     "floor_divide",
+    "from_dask",
     "from_dlpack",
+    "from_zarr",
     "full",
     "full_like",
     "graph",
@@ -245,11 +292,13 @@ __all__ = [
     "int32",
     "int64",
     "int8",
+    "invert",
     "isdtype",
     "isfinite",
     "isin",
     "isinf",
     "isnan",
+    "left_shift",
     "less",
     "less_equal",
     "linalg",
@@ -286,13 +335,16 @@ __all__ = [
     "pi",
     "positive",
     "pow",
+    "power",
     "prod",
     "real",
+    "rearrange",
     "reciprocal",
     "remainder",
     "repeat",
     "reshape",
     "result_type",
+    "right_shift",
     "roll",
     "round",
     "searchsorted",
@@ -315,7 +367,9 @@ __all__ = [
     "tanh",
     "tensordot",
     "tile",
+    "to_dask",
     "to_dot",
+    "transpose",
     "tril",
     "triu",
     "trunc",

@@ -10,6 +10,7 @@ from . import _dtypes
 from ._counters import counters
 from ._device import check_device, get_device, holder_of
 from ._graph import Node, Op, caller_source, resolve, walk
+from ._methods import NumpyMethods
 from ._options import current as current_options
 
 
@@ -45,10 +46,12 @@ def _unary_method(name: str):
     return method
 
 
-class Array:
-    """A lazy n-d array. Operations record nodes; values are computed when asked for."""
+class Array(NumpyMethods):
+    """A lazy n-d array. Operations record nodes; values are computed when asked for. numpy's
+    ndarray methods (x.sum(0), x.reshape(2, 3), ...) come from NumpyMethods (_methods.py)."""
 
-    __slots__ = ("_n", "__weakref__")
+    # NOTE: `_view` is None until the array shares memory with a view (_api/views.py).
+    __slots__ = ("_n", "_view", "__weakref__")
     __array_priority__ = 100
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -56,13 +59,26 @@ class Array:
         # ufunc calls (np.exp(x), and scipy.special's ufuncs such as log1p); see _numpy_ufunc.
         return _numpy_ufunc(ufunc, method, inputs, kwargs)
 
+    def __array_function__(self, func, types, args, kwargs):
+        # Note: NEP 18: numpy's functions on Arrays (np.mean(x), np.concatenate([x, y])) record
+        # lazily through their twins, or compute and run numpy's; see _numpy_functions.
+        from ._numpy_functions import array_function  # NOTE: it imports the whole namespace
+
+        return array_function(func, types, args, kwargs)
+
     def __init__(self, node: Node):
+        self._view = None
         self._hold(node)
 
     def _hold(self, node: Node) -> None:
         """Hold `node`, and let realize() know a live array holds it (see held_array)."""
         self._n = node
         node.__dict__["holder"] = weakref.ref(self)
+        view = self._view
+        if view is not None and not view.steps:
+            # NOTE: an array with no steps holds its memory's whole value (the base, or x[...]):
+            # computed, the storage reads its buffer and lets the recorded history go.
+            view.storage.root = node
 
     @property
     def _node(self) -> Node:
@@ -147,7 +163,10 @@ class Array:
         conversion that asked, for the debug line)."""
         if self._node.op is not Op.BUFFER:
             _realize.realize(self, implicit=implicit)
-        return self._n.arg.data
+        data = self._n.arg.data
+        if not isinstance(data, np.ndarray):  # NOTE: another device's data (a dask array)
+            data = get_device(self._n.arg.device).to_host(data)
+        return data
 
     def __array__(self, dtype=None, copy=None):
         value = self._value()
@@ -214,6 +233,10 @@ class Array:
     def __repr__(self) -> str:
         # NOTE: never computes. A realized array shows its values, a pending one its recipe.
         node = self._node
+        if node.op is Op.BUFFER and not isinstance(node.arg.data, np.ndarray):
+            # NOTE: another device's data (a dask array): printing values would compute it.
+            where = f"shape={self.shape}, dtype={self.dtype.name}, device={self.device}"
+            return f"Array({where}, holding {node.arg.data!r})"
         if node.op is Op.BUFFER:
             body = np.array2string(node.arg.data, separator=", ", prefix="Array(", threshold=100)
             return f"Array({body}, dtype={self.dtype.name})"
@@ -242,7 +265,11 @@ class Array:
         return asarray, (np.array(self._value()),)
 
     def __setitem__(self, key, value, /) -> None:
-        # A functional update: nodes are immutable, so this array is rebound to a SETITEM node.
+        # A functional update: nodes are immutable, so this array is rebound to a SETITEM node;
+        # an array sharing memory with views writes through them (_api/views.py).
+        if self._view is not None:
+            _views.setitem(self, key, value)
+            return
         self._hold(_indexing.setitem(self, key, value)._n)
 
     __add__ = _binary_method("add")
@@ -305,8 +332,16 @@ class Array:
                 f"{func}: result has dtype {result.dtype.name} and shape {result.shape}; "
                 f"in place it must keep {self.dtype.name} and {self.shape}"
             )
-        self._hold(result._n)
+        self._write(result._n, func)
         return self
+
+    def _write(self, node: Node, func: str) -> None:
+        """Take `node` (same dtype and shape) as this array's value in place, as `func` (x += 1,
+        sort, out=) does: through the memory it shares with views, if any (_api/views.py)."""
+        if self._view is None:
+            self._hold(node)
+        else:
+            _views.write(self, node, func)
 
 
 def _numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
@@ -362,7 +397,9 @@ def implicit_value(x: Array, func: str, what: str = "") -> np.ndarray:
 def known_value(x: Array) -> np.ndarray | None:
     """x's value when it is computed already, else None (never computes, never counts)."""
     node = x._node
-    return node.arg.data if node.op is Op.BUFFER else None
+    if node.op is not Op.BUFFER or not isinstance(node.arg.data, np.ndarray):
+        return None  # NOTE: another device's data (a dask array) is not known without a compute
+    return node.arg.data
 
 
 def _writable_alias(value: np.ndarray) -> np.ndarray:
@@ -427,6 +464,7 @@ from ._api import elementwise_functions as _elementwise_functions  # noqa: E402
 from ._api import indexing as _indexing  # noqa: E402
 from ._api import linear_algebra as _linalg  # noqa: E402
 from ._api import manipulation as _manipulation  # noqa: E402
+from ._api import views as _views  # noqa: E402
 
 # The namespace functions the operators call (x + y calls add), by name: the methods above are
 # made before these modules can be imported. Listed, so no other function becomes an operator.

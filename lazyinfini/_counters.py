@@ -17,6 +17,9 @@ class Counters:
     bytes_read: int = 0
     bytes_written: int = 0
     c_fallbacks: int = 0  # elementwise kernels that fell back to numpy when C was unavailable
+    # numpy functions called on Arrays (NEP 18) with no lazy twin for that call: their Array
+    # arguments were computed and numpy ran (see _numpy_functions.fallback)
+    numpy_fallbacks: int = 0
 
     def reset(self) -> None:
         for field in dataclasses.fields(self):

@@ -32,6 +32,14 @@ class Device:
     prepare: Callable = _nothing  # (schedule) -> None: before each run (compile its kernels)
     describe: Callable = lambda kernel: ""  # how it runs a kernel, for explain(): "compiled C"
     memory: str = "host"  # devices of one memory read each other's buffers
+    # Other memories whose buffers it reads too: the dask device chunks host arrays itself.
+    reads: tuple[str, ...] = ()
+    # (results) -> results: every requested value at once, after the run. The dask device's
+    # handlers build a dask graph; this is its one dask.compute.
+    gather: Callable = lambda results: results
+    # False: values it computes that were not asked for are not kept for later reads (the
+    # dask device's would be gathered to the client); a later read computes them again.
+    keeps: bool = True
     # False for a device that only runs arrays held by another of its memory: the reference
     # device computes host arrays node by node, and they stay li.CPU's.
     holds_arrays: bool = True
@@ -51,11 +59,21 @@ class Device:
 
 
 DEVICES: dict[str, Device] = {}
+# Devices whose backend is imported when first asked for: name -> () -> Device. The dask one
+# needs dask, which `import lazyinfini` must not import; its loader raises an ImportError
+# naming the extra to install.
+LOADERS: dict[str, Callable[[], Device]] = {}
 
 
 def register_device(device: Device) -> None:
     """Make `device` selectable by name: li.options(device=...), device= arguments."""
     DEVICES[device.name] = device
+
+
+def register_loader(name: str, load: Callable[[], Device]) -> None:
+    """Make `name` selectable before its backend is imported: `load()` returns the Device
+    the first time it is asked for."""
+    LOADERS[name] = load
 
 
 def get_device(name) -> Device:
@@ -64,7 +82,11 @@ def get_device(name) -> Device:
     try:
         return DEVICES[key]
     except (KeyError, TypeError):
-        raise ValueError(f"options: unknown device {name!r}; known: {sorted(DEVICES)}") from None
+        if isinstance(key, str) and key in LOADERS:
+            register_device(LOADERS[key]())
+            return DEVICES[key]
+        known = sorted({*DEVICES, *LOADERS})
+        raise ValueError(f"options: unknown device {name!r}; known: {known}") from None
 
 
 def holder_of(device: Device) -> Device:
@@ -81,10 +103,12 @@ def check_memory(device: Device, names) -> None:
     if len(names) == 1 and device.name in names:
         return  # NOTE: the common case, on every materialization
     for name in names:
-        if DEVICES[name].memory != device.memory:
+        memory = DEVICES[name].memory
+        if memory != device.memory and memory not in device.reads:
             raise ValueError(
                 f"compute: arrays on {name} cannot be computed on {device.name} "
-                f"({DEVICES[name].memory} memory vs {device.memory}); move them with to_device"
+                f"({memory} memory vs {device.memory}); compute them with "
+                f"li.options(device={name!r}) or move them with to_device"
             )
 
 

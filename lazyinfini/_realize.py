@@ -36,17 +36,22 @@ def _realize(arrays, timings: list | None, implicit: str):
     started = time.perf_counter()
     device = get_device(options.device)
     settings = Settings(options.pool_bytes, options.debug)
-    held = lambda node: held_array(node) is not None  # noqa: E731
+    held = (lambda node: held_array(node) is not None) if device.keeps else _never
     job = CACHE.prepare(device.target, options.fuse, pending, held)
     check_memory(device, job.devices)
     values = run_schedule(job.schedule, device, job.inputs, settings, timings)
     _swap_all(arrays, job, values, holder_of(device).name)
-    mark_evaluated(job.evaluated)
+    if device.keeps:
+        mark_evaluated(job.evaluated)
     counters.materializations += 1
     counters.schedules_reused += job.reused
     if options.debug:
         _debug_line(job, device, settings, time.perf_counter() - started, implicit)
     return job.schedule
+
+
+def _never(node) -> bool:
+    return False
 
 
 def _swap_all(arrays, job, values, device: str) -> None:

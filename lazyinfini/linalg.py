@@ -33,6 +33,7 @@ from ._api.linear_algebra import (
     tensordot,
     vecdot,
 )
+from ._api.views import link
 from ._array import Array, implicit_value, record
 from ._graph import Op, caller_source
 
@@ -158,7 +159,8 @@ def diagonal(x, /, *, offset=0) -> Array:
     offset = _offset("diagonal", offset, rows, cols)
     length = max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols))
     shape = x.shape[:-2] + (length,)
-    return _call("diagonal", (x._node,), shape, x.dtype, caller_source(), offset=offset)
+    # Note: a writable view of x (numpy's is read-only), so `d += 1` reaches x's diagonal.
+    return link(x, _call("diagonal", (x._node,), shape, x.dtype, caller_source(), offset=offset))
 
 
 def trace(x, /, *, offset=0, dtype=None) -> Array:

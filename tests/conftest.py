@@ -5,6 +5,7 @@ import os
 # for tests/integration (a value set by the caller wins).
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -17,3 +18,16 @@ settings.register_profile(
     derandomize=bool(os.environ.get("CI")),
 )
 settings.load_profile("ci")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _device_registry_restored():
+    """A module that loads a device on first use (the dask device: docs/distributed.md,
+    tests/dask) leaves the registry as it found it: other modules loop over every registered
+    device, and `devices()` lists the ones loaded."""
+    from lazyinfini._device import DEVICES
+
+    before = set(DEVICES)
+    yield
+    for name in set(DEVICES) - before:
+        del DEVICES[name]

@@ -63,7 +63,7 @@ def shared_programs(a, b):
     t = b.mT  # (40, 30) float32, strided
     s = a * 2 + li.astype(t, li.float64)
     gathered = s[:, li.asarray(INDEX)]
-    updated = s[...]
+    updated = li.asarray(s, copy=True)  # NOTE: s[...] is a view, as numpy's: s would change
     updated[::-3, 1] = -1.0
     return [
         s,

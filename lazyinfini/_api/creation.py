@@ -24,6 +24,7 @@ from .checks import (
     check_size,
     error,
 )
+from .distributed import from_dask, is_dask_array
 
 _PY_DEFAULTS = {"b": _dtypes.bool, "i": _dtypes.DEFAULT_INT, "f": _dtypes.DEFAULT_FLOAT}
 
@@ -43,6 +44,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
     _check_copy("asarray", copy)
     if isinstance(obj, Array):
         return _from_array(obj, dtype, copy)
+    if is_dask_array(obj):  # NOTE: lazily, on the dask device: numpy's asarray would compute it
+        return _from_array(from_dask(obj), dtype, copy)
     value = _to_numpy(obj, dtype, copy)
     if not _dtypes.is_supported(value.dtype):
         raise error(TypeError, "asarray", f"numpy dtype {value.dtype} has no lazyinfini dtype")
@@ -87,8 +90,8 @@ def _view_value(node: Node) -> np.ndarray | None:
     while node.op.is_movement:
         chain.append(node)
         (node,) = inputs_of(node)
-    if node.op is not Op.BUFFER:
-        return None
+    if node.op is not Op.BUFFER or not isinstance(node.arg.data, np.ndarray):
+        return None  # NOTE: another device's data (a dask array) is immutable: shared
     value = node.arg.data
     for step in reversed(chain):
         value = evaluate(step, [value])

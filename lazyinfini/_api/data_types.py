@@ -39,13 +39,19 @@ def astype(x, dtype, /, *, copy=True, device=None) -> Array:
 def _dtype_of(func: str, value) -> np.dtype:
     if isinstance(value, Array):
         return value.dtype
+    if isinstance(value, np.generic) and _dtypes.is_supported(value.dtype):
+        return value.dtype
     return check_dtype_arg(func, value)
 
 
 def result_type(*arrays_and_dtypes) -> np.dtype:
     """The promoted dtype. https://data-apis.org/array-api/latest/API_specification/generated/array_api.result_type.html"""
-    # NOTE: split by type, never with `in`: `array in list` compares elementwise.
-    is_scalar = [isinstance(v, (builtins.bool, int, float, complex)) for v in arrays_and_dtypes]
+    # NOTE: split by type, never with `in`: `array in list` compares elementwise. A numpy
+    # scalar is strong (NEP 50), as next to an operator's arrays: np.float64(2) is a float64.
+    is_scalar = [
+        isinstance(v, (builtins.bool, int, float, complex)) and not isinstance(v, np.generic)
+        for v in arrays_and_dtypes
+    ]
     scalars = [v for v, s in zip(arrays_and_dtypes, is_scalar) if s]
     typed = [_dtype_of("result_type", v) for v, s in zip(arrays_and_dtypes, is_scalar) if not s]
     if not typed:

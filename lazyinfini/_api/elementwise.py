@@ -28,7 +28,9 @@ def _as_array(func: str, value) -> Array | None:
     """Arrays stay; numpy arrays and numpy scalars become (strongly typed) arrays."""
     if isinstance(value, Array):
         return value
-    if isinstance(value, (np.ndarray, np.generic)) and not isinstance(value, _SCALARS):
+    # Note (numpy, NEP 50): a numpy scalar is strong, np.float64 and np.complex128 too (they
+    # subclass Python's float and complex): np.float64(2) * float32 array is float64.
+    if isinstance(value, (np.ndarray, np.generic)):
         from .creation import asarray
 
         return asarray(value)
@@ -195,8 +197,9 @@ def clip(x, /, min=None, max=None) -> Array:
 
 
 def _bound(name: str, bound):
-    """numpy arrays and numpy scalars as bounds become arrays; Python scalars stay weak."""
-    if isinstance(bound, (np.ndarray, np.generic)) and not isinstance(bound, _SCALARS):
+    """numpy arrays and numpy scalars (np.float64 too) as bounds become arrays; Python scalars
+    stay weak."""
+    if isinstance(bound, (np.ndarray, np.generic)):
         return _as_array("clip", bound)
     return bound
 

@@ -14,14 +14,24 @@ from .. import _dtypes
 from .._array import Array, implicit_value, known_value, record
 from .._graph import Node, Op, caller_source
 from .checks import broadcast_shapes, check_array, check_scalar, error, is_int, normalize_axis
+from .views import link
 
 
 def getitem(x: Array, key) -> Array:
-    """x[key]: a SLICE node (start, step per axis) and a RESHAPE for dropped/inserted axes."""
+    """x[key]: a view of x (views.py) for basic keys, a GATHER copy for arrays in the key."""
     source = caller_source()
     key = key if isinstance(key, tuple) else (key,)
-    if _is_special(key):
+    if is_special(key):
         return _special_getitem(x, key, source)
+    view = basic_getitem(x, key, source)
+    if len(key) == x.ndim and all(is_int(item) for item in key):
+        return view  # Note: numpy gives a scalar here, a copy: writing into it leaves x alone
+    return link(x, view)
+
+
+def basic_getitem(x: Array, key: tuple, source: str) -> Array:
+    """x[key] for a basic key: a SLICE node (start, step per axis) and a RESHAPE for
+    dropped/inserted axes; not linked to x's memory."""
     items = expand_ellipsis("__getitem__", list(key), x.ndim)
     per_axis, out_shape, axis = [], [], 0
     for item in items:
@@ -122,7 +132,7 @@ def _slice(func: str, item: slice, size: int) -> tuple[int, int, int]:
 # the broadcast index shape replaces the indexed axes where they are adjacent, else leads.
 
 
-def _is_special(key: tuple) -> bool:
+def is_special(key: tuple) -> bool:
     """Keys basic indexing cannot take: arrays (integer or boolean) and boolean scalars."""
     return any(isinstance(item, (Array, np.ndarray, list, bool, np.bool_)) for item in key)
 
@@ -245,7 +255,8 @@ def _gathered_shape(func: str, dims: list, advanced: list, shapes: list) -> tupl
 
 
 def _special_getitem(x: Array, key: tuple, source: str) -> Array:
-    """x[key] for keys with arrays (a GATHER node) or one boolean scalar (views)."""
+    """x[key] for keys with arrays (a GATHER node) or one boolean scalar (movement nodes);
+    copies in numpy's terms, so never linked to x's memory."""
     items = _convert("__getitem__", key)
     flags = [i for i, item in enumerate(items) if isinstance(item, bool)]
     if flags:
@@ -259,15 +270,15 @@ def _special_getitem(x: Array, key: tuple, source: str) -> Array:
 def _flag_getitem(x: Array, items: list, flags: list[int]) -> Array:
     """x[..., True, ...] adds a length-1 axis, False a length-0 one (spec: a 0-d bool index).
 
-    Views only. Like numpy, the flag is an advanced index: with integers not next to it, the new
-    axis leads."""
+    Movement nodes only. Like numpy, the flag is an advanced index: with integers not next to
+    it, the new axis leads."""
     if len(flags) > 1 or any(isinstance(item, IndexArray) for item in items):
         raise error(
             IndexError, "__getitem__", "a boolean scalar index combines only with basic indices"
         )
     (at,) = flags
     value, items[at] = items[at], None
-    view = getitem(x, tuple(items))
+    view = basic_getitem(x, tuple(items), caller_source())
     expanded = expand_ellipsis("__getitem__", items, x.ndim)
     nones_before = sum(item is None for item in items[:at])
     position = [i for i, item in enumerate(expanded) if item is None][nones_before]
@@ -275,12 +286,12 @@ def _flag_getitem(x: Array, items: list, flags: list[int]) -> Array:
     advanced = sorted([i for i, item in enumerate(expanded) if is_int(item)] + [position])
     adjacent = advanced == list(range(advanced[0], advanced[-1] + 1))
     if not value:
-        view = getitem(view, (slice(None),) * where + (slice(0, 0),))
+        view = basic_getitem(view, (slice(None),) * where + (slice(0, 0),), caller_source())
     if not adjacent and where:
         from .manipulation import moveaxis
 
         view = moveaxis(view, where, 0)
-    return view
+    return Array(view._n)  # Note: an advanced index in numpy, so a copy: not linked to x
 
 
 def setitem(x: Array, key, value) -> Array:

@@ -23,6 +23,7 @@ from .checks import (
     normalize_axis,
 )
 from .checks import broadcast_shapes as common_shape
+from .views import link, reshape_is_view
 
 
 def permute_dims(x, /, axes) -> Array:
@@ -41,7 +42,7 @@ def permute_dims(x, /, axes) -> Array:
             ValueError, "permute_dims", f"axes {axes} is not a permutation of {x.ndim} axes"
         )
     shape = tuple(x.shape[a] for a in normalized)
-    return record(Op.PERMUTE, (x._node,), shape, x.dtype, normalized)
+    return link(x, record(Op.PERMUTE, (x._node,), shape, x.dtype, normalized))
 
 
 def reshape(x, /, shape, *, copy=None) -> Array:
@@ -50,9 +51,14 @@ def reshape(x, /, shape, *, copy=None) -> Array:
     if copy is not None and not isinstance(copy, bool):
         raise error(TypeError, "reshape", f"copy must be True, False or None, got {copy!r}")
     target = _resolve_shape(x, shape)
-    if target == x.shape:
-        return Array(x._node)
-    return record(Op.RESHAPE, (x._node,), target, x.dtype)
+    # Note: a view where numpy's is one (views.py), so writes through it reach x.
+    view = copy is not True and reshape_is_view(x, target)
+    if copy is False and not view:
+        # Note (spec): copy=False raises where a copy is needed (a transposed view, ...).
+        raise error(ValueError, "reshape", f"{x.shape} -> {target} needs a copy; copy=False")
+    same = target == x.shape
+    result = Array(x._node) if same else record(Op.RESHAPE, (x._node,), target, x.dtype)
+    return link(x, result) if view else result
 
 
 def _resolve_shape(x: Array, shape) -> tuple[int, ...]:
@@ -81,9 +87,10 @@ def broadcast_to(x, /, shape) -> Array:
     shape = check_shape("broadcast_to", shape)
     if len(shape) < x.ndim or common_shape("broadcast_to", x.shape, shape) != shape:
         raise error(ValueError, "broadcast_to", f"cannot broadcast {x.shape} to {shape}")
-    if shape == x.shape:
-        return Array(x._node)
-    return record(Op.BROADCAST, (x._node,), shape, x.dtype)
+    # Note: a read-only view, as numpy's: writing into it raises; writes into x show through it.
+    same = shape == x.shape
+    result = Array(x._node) if same else record(Op.BROADCAST, (x._node,), shape, x.dtype)
+    return link(x, result, readonly=True)
 
 
 def expand_dims(x, /, axis=0) -> Array:
@@ -96,7 +103,7 @@ def expand_dims(x, /, axis=0) -> Array:
         raise error(AxisError, "expand_dims", f"repeated axis in {axis}")
     dims = iter(x.shape)
     shape = tuple(1 if i in positions else next(dims) for i in range(ndim))
-    return record(Op.RESHAPE, (x._node,), shape, x.dtype)
+    return link(x, record(Op.RESHAPE, (x._node,), shape, x.dtype))
 
 
 def _axes(func: str, axis, ndim: int) -> tuple[int, ...]:
@@ -122,11 +129,12 @@ def broadcast_arrays(*arrays) -> tuple[Array, ...]:
         check_array("broadcast_arrays", f"arrays[{i}]", a)
     shape = common_shape("broadcast_arrays", *(a.shape for a in arrays))
     source = caller_source()
-    # NOTE: always new Array objects: an in-place operator on one must not rebind its input.
+    # Note: views of the inputs, as numpy's: one already of the shape writes through to its input;
+    # a broadcast one is read-only (numpy warns that it will be).
     return tuple(
-        Array(a._node)
+        link(a, Array(a._node))
         if a.shape == shape
-        else record(Op.BROADCAST, (a._node,), shape, a.dtype, None, source)
+        else link(a, record(Op.BROADCAST, (a._node,), shape, a.dtype, None, source), True)
         for a in arrays
     )
 
@@ -137,8 +145,8 @@ def flip(x, /, *, axis=None) -> Array:
     axes = range(x.ndim) if axis is None else _axes("flip", axis, x.ndim)
     arg = tuple((n - 1, -1) if i in axes and n > 1 else (0, 1) for i, n in enumerate(x.shape))
     if all(a == (0, 1) for a in arg):
-        return Array(x._node)
-    return record(Op.SLICE, (x._node,), x.shape, x.dtype, arg)
+        return link(x, Array(x._node))
+    return link(x, record(Op.SLICE, (x._node,), x.shape, x.dtype, arg))
 
 
 def moveaxis(x, source, destination, /) -> Array:
@@ -166,9 +174,9 @@ def squeeze(x, /, axis) -> Array:
         if x.shape[a] != 1:
             raise error(ValueError, "squeeze", f"axis {a} has length {x.shape[a]}, not 1")
     if not axes:
-        return Array(x._node)
+        return link(x, Array(x._node))
     shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
-    return record(Op.RESHAPE, (x._node,), shape, x.dtype)
+    return link(x, record(Op.RESHAPE, (x._node,), shape, x.dtype))
 
 
 def unstack(x, /, *, axis=0) -> tuple[Array, ...]:
@@ -176,7 +184,7 @@ def unstack(x, /, *, axis=0) -> tuple[Array, ...]:
     check_array("unstack", "x", x)
     axis = normalize_axis("unstack", axis, x.ndim)
     source = caller_source()
-    return tuple(_index_along(x, axis, i, source) for i in range(x.shape[axis]))
+    return tuple(link(x, _index_along(x, axis, i, source)) for i in range(x.shape[axis]))
 
 
 def _index_along(x: Array, axis: int, index: int, source: str) -> Array:

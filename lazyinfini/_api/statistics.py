@@ -22,6 +22,7 @@ from .checks import (
     error,
     normalize_axis,
 )
+from .data_types import astype
 
 
 # -- shared by every reduction (searching.py and utility.py record theirs through these) ------
@@ -66,8 +67,9 @@ def accumulator_dtype(func: str, x: Array, dtype) -> np.dtype:
         if x.dtype in _dtypes.COMPLEX and dtype not in _dtypes.COMPLEX:
             raise error(TypeError, func, f"dtype {dtype.name} would drop x's imaginary part")
         return dtype
-    # Note (spec): small integers widen to the default integer of the same signedness.
-    if x.dtype in _dtypes.SIGNED:
+    # Note (spec): small integers widen to the default integer of the same signedness. Extension
+    # (numpy's): bools count, in the default integer dtype.
+    if x.dtype in _dtypes.SIGNED or x.dtype == _dtypes.bool:
         return _dtypes.DEFAULT_INT
     if x.dtype in _dtypes.UNSIGNED:
         return _dtypes.uint64
@@ -80,11 +82,23 @@ def _numeric_input(func: str, x, category: str) -> Array:
     return x
 
 
+def _float_input(func: str, x, category: str) -> Array:
+    """x for mean/std/var. Extension (numpy's): bool and integer input is cast to the default
+    float dtype first, as numpy computes it (the standard asks for floating input)."""
+    check_array(func, "x", x)
+    if x.dtype in _dtypes.CATEGORIES["integer or boolean"]:
+        return astype(x, _dtypes.DEFAULT_FLOAT)
+    if x.dtype not in _dtypes.CATEGORIES[category]:
+        needs = f"{func} needs a {category}, integer or bool dtype"
+        raise error(TypeError, func, f"x has dtype {x.dtype.name}; {needs}")
+    return x
+
+
 # -- reductions -----------------------------------------------------------------------------
 def sum(x, /, *, axis=None, dtype=None, keepdims=False) -> Array:
-    """Sum of x's elements over `axis`.
+    """Sum of x's elements over `axis` (extension, numpy's: bool x sums in the default integer).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.sum.html"""
-    _numeric_input("sum", x, "numeric")
+    _numeric_input("sum", x, "any")
     out = accumulator_dtype("sum", x, dtype)
     # NOTE: half floats accumulate in float32 (the library call rounds the result once).
     accumulate = ("dtype", _dtypes.compute_dtype(out))
@@ -92,9 +106,9 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False) -> Array:
 
 
 def prod(x, /, *, axis=None, dtype=None, keepdims=False) -> Array:
-    """Product of x's elements over `axis`.
+    """Product of x's elements over `axis` (extension, numpy's: bool x in the default integer).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.prod.html"""
-    _numeric_input("prod", x, "numeric")
+    _numeric_input("prod", x, "any")
     out = accumulator_dtype("prod", x, dtype)
     accumulate = ("dtype", _dtypes.compute_dtype(out))
     return record_reduction("prod", Op.PROD, x, axis, keepdims, out, accumulate)
@@ -117,10 +131,10 @@ def min(x, /, *, axis=None, keepdims=False) -> Array:
 
 
 def mean(x, /, *, axis=None, keepdims=False) -> Array:
-    """Arithmetic mean over `axis` (NaN when empty).
+    """Arithmetic mean over `axis` (NaN when empty); extension (numpy's): bool and integer x
+    give the default float dtype.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.mean.html"""
-    # Note (spec): integer input is only a "may"; we ask for an explicit astype instead.
-    _numeric_input("mean", x, "floating")
+    x = _float_input("mean", x, "floating")
     return record_reduction("mean", Op.MEAN, x, axis, keepdims, x.dtype)
 
 
@@ -133,24 +147,27 @@ def _check_correction(func: str, correction) -> float | int:
 
 
 def std(x, /, *, axis=None, correction=0.0, keepdims=False) -> Array:
-    """Standard deviation over `axis`, divisor M - correction.
+    """Standard deviation over `axis`, divisor M - correction; extension (numpy's): bool and
+    integer x give the default float dtype.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.std.html"""
-    _numeric_input("std", x, "real floating")
+    x = _float_input("std", x, "real floating")
     options = ("correction", _check_correction("std", correction))
     return record_reduction("std", Op.STD, x, axis, keepdims, x.dtype, options)
 
 
 def var(x, /, *, axis=None, correction=0.0, keepdims=False) -> Array:
-    """Variance over `axis`, divisor M - correction.
+    """Variance over `axis`, divisor M - correction; extension (numpy's): bool and integer x
+    give the default float dtype.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.var.html"""
-    _numeric_input("var", x, "real floating")
+    x = _float_input("var", x, "real floating")
     options = ("correction", _check_correction("var", correction))
     return record_reduction("var", Op.VAR, x, axis, keepdims, x.dtype, options)
 
 
 # -- cumulative -----------------------------------------------------------------------------
 def _cumulative(func: str, op: Op, x, axis, dtype, include_initial) -> Array:
-    _numeric_input(func, x, "numeric")
+    # Extension (numpy's): bool x accumulates in the default integer dtype.
+    _numeric_input(func, x, "any")
     if x.ndim == 0:
         # Note (spec): 0-d input is unspecified; we refuse it rather than guess a shape.
         raise error(ValueError, func, "x must have at least one dimension")
@@ -167,12 +184,12 @@ def _cumulative(func: str, op: Op, x, axis, dtype, include_initial) -> Array:
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False) -> Array:
-    """Running sums along `axis`.
+    """Running sums along `axis` (extension, numpy's: bool x in the default integer).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.cumulative_sum.html"""
     return _cumulative("cumulative_sum", Op.CUMULATIVE_SUM, x, axis, dtype, include_initial)
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False) -> Array:
-    """Running products along `axis`.
+    """Running products along `axis` (extension, numpy's: bool x in the default integer).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.cumulative_prod.html"""
     return _cumulative("cumulative_prod", Op.CUMULATIVE_PROD, x, axis, dtype, include_initial)

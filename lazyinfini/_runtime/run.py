@@ -43,7 +43,8 @@ def run_schedule(schedule, device, inputs: dict, settings: Settings, timings=Non
             for node in dead:
                 values.pop(node, None)  # NOTE: its memory is free to reuse once nothing views it
     device.finish(settings)
-    return {node: device.value_of(values, node) for node in schedule.outputs + schedule.kept}
+    results = {node: device.value_of(values, node) for node in schedule.outputs + schedule.kept}
+    return device.gather(results)  # NOTE: a lazy device (dask) computes them all here, at once
 
 
 def _account(kernel, seconds: float, settings: Settings, timings) -> None:

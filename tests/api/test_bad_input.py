@@ -66,6 +66,8 @@ VALID = {
     "argmin": ((X,), {"axis": 0}),
     "argsort": ((X,), {"axis": 0}),
     "all": ((X,), {"axis": 0}),
+    "amax": ((X, 0), {}),
+    "amin": ((X, 0), {}),
     "any": ((X,), {"axis": 0}),
     "asarray": (([1.0, 2.0],), {}),
     "astype": ((X, li.float32), {}),
@@ -76,10 +78,12 @@ VALID = {
     "clip": ((X,), {"min": 0.6, "max": 0.9}),
     "compute": ((X,), {}),
     "concat": (([X, X],), {"axis": 0}),
+    "concatenate": (([X, X], 1), {}),
     "count_nonzero": ((X,), {"axis": 0}),
     "cumulative_prod": ((X,), {"axis": 1}),
     "cumulative_sum": ((X,), {"axis": 1}),
     "diff": ((X,), {"axis": 1}),
+    "einsum": (("ij,jk->ik", M, M), {}),
     "empty": (((2, 3),), {}),
     "empty_like": ((X,), {}),
     "expand_dims": ((X,), {"axis": 0}),
@@ -107,6 +111,7 @@ VALID = {
     "ones_like": ((X,), {}),
     "permute_dims": ((X, (1, 0)), {}),
     "prod": ((X,), {"axis": 0}),
+    "rearrange": ((X, "h (w p) -> p w h"), {"p": 2}),
     "repeat": ((X, 2), {"axis": 0}),
     "reshape": ((X, (4, 3)), {}),
     "result_type": ((X, li.float32), {}),
@@ -122,6 +127,7 @@ VALID = {
     "tensordot": ((M, M), {"axes": 1}),
     "tile": ((X, (2, 1)), {}),
     "to_dot": ((X,), {}),
+    "transpose": ((X, (1, 0)), {}),
     "tril": ((X,), {}),
     "triu": ((X,), {}),
     "unique_all": ((X,), {}),
@@ -166,10 +172,11 @@ for _name in li.fft.__all__:
     VALID.setdefault(f"fft.{_name}", ((X,), {}))
 
 _INTEGER_ONLY = {"bitwise_left_shift", "bitwise_right_shift", "bitwise_and", "bitwise_or"}
-_INTEGER_ONLY |= {"bitwise_xor", "bitwise_invert"}
+_INTEGER_ONLY |= {"bitwise_xor", "bitwise_invert", "invert", "left_shift", "right_shift"}
 _BOOL_ONLY = {"logical_and", "logical_or", "logical_xor", "logical_not"}
-# Not array functions, or tested on their own below.
+# Not array functions, or tested on their own below (the dask ones in tests/dask: they need dask).
 _SKIPPED = {"visualize", "options", "set_options", "__array_namespace_info__"}
+_SKIPPED |= {"from_dask", "from_zarr", "to_dask"}
 
 
 def _function(name: str):
@@ -308,6 +315,29 @@ def _rtol(param, valid) -> list:
     return [(v, True) for v in must] + _none(param) + [(v, False) for v in may]
 
 
+def _subscripts(param, valid) -> list:
+    """einsum's subscripts for two 3x3 operands."""
+    must = [3, None, b"ij,jk", "i,j", "ij,jk->ikl", "ij,jk->ii", "i.j,jk", "ij,jk,kl", "ij->"]
+    may = ["ij,jk", "ij,jk->ki", "...,...", "ii,jj->ij", "ij,jk->"]
+    return [(v, True) for v in must] + [(v, False) for v in may]
+
+
+def _pattern(param, valid) -> list:
+    """rearrange's pattern for a 3x4 array with p=2."""
+    must = [3, None, b"h w -> w h", "h w", "h w -> w", "h h -> h", "(h w -> w h", "h w c -> c"]
+    must += ["h (w p) -> p w q", "h (w p) -> p 2 w h", "(h ...) w -> h w"]
+    may = ["h (w p) -> (p w h)", "... (w p) -> p ... w", "h (w p) -> h () w 1 p", "h w -> w h"]
+    return [(v, True) for v in must] + [(v, False) for v in may]
+
+
+def _axis_lengths(param, valid) -> list:
+    """rearrange's keyword lengths for "h (w p) -> p w h" on a 3x4 array."""
+    must = [{"p": -2}, {"p": 3}, {"p": 1.5}, {"p": "a"}, {"p": None}, {"p": True}, {"p": HUGE}]
+    must += [{}, {"p": 2, "q": 1}, {"p": 2, "w": 3}, {"p": 2, "h": 4}]
+    may = [{"p": 4}, {"p": 1}, {"p": 2, "w": 2}, {"w": 1}, {"p": 0}]
+    return [(v, True) for v in must] + [(v, False) for v in may]
+
+
 def _fill(param, valid) -> list:
     must = ["a", [1.0], {"a": 1}, object(), None, np.ones(2)]
     may = [math.inf, math.nan, -1, HUGE, 1j, True, np.float32(2), _build(X)]
@@ -372,6 +402,10 @@ ROLES = {
     "kind": _choice,
     "ord": _ord,
     "arrays": _arrays,
+    "operands": _array,
+    "subscripts": _subscripts,
+    "pattern": _pattern,
+    "axis_lengths": _axis_lengths,
 }
 # Parameters whose name means something else in one function.
 ROLE_OF = {

@@ -136,11 +136,16 @@ def test_views_fuse_into_one_elementwise_kernel():
     check_schedule(a - b, kernels=1)
 
 
-def test_broadcast_arrays_returns_new_arrays():
-    x = li.asarray(np.ones(3))
-    (y,) = li.broadcast_arrays(x)
-    y += 1  # rebinding y must leave x alone
-    np.testing.assert_array_equal(np.asarray(x), np.ones(3))
+def test_broadcast_arrays_returns_views_as_numpy():
+    x, x_np = li.asarray(np.ones(3)), np.ones(3)
+    (y,), (y_np,) = li.broadcast_arrays(x), np.broadcast_arrays(x_np)
+    y += 1  # numpy returns x itself here: the write reaches x
+    y_np += 1
+    np.testing.assert_array_equal(np.asarray(x), x_np)
+    assert y is not x  # a view, a new array (its in-place ops still rebind x through it)
+    _, wide = li.broadcast_arrays(li.ones((2, 1)), x)
+    with pytest.raises(ValueError, match="read-only"):
+        wide += 1  # broadcast: read-only (numpy warns it will be)
 
 
 # -- concat, stack: promotion -------------------------------------------------------------------

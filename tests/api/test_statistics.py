@@ -267,15 +267,13 @@ def test_reductions_of_pending_inputs_share_one_schedule():
 
 # -- errors --------------------------------------------------------------------------------------
 X = li.asarray(np.ones((2, 3), np.float32))
-I8 = li.asarray(np.ones((2, 3), np.int8))
 B = li.asarray(np.ones((2, 3), bool))
 C = li.asarray(np.ones((2, 3), np.complex64))
 
+# (Sums of bools and means of integers are numpy's extensions: tests/api/test_numpy_methods.py.)
 ERRORS = [
-    ("mean of ints", lambda: li.mean(I8), TypeError, "mean"),
-    ("std of ints", lambda: li.std(I8), TypeError, "std"),
+    ("std of complex", lambda: li.std(C), TypeError, "std"),
     ("var of complex", lambda: li.var(C), TypeError, "var"),
-    ("sum of bool", lambda: li.sum(B), TypeError, "sum"),
     ("max of complex", lambda: li.max(C), TypeError, "max"),
     ("min of bool", lambda: li.min(B), TypeError, "min"),
     ("prod of a list", lambda: li.prod([1, 2]), TypeError, "prod"),
@@ -295,7 +293,6 @@ ERRORS = [
     ("dtype not a dtype", lambda: li.sum(X, dtype="float32"), TypeError, "sum"),
     ("cumulative axis required", lambda: li.cumulative_sum(X), ValueError, "cumulative_sum"),
     ("cumulative 0-d", lambda: li.cumulative_prod(li.asarray(1.0)), ValueError, "cumulative_prod"),
-    ("cumulative bool", lambda: li.cumulative_sum(B, axis=0), TypeError, "cumulative_sum"),
     ("cumulative axis", lambda: li.cumulative_sum(X, axis=2), AxisError, "cumulative_sum"),
 ]
 

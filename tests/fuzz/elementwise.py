@@ -153,6 +153,8 @@ def _inplace(b: Builder, x: Value, symbol, other, err) -> None:
     """x op= other: rebinds x, whose dtype and shape must hold (else lazyinfini raises)."""
     if symbol not in _INPLACE:
         raise Reject("no in-place form")
+    if not b.writable(x):
+        raise Reject("a broadcast view is read-only")
     out = b.evaluate(f"{x.name} {symbol} {name_of(other)}")  # the bound first: x unchanged
     if out.dtype != x.dtype or out.shape != x.shape:
         raise Reject("in place must keep x's dtype and shape")

@@ -119,7 +119,7 @@ def step_mask(b: Builder) -> None:
 
 
 def step_setitem(b: Builder) -> None:
-    x = b.pick(lambda v: v.value.ndim >= 1)
+    x = b.pick(lambda v: v.value.ndim >= 1 and b.writable(v))
     key = _setitem_key(b, x)
     target = b.evaluate(f"{x.name}[{key}]").shape
     value = _setitem_value(b, x, target)

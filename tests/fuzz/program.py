@@ -130,6 +130,11 @@ class Builder:
         back = min(self.integer(0, len(candidates) - 1), self.integer(0, len(candidates) - 1))
         return candidates[-1 - back]
 
+    def writable(self, v: Value) -> bool:
+        """Whether `v` takes writes: a broadcast view is read-only, as numpy's."""
+        view = getattr(self.namespace.get(v.name), "_view", None)
+        return view is None or not view.readonly
+
     def seed(self) -> int:
         self.seeds += 1
         return self.seeds
@@ -140,8 +145,14 @@ class Builder:
         return f"v{self.names - 1}"
 
     def rebind(self, name: str, err: float) -> None:
-        """`name` holds a new value (setitem): the old one leaves the pool."""
+        """`name` holds a new value (setitem): the old one leaves the pool. Values sharing its
+        memory (its base and views, as numpy's) hold new values too: re-read in place."""
+        written = self.namespace[name]
         self.pool = [v for v in self.pool if v.name != name]
+        for i, v in enumerate(self.pool):
+            if _shares_memory(self.namespace.get(v.name), written):
+                self.pool[i] = Value(v.name, self.evaluate(v.name), max(v.err, err))
+                self.used.discard(v.name)
         self.pool.append(Value(name, self.evaluate(name), err))
         self.used.discard(name)
 
@@ -252,6 +263,12 @@ class Builder:
             scalar = self.scalar(a.dtype)
             return Literal(f"np.{a.dtype.name}({scalar!r})", a.dtype.type(scalar))
         return self.scalar(a.dtype)
+
+
+def _shares_memory(a, b) -> bool:
+    """Whether two arrays share memory: a base and its views (lazyinfini/_api/views.py)."""
+    views = [getattr(x, "_view", None) for x in (a, b)]
+    return None not in views and views[0].storage is views[1].storage
 
 
 def _names(text: str) -> set[str]:

@@ -87,15 +87,16 @@ def test_at_updates(update):
     assert_same(*run_both(update, X))
 
 
-def test_at_in_place_rebinds_only_that_array():
-    # copy=False writes "in place": x itself is rebound to the update (x[idx] = y), while arrays
-    # recorded from x before keep the old value (lazyinfini arrays are values, not memory).
-    x = li.asarray(X)
-    row, doubled = x[0, :], x * 2.0
+def test_at_in_place_writes_x_and_its_views_as_numpy():
+    # copy=False writes "in place": x itself is rebound to the update (x[idx] = y), and so are
+    # its views, as numpy's; results computed from x before (copies) keep the old value.
+    x, x_np = li.asarray(X), X.copy()
+    (row, doubled), row_np = (x[0, :], x * 2.0), x_np[0, :]
     y = xpx.at(x)[0, :].set(5.0, copy=False)
+    xpx.at(x_np)[0, :].set(5.0, copy=False)
     assert y is x
-    np.testing.assert_array_equal(np.asarray(x)[0], 5.0)
-    np.testing.assert_array_equal(np.asarray(row), X[0])
+    np.testing.assert_array_equal(np.asarray(x), x_np)
+    np.testing.assert_array_equal(np.asarray(row), row_np)
     np.testing.assert_array_equal(np.asarray(doubled), X * 2.0)
 
 

@@ -1,0 +1,89 @@
+"""Data in and out of Dask: `from_dask`, `from_zarr`, `to_dask` (extensions; the dask device is
+`_runtime/dask/`). Nothing here computes: a dask array enters as a buffer of the dask device
+holding the dask array itself, and `to_dask` hands a pending program back as a dask graph.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from .. import _dtypes
+from .._array import Array
+from .._cache import CACHE
+from .._device import check_memory, get_device
+from .._graph import Buffer, BufferLayout, Node, Op, caller_source
+from .._options import current
+from .._runtime import Settings, run_schedule
+from .checks import error
+
+
+def is_dask_array(obj) -> bool:
+    """Whether `obj` is a dask array, without importing dask (`import lazyinfini` never does)."""
+    module = type(obj).__module__ or ""
+    return module.startswith("dask.") and hasattr(obj, "__dask_graph__") and hasattr(obj, "chunks")
+
+
+def from_dask(x, /) -> Array:
+    """An array whose values are the dask array `x`'s, computed when needed on the dask device
+    (li.options(device="dask")); nothing runs now. Its chunks are kept."""
+    get_device("dask")  # NOTE: loads the device: an ImportError naming the extra without dask
+    if not is_dask_array(x):
+        raise error(TypeError, "from_dask", f"expected a dask array, got {type(x).__name__}")
+    if any(math.isnan(n) for n in x.shape):
+        raise error(
+            ValueError,
+            "from_dask",
+            f"x has unknown chunk sizes (shape {x.shape}); call x.compute_chunk_sizes() first",
+        )
+    dtype = x.dtype
+    if not _dtypes.is_supported(dtype):
+        raise error(TypeError, "from_dask", f"dtype {dtype} has no lazyinfini dtype")
+    shape = tuple(int(n) for n in x.shape)
+    # NOTE: C strides as a cached schedule's key reads them: a dask array has none of its own.
+    strides, step = [], dtype.itemsize
+    for n in reversed(shape):
+        strides.insert(0, step)
+        step *= max(n, 1)
+    buffer = Buffer("dask", x, BufferLayout(tuple(strides), 0))
+    return Array(Node(Op.BUFFER, (), shape, dtype, buffer, caller_source()))
+
+
+def from_zarr(url, /, component=None, **kwargs) -> Array:
+    """An array reading a zarr array (a path, URL or store) chunk by chunk on the dask device
+    (dask.array.from_zarr; needs zarr)."""
+    get_device("dask")
+    import dask.array as da
+
+    return from_dask(da.from_zarr(url, component=component, **kwargs))
+
+
+def to_dask(*arrays):
+    """The dask arrays computing `arrays` (one array in, one dask array out): their pending
+    programs translated by the dask device; nothing runs. A computed array's value is chunked
+    as a numpy input is."""
+    for a in arrays:
+        if not isinstance(a, Array):
+            raise error(TypeError, "to_dask", f"expected lazyinfini arrays, got {type(a).__name__}")
+    device = get_device("dask")
+    nodes = [a._node for a in arrays]
+    values = _translated(device, [n for n in nodes if n.op is not Op.BUFFER])
+    results = tuple(values[n] if n in values else device.value_of({}, n) for n in nodes)
+    return results[0] if len(results) == 1 else results
+
+
+def _translated(device, pending: list[Node]) -> dict:
+    """Requested node -> its dask array: the one run loop, on the dask device without its
+    gather (no compute)."""
+    if not pending:
+        return {}
+    from .. import _realize
+
+    pending = list(dict.fromkeys(pending))
+    lazy = dataclasses.replace(device, gather=lambda results: results)
+    # NOTE: realize's lock: the walk must not see another thread swap buffers in under it.
+    with _realize._REALIZING:
+        job = CACHE.prepare(device.target, current().fuse, pending, _realize._never)
+        check_memory(device, job.devices)
+        values = run_schedule(job.schedule, lazy, job.inputs, Settings())
+    return {node: values[out] for node, out in zip(job.requested, job.schedule.outputs)}

@@ -1,0 +1,322 @@
+"""Views that share memory, as numpy's do: a write through a view changes its base, and a write
+into the base is seen through its views.
+
+A basic index (ints, slices, ..., None; not an integer index on every axis, a scalar in numpy),
+permute_dims and the transposes, a reshape numpy would not copy, expand_dims, squeeze, flip,
+unstack and linalg.diagonal make views; broadcast_to (and broadcast_arrays where it broadcasts)
+makes read-only ones. Everything else copies, as in numpy.
+
+Arrays are values (one node each), so memory is a *storage*: the current value of the base (its
+`root` node) and the live arrays seeing it, each with the movement `steps` from the root to its
+value. An in-place write through a member scatters the member's new value into the root, and
+every other live member is rebound to its steps replayed on the new root: lazily, as nodes. A
+storage is made when an array's first view is taken, so arrays without views pay nothing.
+
+Note (spec): the standard leaves writes through views unspecified
+(https://data-apis.org/array-api/latest/design_topics/copies_views_and_mutation.html); numpy's
+behaviour is followed, except that linalg.diagonal is writable (numpy's is read-only).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import NamedTuple
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .._array import Array
+from .._graph import Node, Op, buffer_node, caller_source, resolve
+from .._graph.views import apply_movement
+from .checks import error
+
+
+class Step(NamedTuple):
+    """One movement from a view's parent to the view: a node's recipe without its input (an
+    input would keep old values alive)."""
+
+    op: Op
+    shape: tuple[int, ...]
+    arg: object
+
+
+class View(NamedTuple):
+    """What an array sharing memory knows: the storage, its steps from the root, and whether
+    writing into it is refused (a broadcast view, as numpy's)."""
+
+    storage: Storage
+    steps: tuple[Step, ...]
+    readonly: bool
+
+
+class Storage:
+    """The memory a base and its views share: its current value (`root`), the root's layout in
+    elements (None: C order) and the live arrays sharing it (weakly: a dropped view costs
+    nothing)."""
+
+    __slots__ = ("root", "strides", "members", "_prune_at")
+
+    def __init__(self, root: Node):
+        self.root = root
+        self.strides = None
+        self.members: dict[int, weakref.ref] = {}  # NOTE: by id: arrays are not hashable
+        self._prune_at = 8
+
+    def add(self, array: Array) -> None:
+        self.members[id(array)] = weakref.ref(array)
+        if len(self.members) >= self._prune_at:  # dead views go, amortized O(1) per view
+            self.members = {k: r for k, r in self.members.items() if r() is not None}
+            self._prune_at = max(8, 2 * len(self.members))
+
+    def others(self, array: Array) -> list[Array]:
+        """The live members besides `array`."""
+        live = [r() for r in self.members.values()]
+        return [m for m in live if m is not None and m is not array]
+
+
+# NOTE: writes through views of one storage from two threads must not lose an update.
+_LOCK = threading.Lock()
+
+
+def link(x: Array, view: Array, readonly: bool = False) -> Array:
+    """`view`, just recorded from x by movement nodes, shares x's memory; returns it."""
+    assert view is not x
+    with _LOCK:
+        base = x._view or _adopt(x)
+        steps = base.steps
+        for step in _recorded_steps(view._n, x._n):
+            steps = extend(steps, step)
+        view._view = View(base.storage, steps, base.readonly or readonly)
+        base.storage.add(view)
+    return view
+
+
+def _adopt(x: Array) -> View:
+    """x becomes the root of a new storage (it had no views until now)."""
+    storage = Storage(x._n)
+    x._view = View(storage, (), False)
+    storage.add(x)
+    return x._view
+
+
+def _recorded_steps(node: Node, base: Node) -> list[Step]:
+    """The steps from `base` to `node`, read back from the nodes the API recorded."""
+    found = []
+    while node is not base and node.realized is not base:  # NOTE: x may be computed since
+        assert len(node.srcs) >= 1, node
+        found.append(Step(node.op, node.shape, node.arg))
+        node = node.srcs[0]
+    return found[::-1]
+
+
+def extend(steps: tuple[Step, ...], step: Step) -> tuple[Step, ...]:
+    """`steps` then `step`, merging a slice of a slice, a reshape of a reshape and a permute of a
+    permute into one step (so scatters stay one per view, and chains stay short)."""
+    last = steps[-1] if steps else None
+    if last is None or last.op is not step.op or step.op not in _MERGE:
+        return (*steps, step)
+    return (*steps[:-1], _MERGE[step.op](last, step))
+
+
+def _merge_slices(first: Step, second: Step) -> Step:
+    arg = tuple(
+        (s1 + t1 * s2 if n else 0, t1 * t2)
+        for (s1, t1), (s2, t2), n in zip(first.arg, second.arg, second.shape, strict=True)
+    )
+    return Step(Op.SLICE, second.shape, arg)
+
+
+def _merge_permutes(first: Step, second: Step) -> Step:
+    return Step(Op.PERMUTE, second.shape, tuple(first.arg[a] for a in second.arg))
+
+
+_MERGE = {
+    Op.SLICE: _merge_slices,
+    Op.RESHAPE: lambda first, second: second,
+    Op.PERMUTE: _merge_permutes,
+}
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+def check_writable(x: Array, func: str) -> None:
+    view = x._view
+    if view is not None and view.readonly:
+        raise error(
+            ValueError, func, "x is a broadcast view, read-only as in numpy; write into a copy"
+        )
+
+
+def write(x: Array, new: Node, func: str) -> None:
+    """x (a member of a storage) takes the value `new` in place: the root takes the new elements
+    and every other live member is rebound to its value derived from the new root."""
+    check_writable(x, func)
+    assert new.shape == x.shape and new.dtype == x.dtype, (new, x.shape, x.dtype)
+    if new is x._n:
+        return  # nothing written (x[..., False] = v)
+    with _LOCK:
+        view = x._view
+        storage = view.storage
+        others = storage.others(x)
+        if others:
+            source = caller_source()
+            root = scatter(resolve(storage.root), view.steps, new, source)
+            storage.root = root
+            for other in others:
+                other._hold(replay(other._view.steps, root, source))
+        else:
+            _reroot(x, new)
+        x._hold(new)
+
+
+def setitem(x: Array, key, value) -> None:
+    """x[key] = value on a member of a storage, written through."""
+    from . import indexing  # NOTE: here: indexing imports link from this module
+
+    check_writable(x, "__setitem__")
+    if _writes_itself(x, key, value):
+        return
+    write(x, indexing.setitem(x, key, value)._n, "__setitem__")
+
+
+def _writes_itself(x: Array, key, value) -> bool:
+    """Whether value is the live view x[key] of the same memory, so the write changes nothing:
+    `x[i] += 1` runs `v = x[i]; v += 1` (which writes through v already), then `x[i] = v`."""
+    from . import indexing
+
+    theirs = value._view if isinstance(value, Array) else None
+    if theirs is None or theirs.storage is not x._view.storage:
+        return False
+    key = key if isinstance(key, tuple) else (key,)
+    if indexing.is_special(key):
+        return False
+    try:
+        view = indexing.basic_getitem(x, key, "")
+    except (IndexError, TypeError, ValueError):
+        return False  # indexing.setitem raises it, as __setitem__
+    steps = x._view.steps
+    for step in _recorded_steps(view._n, x._n):
+        steps = extend(steps, step)
+    return steps == theirs.steps
+
+
+def _reroot(x: Array, new: Node) -> None:
+    """x, the storage's last live member, becomes its root: the old root nobody can see is let
+    go (a view written in a loop after its base was dropped keeps no history). Its layout is
+    kept: a later reshape copies where numpy's would."""
+    view = x._view
+    storage = view.storage
+    if view.steps:
+        storage.strides = phantom(view).strides
+        x._view = View(storage, (), view.readonly)
+    storage.root = new
+
+
+def replay(steps: tuple[Step, ...], root: Node, source: str) -> Node:
+    """The value `steps` see in `root`: one movement node per step."""
+    node = root
+    for step in steps:
+        node = Node(step.op, (node,), step.shape, node.dtype, step.arg, source)
+    return node
+
+
+def scatter(root: Node, steps: tuple[Step, ...], new: Node, source: str) -> Node:
+    """`root` with the elements `steps` see replaced by `new`: each step undone from the view
+    back to the root (a slice by a setitem into its parent, a permute by its inverse, ...)."""
+    if not steps:
+        return new
+    parents = [root]
+    for step in steps[:-1]:
+        parents.append(replay((step,), parents[-1], source))
+    for step, parent in zip(reversed(steps), reversed(parents), strict=True):
+        new = _UNDO[step.op](step, parent, new, source)
+    return new
+
+
+def _undo_slice(step: Step, parent: Node, new: Node, source: str) -> Node:
+    key = tuple(_slice_item(start, by, n) for (start, by), n in zip(step.arg, step.shape))
+    return _setitem(parent, new, (), key, source)
+
+
+def _slice_item(start: int, by: int, length: int) -> tuple:
+    stop = start + by * length
+    return ("slice", start, stop if stop >= 0 else None, by)
+
+
+def _undo_reshape(step: Step, parent: Node, new: Node, source: str) -> Node:
+    return Node(Op.RESHAPE, (new,), parent.shape, parent.dtype, None, source)
+
+
+def _undo_permute(step: Step, parent: Node, new: Node, source: str) -> Node:
+    inverse = tuple(sorted(range(len(step.arg)), key=step.arg.__getitem__))
+    return Node(Op.PERMUTE, (new,), parent.shape, parent.dtype, inverse, source)
+
+
+def _undo_diagonal(step: Step, parent: Node, new: Node, source: str) -> Node:
+    """parent[..., rows, cols] = new: the diagonal's positions as two constant index arrays."""
+    arg = dict(step.arg)
+    assert arg["_function"] == "diagonal", arg
+    offset = arg["offset"]
+    positions = np.arange(step.shape[-1], dtype=np.int64)
+    rows, cols = positions + max(-offset, 0), positions + max(offset, 0)
+    batch = tuple(_slice_item(0, 1, n) for n in parent.shape[:-2])
+    key = (*batch, ("array", 0), ("array", 1))
+    return _setitem(parent, new, (_constant(rows, source), _constant(cols, source)), key, source)
+
+
+def _setitem(parent: Node, new: Node, arrays: tuple, key: tuple, source: str) -> Node:
+    srcs = (parent, new, *arrays)
+    return Node(Op.SETITEM, srcs, parent.shape, parent.dtype, (("key", key),), source)
+
+
+def _constant(value: np.ndarray, source: str) -> Node:
+    value.flags.writeable = False
+    return buffer_node(value, source)
+
+
+_UNDO = {
+    Op.SLICE: _undo_slice,
+    Op.RESHAPE: _undo_reshape,
+    Op.PERMUTE: _undo_permute,
+    Op.LINALG: _undo_diagonal,  # NOTE: linalg.diagonal is the one LINALG call that links
+}
+
+
+# -- layouts: which reshapes are views -------------------------------------------------------
+
+
+def reshape_is_view(x: Array, shape: tuple[int, ...]) -> bool:
+    """Whether numpy would reshape x without a copy: always for an array that is not a view (its
+    value is C-ordered), else as its layout allows."""
+    view = x._view
+    if view is None or (not view.steps and view.storage.strides is None):
+        return True
+    try:
+        np.reshape(phantom(view), shape, copy=False)
+    except ValueError:
+        return False
+    return True
+
+
+def phantom(view: View) -> np.ndarray:
+    """An ndarray with the view's layout (strides in elements) over one byte, never read."""
+    storage = view.storage
+    shape = resolve(storage.root).shape
+    strides = storage.strides if storage.strides is not None else _c_strides(shape)
+    array = as_strided(np.zeros(1, np.uint8), shape, strides, writeable=False)
+    for step in view.steps:
+        if step.op is Op.LINALG:
+            array = np.diagonal(array, dict(step.arg)["offset"], -2, -1)
+        else:
+            array = apply_movement(step, array)
+    return array
+
+
+def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides, size = [], 1
+    for n in reversed(shape):
+        strides.append(size)
+        size *= max(n, 1)
+    return tuple(reversed(strides))

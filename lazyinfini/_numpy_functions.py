@@ -1,0 +1,217 @@
+"""numpy's functions on Arrays (NEP 18, `__array_function__`): lazy twins, else numpy itself.
+
+`np.mean(x)`, `np.concatenate([x, y])`, `np.clip(x, 0, 1)` ... called with lazyinfini arrays
+reach `array_function`, which passes:
+
+1. **bind**: numpy's own signature binds the call (numpy's TypeError for a wrong call) and
+   takes `out=` aside;
+2. **twin**: the function's lazy twin (`_numpy_twins.TWINS`) records it with the namespace
+   functions; a twin that lacks a parameter the call gives, or meets a case it cannot record,
+   hands the call to step 3;
+3. **fallback**: otherwise the Array arguments are computed and numpy's implementation runs on
+   their values; ndarray results come back as Arrays. The first fallback of each function warns
+   (`NumpyFallbackWarning`); every fallback counts in `li.inspect.counters.numpy_fallbacks`;
+4. **out**: an Array `out` is rebound to the result, an ndarray `out` receives its value.
+
+Spec: https://numpy.org/neps/nep-0018-array-function-protocol.html
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+import warnings
+
+import numpy as np
+
+from . import _dtypes, _realize
+from ._api.creation import asarray
+from ._api.data_types import astype
+from ._array import Array
+from ._counters import counters
+from ._numpy_twins import OUT_CASTING, TWINS
+from ._numpy_twins.arguments import Fallback
+
+
+class NumpyFallbackWarning(UserWarning):
+    """A numpy function had no lazy form for a call: its Array inputs were computed and numpy
+    ran it. Warned once per function; counted in li.inspect.counters.numpy_fallbacks."""
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_WARNED: set[str] = set()  # the functions that warned already (warn once per function)
+_SIGNATURES: dict = {}
+
+
+def array_function(func, types, args: tuple, kwargs: dict):
+    """Array.__array_function__: the twin's lazy result, or numpy's on computed values."""
+    # Note (NEP 18): a type we do not know may implement the function itself; let numpy ask it.
+    if not all(issubclass(t, (Array, np.ndarray)) for t in types):
+        return NotImplemented
+    twin = TWINS.get(func)
+    if twin is None:
+        return fallback(func, args, kwargs, "no lazy form")
+    try:
+        return _call_twin(func, twin, args, kwargs)
+    except Fallback as reason:
+        return fallback(func, args, kwargs, str(reason))
+
+
+def _call_twin(func, twin, args: tuple, kwargs: dict):
+    bound = _bind(func, args, kwargs)
+    if bound is None:
+        return twin(*args, **kwargs)
+    out = bound.arguments.pop("out", None)
+    try:
+        call = _signature(twin).bind(*bound.args, **bound.kwargs)
+    except TypeError:
+        extra = sorted(set(bound.arguments) - set(_signature(twin).parameters))
+        raise Fallback(f"{', '.join(extra) or 'this call'} has no lazy form") from None
+    return deliver(func, twin(*call.args, **call.kwargs), out)
+
+
+def _bind(func, args: tuple, kwargs: dict) -> inspect.BoundArguments | None:
+    """numpy's signature bound to the call (numpy's TypeError when it does not bind); None
+    where numpy's function shows no signature."""
+    signature = _signature(func)
+    return None if signature is None else signature.bind(*args, **kwargs)
+
+
+def _signature(fn) -> inspect.Signature | None:
+    if fn not in _SIGNATURES:
+        try:
+            _SIGNATURES[fn] = inspect.signature(fn)
+        except (TypeError, ValueError):
+            _SIGNATURES[fn] = None
+    return _SIGNATURES[fn]
+
+
+def function_name(func) -> str:
+    """`numpy.mean`, `numpy.linalg.norm`: the name messages and warnings show."""
+    module = getattr(func, "__module__", None) or "numpy"
+    return f"{module}.{getattr(func, '__name__', repr(func))}"
+
+
+# -- out= -------------------------------------------------------------------------------------
+def deliver(func, result, out):
+    """`result`, or `out` holding it: an Array out is rebound to it (lazily), an ndarray out
+    receives its computed value. numpy's rules: the result's shape, and func's casting."""
+    if out is None:
+        return result
+    name, casting = function_name(func), OUT_CASTING.get(func, "same_kind")
+    if isinstance(out, tuple) and len(out) == 1:
+        out = out[0]
+    if not isinstance(result, Array):
+        raise TypeError(f"{name}: out= takes an array result, and this result is {result!r}")
+    if not isinstance(out, (Array, np.ndarray)):
+        raise TypeError(f"{name}: out must be an array, got {type(out).__name__}")
+    _check_out(name, result, out, casting)
+    if isinstance(out, Array):
+        out._write((result if result.dtype == out.dtype else astype(result, out.dtype))._n, name)
+        return out
+    np.copyto(out, result._value(), casting=casting)
+    return out
+
+
+def _check_out(name: str, result: Array, out, casting: str) -> None:
+    if out.shape != result.shape:
+        raise ValueError(f"{name}: out has shape {out.shape}, the result {result.shape}")
+    if not np.can_cast(result.dtype, out.dtype, casting=casting):
+        raise TypeError(
+            f"{name}: cannot cast the result's {result.dtype} to out's {out.dtype} "
+            f"with casting rule {casting!r}"
+        )
+
+
+# -- the fallback -----------------------------------------------------------------------------
+def fallback(func, args: tuple, kwargs: dict, reason: str):
+    """numpy's implementation run on the computed values of the Array arguments."""
+    name = function_name(func)
+    _warn_once(name, reason)
+    counters.numpy_fallbacks += 1
+    args, kwargs, out = _take_array_out(func, args, kwargs)
+    arrays = [a for a in _leaves((args, kwargs)) if isinstance(a, Array)]
+    _realize.realize(*arrays)  # NOTE: one materialization for all of them
+    implementation = getattr(func, "_implementation", func)
+    result = implementation(*_values(args), **_values(kwargs))
+    if out is not None:
+        return deliver(func, _wrap(result, ()), out)
+    return _wrap(result, [v for v in _leaves((args, kwargs)) if isinstance(v, np.ndarray)])
+
+
+def _warn_once(name: str, reason: str) -> None:
+    if name in _WARNED:
+        return
+    _WARNED.add(name)
+    message = (
+        f"{name} ({reason}): its lazyinfini arguments are computed and numpy runs it; the "
+        "result comes back as an array (warned once per function)"
+    )
+    warnings.warn(message, NumpyFallbackWarning, stacklevel=_user_stacklevel())
+
+
+def _user_stacklevel() -> int:
+    """The stacklevel naming the first frame outside this package (the user's call)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _take_array_out(func, args: tuple, kwargs: dict):
+    """numpy cannot write into an Array (it is a value): an Array `out` is set aside and
+    rebound to the result afterwards."""
+    bound = _bind(func, args, kwargs) if _has_out(func) else None
+    if bound is None or not isinstance(bound.arguments.get("out"), (Array, tuple)):
+        return args, kwargs, None
+    out = bound.arguments["out"]
+    if isinstance(out, tuple) and not any(isinstance(o, Array) for o in out):
+        return args, kwargs, None
+    del bound.arguments["out"]
+    return bound.args, bound.kwargs, out
+
+
+def _has_out(func) -> bool:
+    signature = _signature(func)
+    return signature is not None and "out" in signature.parameters
+
+
+def _leaves(value):
+    """The values inside nested tuples, lists and dicts (numpy takes arrays inside them)."""
+    if isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _leaves(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _leaves(item)
+    else:
+        yield value
+
+
+def _values(value):
+    """`value` with every Array replaced by its (computed) ndarray, nesting kept."""
+    if isinstance(value, Array):
+        return value._value()
+    if isinstance(value, dict):
+        return {k: _values(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_values(v) for v in value]
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return tuple(_values(v) for v in value)
+    return value
+
+
+def _wrap(result, given: list):
+    """ndarrays numpy returns become Arrays, inside tuples and lists too; an ndarray the caller
+    gave (numpy wrote into it) comes back as itself; scalars, bools and the rest as they are."""
+    if isinstance(result, np.ndarray):
+        if any(result is g for g in given):
+            return result
+        return asarray(result) if _dtypes.is_supported(result.dtype) else result
+    if isinstance(result, list):
+        return [_wrap(r, given) for r in result]
+    if isinstance(result, tuple):
+        items = [_wrap(r, given) for r in result]
+        return type(result)(*items) if hasattr(result, "_fields") else tuple(items)
+    return result

@@ -1,0 +1,119 @@
+"""numpy's arguments as lazyinfini arrays: numpy's conversions and promotion, and Fallback.
+
+A twin takes what numpy takes (Arrays, ndarrays, lists, Python and numpy scalars) and converts
+it the way numpy would, so the recorded result has numpy's dtype: lists get numpy's default
+dtypes, and mixed operands are promoted by numpy's rules (NEP 50: Python scalars are weak, a
+mix of kinds promotes where the standard leaves it open) before a namespace function sees them.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .. import _dtypes
+from .._api.creation import asarray
+from .._api.data_types import astype
+from .._api.manipulation import stack
+from .._array import Array
+
+NOT_GIVEN = np._NoValue  # numpy's default for "not passed" (keepdims, initial, prepend, ...)
+_PYTHON_SCALARS = (builtins.bool, int, float, complex)
+
+
+class Fallback(Exception):
+    """A twin cannot record this call; numpy runs it on computed values instead (the message
+    says why, for the warning)."""
+
+
+def array(value, dtype=None) -> Array:
+    """`value` as an Array (of `dtype` when given), converted as numpy.asarray would."""
+    if isinstance(value, Array):
+        return value if dtype is None or value.dtype == dtype else astype(value, dtype)
+    if isinstance(value, (list, tuple)) and _holds_arrays(value):
+        # NOTE: numpy would stack a list of arrays by computing them; stacking records it.
+        items = promoted(*value)
+        return array(stack(items), dtype)
+    if value is None or isinstance(value, str):
+        raise Fallback(f"the argument {value!r} is not an array")
+    converted = np.asarray(value)  # numpy's own conversion: lists get numpy's default dtypes
+    if not _dtypes.is_supported(converted.dtype):
+        raise Fallback(f"numpy dtype {converted.dtype} has no lazyinfini dtype")
+    return asarray(converted, dtype=dtype)
+
+
+def _holds_arrays(value) -> bool:
+    return builtins.any(
+        isinstance(v, Array) or (isinstance(v, (list, tuple)) and _holds_arrays(v)) for v in value
+    )
+
+
+def result_dtype(*values) -> np.dtype:
+    """numpy's result dtype for arrays, ndarrays, dtypes and scalars (Python scalars weak)."""
+    return np.result_type(*(_dtype_or_scalar(v) for v in values))
+
+
+def _dtype_or_scalar(value):
+    if isinstance(value, Array):
+        return value.dtype
+    if isinstance(value, (list, tuple)):
+        return array(value).dtype if _holds_arrays(value) else np.asarray(value).dtype
+    if isinstance(value, (np.ndarray, np.generic, np.dtype, *_PYTHON_SCALARS)):
+        return value
+    return np.asarray(value).dtype
+
+
+def promoted(*values, dtype=None) -> list[Array]:
+    """`values` as Arrays of one dtype: `dtype`, or numpy's result dtype of them."""
+    dtype = result_dtype(*values) if dtype is None else np.dtype(dtype)
+    return [array(v, dtype) for v in values]
+
+
+def converted(*values) -> list[Array]:
+    """`values` converted first, then promoted: numpy's functions that call asarray on their
+    arguments make Python scalars strong (int64, float64) arrays, not weak scalars."""
+    return promoted(*(array(v) for v in values))
+
+
+def summable(x: Array) -> Array:
+    """x as numpy sums it: booleans count as the default integer (numpy's add on bools)."""
+    return astype(x, _dtypes.DEFAULT_INT) if x.dtype == _dtypes.bool else x
+
+
+def floating(x: Array, dtype=None) -> Array:
+    """x as numpy's mean, std and var compute it: in `dtype`, or integers and booleans in
+    float64."""
+    if dtype is not None:
+        if np.dtype(dtype).kind not in "fc":
+            raise Fallback(f"dtype={np.dtype(dtype)} for a mean (numpy divides in it)")
+        return array(x, np.dtype(dtype))
+    if x.dtype == _dtypes.bool or x.dtype in _dtypes.INTEGER:
+        return astype(x, _dtypes.DEFAULT_FLOAT)
+    return x
+
+
+def real_only(func: str, x: Array) -> Array:
+    """Complex input takes numpy's own path (its ordering and real results differ)."""
+    if x.dtype in _dtypes.COMPLEX:
+        raise Fallback(f"{func} of complex input")
+    return x
+
+
+def given(value) -> bool:
+    return value is not NOT_GIVEN
+
+
+def as_tuple(value) -> tuple:
+    """An int or a sequence (numpy takes both for shapes, axes and repetitions) as a tuple."""
+    if isinstance(value, (tuple, list)):
+        return tuple(value)
+    if isinstance(value, np.ndarray):
+        return tuple(value.tolist())
+    return (value,)
+
+
+def check_order(order) -> None:
+    """Only numpy's row-major order has a lazy form (a lazy array has no memory layout)."""
+    if order not in ("C", None):
+        raise Fallback(f"order={order!r}")

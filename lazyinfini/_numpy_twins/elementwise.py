@@ -1,0 +1,210 @@
+"""numpy's element-wise functions that are not ufuncs: clip, round, isclose, nan_to_num, the
+real/imag family, and the comparisons that answer with one Python bool.
+
+numpy's ufuncs (np.exp, np.abs, np.sign, np.maximum, ...) reach Array.__array_ufunc__ instead.
+allclose, array_equal and array_equiv return a Python bool, as numpy does: they compute.
+"""
+
+from __future__ import annotations
+
+import builtins
+import cmath
+
+import numpy as np
+
+from .. import _dtypes
+from .._api import elementwise as _elementwise
+from .._api import elementwise_functions as _functions
+from .._api.creation import ones, zeros
+from .._api.data_types import astype, finfo
+from .._api.manipulation import broadcast_shapes
+from .._api.utility import all as _all
+from .._array import Array
+from .arguments import NOT_GIVEN, Fallback, array, given, result_dtype
+
+_REAL_SCALARS = (int, float)
+
+
+def _is_scalar(value) -> bool:
+    """A Python number: weak in numpy's promotion (NEP 50)."""
+    return isinstance(value, (int, float, complex)) and not isinstance(value, np.generic)
+
+
+# -- clip -------------------------------------------------------------------------------------
+def clip(a, a_min=NOT_GIVEN, a_max=NOT_GIVEN, *, min=NOT_GIVEN, max=NOT_GIVEN):
+    low, high = _clip_bounds(a_min, a_max, min, max)
+    x = array(a)
+    dtype = result_dtype(x, *(b for b in (low, high) if b is not None))
+    x = array(x, dtype)
+    # Note: Python bounds stay weak (they take x's dtype, as in numpy); others are cast to it.
+    low, high = (b if b is None or _is_scalar(b) else array(b, dtype) for b in (low, high))
+    return _elementwise.clip(x, low, high)
+
+
+def _clip_bounds(a_min, a_max, min, max):
+    """numpy's rules for clip's two spellings of its bounds."""
+    if not given(a_min) and not given(a_max):
+        return (min if given(min) else None), (max if given(max) else None)
+    if not given(a_min) or not given(a_max):
+        missing = "a_min" if not given(a_min) else "a_max"
+        raise TypeError(f"clip() missing 1 required positional argument: '{missing}'")
+    if given(min) or given(max):
+        raise ValueError(
+            "Passing `min` or `max` keyword argument when `a_min` and `a_max` are provided "
+            "is forbidden."
+        )
+    return a_min, a_max
+
+
+# -- round ------------------------------------------------------------------------------------
+def round(a, decimals=0):
+    x = array(a)
+    if x.dtype == _dtypes.bool or (decimals and x.dtype in _dtypes.COMPLEX):
+        raise Fallback(f"round of {x.dtype.name} to {decimals} decimals")
+    if x.dtype in _dtypes.INTEGER:
+        if decimals >= 0:
+            return x  # numpy returns integer input itself
+        # numpy divides in float64, rounds, multiplies back and casts to the integer dtype
+        scale = _power_of_ten(-decimals)
+        scaled = _functions.round(_elementwise.divide(astype(x, _dtypes.float64), scale))
+        return astype(_elementwise.multiply(scaled, scale), x.dtype)
+    if decimals == 0:
+        return _functions.round(x)
+    # Note: numpy's order of operations, so the bits agree: x * 10**d, rint, / 10**d.
+    scale = _power_of_ten(builtins.abs(decimals))
+    if decimals > 0:
+        return _elementwise.divide(_functions.round(_elementwise.multiply(x, scale)), scale)
+    return _elementwise.multiply(_functions.round(_elementwise.divide(x, scale)), scale)
+
+
+def _power_of_ten(n: int) -> float:
+    """10**n as numpy's round computes it (exact up to 1e22, then repeated products)."""
+    if n < 9:
+        return float(10**n)
+    result = 1e9
+    for _ in range(n - 9):
+        result *= 10.0
+    return result
+
+
+# -- closeness --------------------------------------------------------------------------------
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if not (isinstance(rtol, _REAL_SCALARS) and isinstance(atol, _REAL_SCALARS)):
+        raise Fallback("array rtol or atol")
+    x, y = _close_operands(a, b)
+    if _is_scalar(y):
+        tolerance, finite = atol + rtol * builtins.abs(y), cmath.isfinite(y)
+    else:
+        tolerance = _elementwise.add(atol, _elementwise.multiply(rtol, _elementwise.abs(y)))
+        finite = _functions.isfinite(y)
+    difference = _elementwise.abs(_elementwise.subtract(x, y))
+    result = _functions.logical_and(_elementwise.less_equal(difference, tolerance), finite)
+    result = _functions.logical_or(result, _elementwise.equal(x, y))
+    if equal_nan:
+        both = _functions.logical_and(_nan(x), _nan(y))
+        result = _functions.logical_or(result, both)
+    return result
+
+
+def _close_operands(a, b):
+    """numpy's isclose operands: y inexact (abs of the smallest integer overflows), then both
+    promoted; Python numbers stay weak."""
+    x = a if _is_scalar(a) else array(a)
+    if _is_scalar(b):
+        y = float(b) if isinstance(b, int) else b
+    else:
+        y = array(b)
+        y = array(y, result_dtype(y, 1.0))
+    dtype = result_dtype(x, y)
+    return tuple(v if _is_scalar(v) else array(v, dtype) for v in (x, y))
+
+
+def _nan(v):
+    return cmath.isnan(v) if _is_scalar(v) else _functions.isnan(v)
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return builtins.bool(_all(isclose(a, b, rtol, atol, equal_nan)))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    x, y = array(a1), array(a2)
+    if x.shape != y.shape:
+        return False
+    return builtins.bool(_all(_equal(x, y, equal_nan)))
+
+
+def array_equiv(a1, a2):
+    x, y = array(a1), array(a2)
+    try:
+        broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        return False
+    return builtins.bool(_all(_equal(x, y, False)))
+
+
+def _equal(x: Array, y: Array, equal_nan: bool) -> Array:
+    dtype = result_dtype(x, y)
+    x, y = array(x, dtype), array(y, dtype)
+    same = _elementwise.equal(x, y)
+    if equal_nan and dtype in _dtypes.REAL_FLOATING + _dtypes.COMPLEX:
+        both = _functions.logical_and(_functions.isnan(x), _functions.isnan(y))
+        same = _functions.logical_or(same, both)
+    return same
+
+
+# -- nan_to_num -------------------------------------------------------------------------------
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    v = array(x)
+    if v.dtype not in _dtypes.REAL_FLOATING + _dtypes.COMPLEX:
+        return v
+    if v.dtype in _dtypes.COMPLEX:
+        raise Fallback("nan_to_num of complex input")
+    info = finfo(v.dtype)
+    high, low = (info.max if posinf is None else posinf), (info.min if neginf is None else neginf)
+    is_nan, is_inf = _functions.isnan(v), _functions.isinf(v)
+    positive = _elementwise.greater(v, 0)
+    result = _elementwise.where(is_nan, _value(nan, v.dtype), v)
+    result = _elementwise.where(
+        _functions.logical_and(is_inf, positive), _value(high, v.dtype), result
+    )
+    result = _elementwise.where(
+        _functions.logical_and(is_inf, _functions.logical_not(positive)),
+        _value(low, v.dtype),
+        result,
+    )
+    if not copy and isinstance(x, Array):
+        x._write(result._n, "nan_to_num")  # numpy writes in place (through views) and returns x
+        return x
+    return result
+
+
+def _value(value, dtype):
+    """A replacement value cast as numpy's copyto does (unsafe casting)."""
+    if not _is_scalar(value) and not isinstance(value, np.generic):
+        raise Fallback("array replacement values")
+    with np.errstate(over="ignore"):
+        return array(np.asarray(value).astype(dtype))
+
+
+# -- real and imaginary parts -----------------------------------------------------------------
+def real(val):
+    return _functions.real(array(val))
+
+
+def imag(val):
+    return _functions.imag(array(val))
+
+
+def iscomplex(x):
+    v = array(x)
+    if v.dtype in _dtypes.COMPLEX:
+        return _elementwise.not_equal(_functions.imag(v), 0)
+    return zeros(v.shape, dtype=_dtypes.bool)
+
+
+def isreal(x):
+    v = array(x)
+    if v.dtype in _dtypes.COMPLEX:
+        return _elementwise.equal(_functions.imag(v), 0)
+    return ones(v.shape, dtype=_dtypes.bool)

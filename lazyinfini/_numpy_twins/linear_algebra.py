@@ -1,0 +1,174 @@
+"""numpy's products (dot, vdot, inner, outer, tensordot, einsum, cross), trace and diagonal,
+and np.linalg's functions, recorded with matmul, tensordot and li.linalg.
+
+(np.matmul and np.vecdot are ufuncs: they reach Array.__array_ufunc__.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtypes
+from .. import linalg as _linalg
+from .._api.elementwise import multiply
+from .._api.linear_algebra import matmul, vecdot
+from .._api.linear_algebra import tensordot as _tensordot
+from .._api.manipulation import moveaxis, reshape
+from .arguments import Fallback, array, as_tuple, converted, promoted, summable
+
+
+def _products(func: str, a, b):
+    """a and b promoted by numpy's rules (Python scalars are arrays here, not weak: numpy's
+    products convert them first); booleans take numpy's own path (a dot of bools is an or of
+    ands)."""
+    x, y = converted(a, b)
+    if x.dtype == _dtypes.bool:
+        raise Fallback(f"{func} of booleans")
+    return x, y
+
+
+def dot(a, b):
+    x, y = _products("dot", a, b)
+    if x.ndim == 0 or y.ndim == 0:
+        return multiply(x, y)
+    if y.ndim <= 2 or x.ndim == 1:
+        return matmul(x, y)  # NOTE: here numpy's dot and matmul agree (matmul broadcasts x)
+    return _tensordot(x, y, axes=((x.ndim - 1,), (y.ndim - 2,)))
+
+
+def vdot(a, b):
+    x, y = _products("vdot", a, b)
+    return vecdot(reshape(x, (-1,)), reshape(y, (-1,)))  # NOTE: vecdot conjugates x, as vdot
+
+
+def inner(a, b):
+    x, y = _products("inner", a, b)
+    if x.ndim == 0 or y.ndim == 0:
+        return multiply(x, y)
+    return _tensordot(x, y, axes=((x.ndim - 1,), (y.ndim - 1,)))
+
+
+def outer(a, b):
+    x, y = _products("outer", a, b)
+    return multiply(reshape(x, (-1, 1)), reshape(y, (1, -1)))
+
+
+def tensordot(a, b, axes=2):
+    x, y = _products("tensordot", a, b)
+    if not isinstance(axes, (int, np.integer)):
+        first, second = axes
+        axes = (as_tuple(first), as_tuple(second))
+    return _tensordot(x, y, axes=axes)
+
+
+def einsum(*operands, optimize=False):
+    import lazyinfini
+
+    # Note: li.einsum is an extension another module adds; without it numpy's runs.
+    lazy = getattr(lazyinfini, "einsum", None)
+    if lazy is None or not operands or not isinstance(operands[0], str):
+        raise Fallback("this form of einsum")
+    return lazy(operands[0], *converted(*operands[1:]))
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    if axis is not None or (axisa, axisb, axisc) != (-1, -1, -1):
+        raise Fallback("cross along other axes")
+    x, y = _products("cross", a, b)
+    if x.ndim == 0 or y.ndim == 0 or x.shape[-1] != 3 or y.shape[-1] != 3:
+        raise Fallback("cross of vectors of 2 elements")
+    return _linalg.cross(x, y, axis=-1)
+
+
+# -- diagonals --------------------------------------------------------------------------------
+def _last_two(x, axis1, axis2):
+    return moveaxis(x, (axis1, axis2), (-2, -1))
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    x = _last_two(summable(array(a)), axis1, axis2)
+    return _linalg.trace(x, offset=offset, dtype=None if dtype is None else np.dtype(dtype))
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    return _linalg.diagonal(_last_two(array(a), axis1, axis2), offset=offset)
+
+
+# -- np.linalg --------------------------------------------------------------------------------
+def _inexact(a):
+    """a as numpy's linalg computes it: integers and booleans in float64; half floats are
+    refused by numpy itself."""
+    x = array(a)
+    if x.dtype in _dtypes.HALF:
+        raise Fallback(f"linalg of {x.dtype.name}")
+    if x.dtype == _dtypes.bool or x.dtype in _dtypes.INTEGER:
+        return array(x, _dtypes.float64)
+    return x
+
+
+def inv(a):
+    return _linalg.inv(_inexact(a))
+
+
+def det(a):
+    return _linalg.det(_inexact(a))
+
+
+def slogdet(a):
+    return _linalg.slogdet(_inexact(a))
+
+
+def solve(a, b):
+    x, y = promoted(_inexact(a), _inexact(b))
+    return _linalg.solve(x, y)
+
+
+def cholesky(a, *, upper=False):
+    return _linalg.cholesky(_inexact(a), upper=upper)
+
+
+def eigh(a, UPLO="L"):
+    if UPLO not in ("L", "l"):
+        raise Fallback("eigh of the upper triangle")
+    return _linalg.eigh(_inexact(a))
+
+
+def eigvalsh(a, UPLO="L"):
+    if UPLO not in ("L", "l"):
+        raise Fallback("eigvalsh of the upper triangle")
+    return _linalg.eigvalsh(_inexact(a))
+
+
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    if hermitian:
+        raise Fallback("svd with hermitian=True")
+    if not compute_uv:
+        return _linalg.svdvals(_inexact(a))
+    return _linalg.svd(_inexact(a), full_matrices=full_matrices)
+
+
+def qr(a, mode="reduced"):
+    if mode not in ("reduced", "complete"):
+        raise Fallback(f"qr with mode={mode!r}")
+    return _linalg.qr(_inexact(a), mode=mode)
+
+
+def matrix_power(a, n):
+    return _linalg.matrix_power(array(a), n)
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    v = _inexact(x)
+    if axis is None and ord is None:
+        return _linalg.vector_norm(v, axis=None, keepdims=keepdims)  # Frobenius of any shape
+    axes = tuple(range(v.ndim)) if axis is None else as_tuple(axis)
+    if len(axes) == 1:
+        return _linalg.vector_norm(
+            v, axis=axes[0], keepdims=keepdims, ord=2 if ord is None else ord
+        )
+    if len(axes) != 2:
+        raise ValueError("Improper number of dimensions to norm.")
+    result = _linalg.matrix_norm(
+        _last_two(v, *axes), keepdims=keepdims, ord="fro" if ord is None else ord
+    )
+    return moveaxis(result, (-2, -1), axes) if keepdims else result

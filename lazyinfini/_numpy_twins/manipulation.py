@@ -1,0 +1,222 @@
+"""numpy's joins, reshapes, axis moves, repeats and takes, recorded as movement nodes.
+
+numpy's conveniences over the standard's functions: axis=None flattens, an int is a shape,
+mixed dtypes promote by numpy's rules, and lists of arrays are arrays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._api import manipulation as _manipulation
+from .._api.checks import normalize_axis
+from .._api.creation import asarray
+from .._api.elementwise import clip
+from .._api.elementwise_functions import remainder
+from .._api.indexing import take as _take
+from .._api.indexing import take_along_axis as _take_along_axis
+from .arguments import Fallback, array, as_tuple, check_order, converted, promoted
+
+
+# -- joining ----------------------------------------------------------------------------------
+def _joined(arrays, dtype, casting) -> list:
+    """numpy's list of arrays to join, promoted (or cast to `dtype` under `casting`)."""
+    if not isinstance(arrays, (list, tuple)):
+        raise Fallback("joining the rows of one array")
+    if dtype is None:
+        return promoted(*arrays)
+    dtype = np.dtype(dtype)
+    items = [array(a) for a in arrays]
+    for item in items:
+        if not np.can_cast(item.dtype, dtype, casting=casting):
+            raise TypeError(
+                f"Cannot cast array data from {item.dtype!r} to {dtype!r} "
+                f"according to the rule {casting!r}"
+            )
+    return promoted(*items, dtype=dtype)
+
+
+def concatenate(arrays, axis=0, *, dtype=None, casting="same_kind"):
+    return _manipulation.concat(_joined(arrays, dtype, casting), axis=axis)
+
+
+def stack(arrays, axis=0, *, dtype=None, casting="same_kind"):
+    return _manipulation.stack(_joined(arrays, dtype, casting), axis=axis)
+
+
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    items = [atleast_2d(a) for a in _joined(tup, dtype, casting)]
+    return _manipulation.concat(items, axis=0)
+
+
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    items = [atleast_1d(a) for a in _joined(tup, dtype, casting)]
+    return _manipulation.concat(items, axis=0 if items and items[0].ndim == 1 else 1)
+
+
+def dstack(tup):
+    return _manipulation.concat([atleast_3d(a) for a in _joined(tup, None, None)], axis=2)
+
+
+def column_stack(tup):
+    items = [a if a.ndim >= 2 else reshape(a, (-1, 1)) for a in _joined(tup, None, None)]
+    return _manipulation.concat(items, axis=1)
+
+
+def append(arr, values, axis=None):
+    x, v = converted(arr, values)
+    if axis is None:
+        return _manipulation.concat([ravel(x), ravel(v)], axis=0)
+    return _manipulation.concat([x, v], axis=axis)
+
+
+def split(ary, indices_or_sections, axis=0):
+    x = array(ary)
+    if isinstance(indices_or_sections, (int, np.integer)):
+        length = x.shape[normalize_axis("split", axis, x.ndim)]
+        if indices_or_sections <= 0 or length % indices_or_sections:
+            raise ValueError("array split does not result in an equal division")
+    return array_split(x, indices_or_sections, axis)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    x = array(ary)
+    axis = normalize_axis("array_split", axis, x.ndim)
+    length = x.shape[axis]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        if indices_or_sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        each, extra = divmod(length, int(indices_or_sections))
+        sizes = [each + 1] * extra + [each] * (int(indices_or_sections) - extra)
+        points = np.cumsum([0, *sizes]).tolist()
+    else:
+        points = [0, *as_tuple(indices_or_sections), length]
+    lead = (slice(None),) * axis
+    return [x[(*lead, slice(start, stop))] for start, stop in zip(points, points[1:])]
+
+
+# -- shapes -----------------------------------------------------------------------------------
+def atleast_1d(*arys):
+    return _each(arys, lambda x: reshape(x, (1,)) if x.ndim == 0 else x)
+
+
+def atleast_2d(*arys):
+    return _each(arys, lambda x: reshape(x, (1,) * (2 - x.ndim) + x.shape) if x.ndim < 2 else x)
+
+
+def atleast_3d(*arys):
+    def lift(x):
+        if x.ndim == 0:
+            return reshape(x, (1, 1, 1))
+        if x.ndim == 1:
+            return reshape(x, (1, x.shape[0], 1))
+        return reshape(x, x.shape + (1,)) if x.ndim == 2 else x
+
+    return _each(arys, lift)
+
+
+def _each(arys, lift):
+    """numpy's atleast_*: one array for one argument, else a tuple."""
+    results = tuple(lift(array(a)) for a in arys)
+    return results[0] if len(results) == 1 else results
+
+
+def reshape(a, shape, order="C", *, copy=None):
+    check_order(order)
+    return _manipulation.reshape(array(a), as_tuple(shape), copy=copy)
+
+
+def ravel(a, order="C"):
+    check_order(order)
+    return _manipulation.reshape(array(a), (-1,))
+
+
+def squeeze(a, axis=None):
+    x = array(a)
+    if axis is None:
+        axis = tuple(i for i, n in enumerate(x.shape) if n == 1)
+    return _manipulation.squeeze(x, axis=as_tuple(axis))
+
+
+def expand_dims(a, axis):
+    return _manipulation.expand_dims(array(a), axis=as_tuple(axis))
+
+
+def broadcast_to(array_, shape, subok=False):
+    return _manipulation.broadcast_to(array(array_), as_tuple(shape))
+
+
+def broadcast_arrays(*args, subok=False):
+    return _manipulation.broadcast_arrays(*(array(a) for a in args))
+
+
+def copy(a, order="K", subok=False):
+    # Note: a lazy array has no memory order; every order gives the same values.
+    return asarray(array(a), copy=True)
+
+
+# -- axes -------------------------------------------------------------------------------------
+def transpose(a, axes=None):
+    x = array(a)
+    order = tuple(reversed(range(x.ndim))) if axes is None else as_tuple(axes)
+    return _manipulation.permute_dims(x, order)
+
+
+def moveaxis(a, source, destination):
+    return _manipulation.moveaxis(array(a), as_tuple(source), as_tuple(destination))
+
+
+def swapaxes(a, axis1, axis2):
+    x = array(a)
+    order = list(range(x.ndim))
+    first, second = (normalize_axis("swapaxes", i, x.ndim) for i in (axis1, axis2))
+    order[first], order[second] = second, first
+    return _manipulation.permute_dims(x, tuple(order))
+
+
+def flip(m, axis=None):
+    return _manipulation.flip(array(m), axis=None if axis is None else as_tuple(axis))
+
+
+def roll(a, shift, axis=None):
+    return _manipulation.roll(array(a), shift, axis=axis)
+
+
+# -- repeats and takes ------------------------------------------------------------------------
+def tile(A, reps):
+    return _manipulation.tile(array(A), as_tuple(reps))
+
+
+def repeat(a, repeats, axis=None):
+    if not isinstance(repeats, (int, np.integer)):
+        repeats = array(repeats)
+    return _manipulation.repeat(array(a), repeats, axis=axis)
+
+
+def take(a, indices, axis=None, mode="raise"):
+    x = array(a)
+    if axis is None:
+        x, axis = ravel(x), 0
+    axis = normalize_axis("take", axis, x.ndim)
+    index = _take_mode(array(indices), x.shape[axis], mode)
+    taken = _take(x, index if index.ndim == 1 else ravel(index), axis=axis)
+    shape = x.shape[:axis] + index.shape + x.shape[axis + 1 :]
+    return taken if taken.shape == shape else reshape(taken, shape)
+
+
+def _take_mode(index, length: int, mode: str):
+    """numpy's out-of-bounds modes: raise (the namespace checks), wrap or clip."""
+    if mode == "wrap":
+        return remainder(index, length)
+    if mode == "clip":
+        return clip(index, 0, length - 1)
+    if mode != "raise":
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    return index
+
+
+def take_along_axis(arr, indices, axis=-1):
+    x = array(arr)
+    if axis is None:
+        x, axis = ravel(x), 0
+    return _take_along_axis(x, array(indices), axis=axis)

@@ -1,0 +1,118 @@
+"""numpy's where, nonzero, searchsorted, sort, argsort, unique and isin.
+
+where, searchsorted, sort, argsort and isin record lazily; nonzero, argwhere, flatnonzero and
+unique have shapes that depend on the data, so, like the namespace's nonzero and unique_*, they
+compute their input at once (counted in counters.implicit_materializations).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtypes
+from .._api import elementwise as _elementwise
+from .._api import searching as _searching
+from .._api import sets as _sets
+from .._api import sorting as _sorting
+from .._api.data_types import astype
+from .._api.manipulation import reshape, stack
+from .._array import known_value
+from .arguments import Fallback, array, converted, promoted, real_only
+
+
+def where(condition, x=None, y=None):
+    if x is None and y is None:
+        return nonzero(condition)
+    if x is None or y is None:
+        raise ValueError("either both or neither of x and y should be given")
+    cond = array(condition)
+    if cond.dtype != _dtypes.bool:
+        cond = astype(cond, _dtypes.bool)  # numpy's truth of any dtype
+    return _elementwise.where(cond, *promoted(x, y))
+
+
+def nonzero(a):
+    return _searching.nonzero(array(a))
+
+
+def argwhere(a):
+    x = array(a)
+    if x.ndim == 0:
+        raise Fallback("argwhere of a 0-d array")
+    return stack(nonzero(x), axis=1)
+
+
+def flatnonzero(a):
+    return nonzero(reshape(array(a), (-1,)))[0]
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    x1, x2 = (real_only("searchsorted", x) for x in converted(a, v))
+    sorter = None if sorter is None else array(sorter)
+    return _searching.searchsorted(x1, x2, side=side, sorter=sorter)
+
+
+# -- sorting ----------------------------------------------------------------------------------
+def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    x = array(a)
+    sortable, axis = _sortable(x, axis, order)
+    result = _sorting.sort(sortable, axis=axis, stable=True)
+    return astype(result, _dtypes.bool) if x.dtype == _dtypes.bool else result
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    # Note: always a stable sort; numpy's default quicksort may order ties otherwise.
+    sortable, axis = _sortable(array(a), axis, order)
+    return _sorting.argsort(sortable, axis=axis, stable=True)
+
+
+def _sortable(x, axis, order):
+    """x as the namespace sorts it (bools as 0 and 1), and the axis (None flattens)."""
+    if order is not None:
+        raise Fallback("order= sorts structured arrays")
+    x = real_only("sort", x)
+    if x.dtype == _dtypes.bool:
+        x = astype(x, _dtypes.uint8)
+    if axis is None:
+        return reshape(x, (-1,)), -1
+    return x, axis
+
+
+# -- sets -------------------------------------------------------------------------------------
+def unique(
+    ar,
+    return_index=False,
+    return_inverse=False,
+    return_counts=False,
+    axis=None,
+    *,
+    equal_nan=True,
+    sorted=True,
+):
+    if axis is not None or not sorted:
+        raise Fallback("axis= or sorted=False")
+    x = array(ar)
+    flags = (return_index, return_inverse, return_counts)
+    if not any(flags):
+        values = _sets.unique_values(x)
+        _check_nans(values, equal_nan)
+        return values
+    found = _sets.unique_all(x)
+    _check_nans(found.values, equal_nan)
+    chosen = (found.indices, found.inverse_indices, found.counts)
+    return (found.values, *(a for a, flag in zip(chosen, flags, strict=True) if flag))
+
+
+def _check_nans(values, equal_nan: bool) -> None:
+    """numpy's unique folds NaNs into one (equal_nan); the standard keeps each NaN apart. The
+    values are computed already (unique's shape depends on them), so this reads them free."""
+    if not equal_nan or values.dtype not in _dtypes.REAL_FLOATING + _dtypes.COMPLEX:
+        return
+    if np.count_nonzero(np.isnan(known_value(values))) > 1:
+        raise Fallback("unique with several NaNs (numpy folds them into one)")
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    # Note: assume_unique and kind are numpy's speed hints; the result does not depend on them.
+    x1, x2 = converted(element, test_elements)
+    return _sets.isin(x1, x2, invert=invert)

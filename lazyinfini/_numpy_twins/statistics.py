@@ -1,0 +1,170 @@
+"""numpy's reductions, cumulative sums and differences, recorded with the namespace functions.
+
+Each twin has numpy's signature for what it supports (out= is taken aside before it is called)
+and numpy's dtypes: bools sum as the default integer, integers average in float64.
+
+Note: half floats accumulate in float32 here (the namespace's rule), where numpy's cumsum and
+cumprod round every partial result to half: the last bit of a float16 running sum may differ.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtypes
+from .._api import statistics as _statistics
+from .._api import utility as _utility
+from .._api.data_types import astype
+from .._api.elementwise import subtract
+from .._api.manipulation import broadcast_to, reshape
+from .._api.searching import argmax as _argmax
+from .._api.searching import argmin as _argmin
+from .._api.searching import count_nonzero as _count_nonzero
+from .arguments import (
+    NOT_GIVEN,
+    Fallback,
+    array,
+    floating,
+    given,
+    promoted,
+    real_only,
+    summable,
+)
+
+
+def _dtype(dtype):
+    return None if dtype is None else np.dtype(dtype)
+
+
+# -- sums and products ------------------------------------------------------------------------
+def sum(a, axis=None, dtype=None, keepdims=False):
+    x = summable(array(a))
+    return _statistics.sum(x, axis=axis, dtype=_dtype(dtype), keepdims=keepdims)
+
+
+def prod(a, axis=None, dtype=None, keepdims=False):
+    x = summable(array(a))
+    return _statistics.prod(x, axis=axis, dtype=_dtype(dtype), keepdims=keepdims)
+
+
+def mean(a, axis=None, dtype=None, keepdims=False):
+    return _statistics.mean(floating(array(a), dtype), axis=axis, keepdims=keepdims)
+
+
+def std(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=NOT_GIVEN):
+    x = real_only("std", floating(array(a), dtype))
+    return _statistics.std(x, axis=axis, correction=_ddof(ddof, correction), keepdims=keepdims)
+
+
+def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=NOT_GIVEN):
+    x = real_only("var", floating(array(a), dtype))
+    return _statistics.var(x, axis=axis, correction=_ddof(ddof, correction), keepdims=keepdims)
+
+
+def _ddof(ddof, correction):
+    if not given(correction):
+        return ddof
+    if ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return correction
+
+
+# -- extremes ---------------------------------------------------------------------------------
+def max(a, axis=None, keepdims=False):
+    x = real_only("max", array(a))
+    if x.dtype == _dtypes.bool:
+        return _utility.any(x, axis=axis, keepdims=keepdims)  # NOTE: the largest bool
+    return _statistics.max(x, axis=axis, keepdims=keepdims)
+
+
+def min(a, axis=None, keepdims=False):
+    x = real_only("min", array(a))
+    if x.dtype == _dtypes.bool:
+        return _utility.all(x, axis=axis, keepdims=keepdims)
+    return _statistics.min(x, axis=axis, keepdims=keepdims)
+
+
+def ptp(a, axis=None, keepdims=False):
+    return subtract(max(a, axis, keepdims), min(a, axis, keepdims))
+
+
+def argmax(a, axis=None, *, keepdims=False):
+    return _argmax(_ordered(array(a), "argmax"), axis=axis, keepdims=keepdims)
+
+
+def argmin(a, axis=None, *, keepdims=False):
+    return _argmin(_ordered(array(a), "argmin"), axis=axis, keepdims=keepdims)
+
+
+def _ordered(x, func: str):
+    """Bools order as 0 < 1: an integer dtype the namespace's argmax takes."""
+    x = real_only(func, x)
+    return astype(x, _dtypes.uint8) if x.dtype == _dtypes.bool else x
+
+
+# -- truth ------------------------------------------------------------------------------------
+def any(a, axis=None, keepdims=False):
+    return _utility.any(array(a), axis=axis, keepdims=keepdims)
+
+
+def all(a, axis=None, keepdims=False):
+    return _utility.all(array(a), axis=axis, keepdims=keepdims)
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    # Note: numpy returns a Python int when axis is None; here it stays a lazy 0-d array.
+    return _count_nonzero(array(a), axis=axis, keepdims=keepdims)
+
+
+# -- running sums and differences -------------------------------------------------------------
+def cumsum(a, axis=None, dtype=None):
+    x, axis = _along(summable(array(a)), axis)
+    return _statistics.cumulative_sum(x, axis=axis, dtype=_dtype(dtype))
+
+
+def cumprod(a, axis=None, dtype=None):
+    x, axis = _along(summable(array(a)), axis)
+    return _statistics.cumulative_prod(x, axis=axis, dtype=_dtype(dtype))
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    x = summable(array(x))
+    kwargs = {"axis": axis, "dtype": _dtype(dtype), "include_initial": include_initial}
+    return _statistics.cumulative_sum(x, **kwargs)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    x = summable(array(x))
+    kwargs = {"axis": axis, "dtype": _dtype(dtype), "include_initial": include_initial}
+    return _statistics.cumulative_prod(x, **kwargs)
+
+
+def _along(x, axis):
+    """numpy's axis=None: the flattened array, along its only axis."""
+    if axis is None:
+        return reshape(x, (-1,)), 0
+    return x, axis
+
+
+def diff(a, n=1, axis=-1, prepend=NOT_GIVEN, append=NOT_GIVEN):
+    x = array(a)
+    if n == 0:
+        return x
+    if x.dtype == _dtypes.bool:
+        raise Fallback("diff of booleans (numpy takes not_equal)")
+    edges = {k: _edge(v, x, axis) for k, v in (("prepend", prepend), ("append", append))}
+    edges = {k: v for k, v in edges.items() if v is not None}
+    x, *joined = promoted(x, *edges.values())
+    return _utility.diff(x, axis=axis, n=n, **dict(zip(edges, joined, strict=True)))
+
+
+def _edge(value, x, axis: int):
+    """prepend/append as numpy joins them: a scalar is an array (of numpy's default dtype,
+    not a weak scalar) broadcast to one slice of x along axis."""
+    if not given(value):
+        return None
+    edge = array(value)
+    if edge.ndim == 0 and x.ndim > 0:
+        axis = axis % x.ndim
+        edge = broadcast_to(edge, x.shape[:axis] + (1,) + x.shape[axis + 1 :])
+    return edge

@@ -1,0 +1,343 @@
+"""The dask device: each kernel of a schedule becomes dask.array layers; nothing runs until
+`gather`, the one `dask.compute` of every requested value, on whatever scheduler is active.
+
+- A fused elementwise kernel is ONE `da.blockwise` layer, one task per output chunk, running
+  the kernel's register program on the chunk (`blocks.FusedBlock`): a chain of k ops is n
+  tasks, not k*n. Its loads' permutes and broadcasts are not dask layers at all: blockwise
+  reads each operand's blocks by axis labels, so a transposed operand is relabelled and a
+  broadcast one (length 1 on an axis) repeated, as a strided load is on the cpu.
+- Movement kernels (views, rearranges) are dask's transpose, broadcast_to, slicing, reshape.
+- Library calls: `calls.py`.
+
+Values are dask arrays. A buffer of the cpu (host memory, which this device reads too) enters
+with dask's automatic chunks (`chunk_spec`); a dask input keeps its own. Chunks are chosen as
+the graph is built, not in the schedule: a cached schedule runs on inputs chunked any way
+(only the dask graph is rebuilt), so `explain()` prints the chunking its inputs give now.
+"""
+
+from __future__ import annotations
+
+import operator
+import weakref
+
+import dask
+import dask.array as da
+import numpy as np
+from dask.base import tokenize
+
+from ... import _dtypes
+from ..._device import Device
+from ..._graph import Node, Op
+from ..._graph.views import slice_key
+from ..._schedule.kernels import Kind
+from ..._schedule.target import Target
+from ..reference import evaluate
+from . import calls
+from .blocks import FusedBlock, call_of, failure_note
+from .calls import grid
+
+# NOTE: never copy a transposed load first: blockwise reads it by relabelling its blocks.
+TARGET = Target("dask", transposed_copy_min=None, compile_min=None)
+
+# The config key of the chunks numpy inputs get (any dask chunks spec: "auto", "64MiB", 2,
+# ...). "auto" sizes them by dask's own "array.chunk-size" (128MiB unless set otherwise).
+CHUNKS_KEY = "lazyinfini.chunks"
+
+
+def chunk_spec():
+    """The chunks of a numpy input. NOTE: read from dask's config, as dask reads its own
+    "array.chunk-size" while building a graph: one place for a user to tune both."""
+    return dask.config.get(CHUNKS_KEY, "auto")
+
+
+# Output node -> chunks of its last translation: explain() describes a kernel from the chunks
+# the kernels before it made (chunk tuples only: no data, no graph is kept).
+_CHUNKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def value_of(values: dict, node: Node) -> da.Array:
+    """A node's value as a dask array: computed, a bound or own buffer (a numpy one chunked
+    now, once per run: its consumers share one layer), or a fill."""
+    value = values.get(node)
+    if isinstance(value, da.Array):
+        return value
+    if value is None:
+        if node.op is Op.FULL:
+            value = _filled(node)
+        elif node.op is Op.BUFFER and node.arg.data is not None:
+            value = node.arg.data
+        else:
+            raise KeyError(node)
+    if not isinstance(value, da.Array):
+        # NOTE: name=False: a random name instead of hashing every byte of the input.
+        value = da.from_array(np.asarray(value), chunks=chunk_spec(), name=False)
+    values[node] = value
+    _CHUNKS[node] = value.chunks
+    return value
+
+
+def _filled(node: Node) -> da.Array:
+    fill = np.asarray(node.arg, dtype=node.dtype)[()]
+    return da.full(node.shape, fill, dtype=node.dtype, chunks=chunk_spec())
+
+
+# -- movement -----------------------------------------------------------------------------
+
+
+def moved(step: Node, x: da.Array) -> da.Array:
+    """One movement node applied to a dask array (numpy's rules: C-order reshape)."""
+    if step.op is Op.PERMUTE:
+        return da.transpose(x, step.arg)
+    if step.op is Op.BROADCAST:
+        return da.broadcast_to(x, step.shape)
+    if step.op is Op.SLICE:
+        return x[slice_key(step)]
+    assert step.op is Op.RESHAPE, step
+    return reshaped(x, step.shape)
+
+
+def reshaped(x: da.Array, shape) -> da.Array:
+    """numpy's reshape in dask: directly where dask merges or splits axes, else through one
+    flat axis (dask reshapes any shape to and from 1-d, rechunking as it must)."""
+    if x.size == 0:
+        return da.zeros(shape, dtype=x.dtype)  # NOTE: nothing to move (dask's reshape fails)
+    try:
+        return x.reshape(shape)
+    except NotImplementedError:
+        return x.reshape((x.size,)).reshape(shape)
+
+
+def placed(load, values) -> tuple[da.Array, tuple[int, ...]]:
+    """A load as (x, axes): x's axis i lies on the load's axis axes[i]; x has length 1 where
+    the load is broadcast, and no axis at all for a broadcast's new leading axes. Permutes and
+    broadcasts only relabel (no dask layer); a slice slices x; a reshape makes the view whole."""
+    x = value_of(values, load.base)
+    axes, shape = tuple(range(x.ndim)), load.base.shape
+    for step in load.chain:
+        if step.op is Op.BROADCAST:
+            pad = len(step.shape) - len(shape)
+            axes = tuple(a + pad for a in axes)
+        elif step.op is Op.PERMUTE:
+            where = {a: j for j, a in enumerate(step.arg)}
+            axes = tuple(where[a] for a in axes)
+        elif step.op is Op.SLICE:
+            x = _sliced(x, axes, shape, step)
+        else:
+            x, axes = moved(step, whole(x, axes, shape)), tuple(range(len(step.shape)))
+        shape = step.shape
+    return x, axes
+
+
+def _sliced(x: da.Array, axes, shape, step: Node) -> da.Array:
+    key = slice_key(step)
+    parts = []
+    for i, axis in enumerate(axes):
+        if x.shape[i] == 1 and shape[axis] != 1:  # broadcast there: still one value
+            parts.append(slice(0, 0) if step.shape[axis] == 0 else slice(None))
+        else:
+            parts.append(key[axis])
+    if all(p == slice(None) for p in parts):
+        return x
+    return x[tuple(parts)]
+
+
+def whole(x: da.Array, axes, shape) -> da.Array:
+    """(x, axes) as one dask array of `shape`: transposed, length-1 axes added, broadcast."""
+    order = sorted(range(len(axes)), key=axes.__getitem__)
+    if order != list(range(len(axes))):
+        x = da.transpose(x, order)
+    expanded = [1] * len(shape)
+    for i, axis in enumerate(sorted(axes)):
+        expanded[axis] = x.shape[i]
+    if tuple(expanded) != x.shape:
+        x = reshaped(x, tuple(expanded))
+    return x if x.shape == tuple(shape) else da.broadcast_to(x, shape)
+
+
+def load_array(load, values) -> da.Array:
+    """A load as one dask array of its shape."""
+    return whole(*placed(load, values), load.shape)
+
+
+def _moving(kernel, values):
+    (load,) = kernel.loads
+    x = load_array(load, values)
+    via = ">".join(step.op.label for step in load.chain) or "the value itself"
+    return [x], f"dask movement ({via}): {grid(x)}"
+
+
+# -- elementwise: one blockwise layer ------------------------------------------------------
+
+
+def _elementwise(kernel, values):
+    out = kernel.outputs[0]
+    ndim = len(out.shape)
+    arrays, places, constants = [], [], []
+    for i, load in enumerate(kernel.loads):
+        if load.base.op is Op.FULL:  # a fill: a constant of the block function
+            constants.append((i, np.asarray(load.base.arg, dtype=load.base.dtype)))
+            continue
+        x, axes = placed(load, values)
+        arrays.append(x)
+        places.append((i, axes))
+    spanned = {(a, n) for x, (_, axes) in zip(arrays, places) for a, n in zip(axes, x.shape)}
+    missing = tuple(a for a in range(ndim) if (a, out.shape[a]) not in spanned)
+    if missing or not arrays:
+        # NOTE: no operand spans these axes (all are broadcast there): a carrier of zero-stride
+        # blocks gives them their chunks.
+        arrays.append(_carrier(missing, out))
+        places.append((None, missing))
+    block = _fused_block(kernel, ndim, places, constants)
+    pairs = [item for x, (_, axes) in zip(arrays, places) for item in (x, axes)]
+    name = f"{kernel.name}-{tokenize(block, *(x.name for x in arrays))}"
+    several = len(kernel.outputs) > 1
+    dtype = object if several else out.dtype
+    result = da.blockwise(
+        block, tuple(range(ndim)), *pairs, name=name, dtype=dtype,
+        meta=np.empty((0,) * ndim, dtype), align_arrays=True, concatenate=True,
+    )  # fmt: skip
+    outs = [result] if not several else _items(result, kernel.outputs, name)
+    return outs, _blockwise_note(kernel, result, arrays, places)
+
+
+def _carrier(axes: tuple[int, ...], out: Node) -> da.Array:
+    shape = tuple(out.shape[a] for a in axes)
+    chunks = da.core.normalize_chunks(chunk_spec(), shape, dtype=out.dtype)
+    return da.broadcast_to(da.zeros((), dtype=bool), shape, chunks=chunks)
+
+
+_BLOCKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _fused_block(kernel, ndim, places, constants) -> FusedBlock:
+    """The kernel's block function, made once per kernel record (a cached schedule's kernels
+    run again: the program is slimmed and tokenized once)."""
+    block = _BLOCKS.get(kernel)
+    if block is None or block.places != tuple(places):
+        dtypes = [n.dtype for n in kernel.outputs]
+        note = failure_note(kernel.name, [call_of(n) for n in kernel.nodes])
+        block = _BLOCKS[kernel] = FusedBlock(kernel.program, ndim, places, constants, dtypes, note)
+    return block
+
+
+def _items(result: da.Array, outputs, name: str) -> list[da.Array]:
+    """The outputs of a multi-output kernel, whose blocks are tuples: one getitem layer each."""
+    return [
+        result.map_blocks(
+            operator.itemgetter(j),
+            dtype=n.dtype,
+            meta=np.empty((0,) * len(n.shape), n.dtype),
+            name=f"{name}-{j}",
+        )
+        for j, n in enumerate(outputs)
+    ]
+
+
+def _blockwise_note(kernel, result, arrays, places) -> str:
+    ops = len(kernel.program.steps)
+    note = f"dask blockwise: one layer of {grid(result)}, the fused program ({ops} ops) per task"
+    aligned = all(
+        x.chunks[i] == result.chunks[a]
+        for x, (_, axes) in zip(arrays, places)
+        for i, a in enumerate(axes)
+        if x.shape[i] != 1 or result.shape[a] == 1
+    )
+    if not aligned:
+        note += "; operands rechunked to common chunks first"
+    if len(kernel.outputs) > 1:
+        note += f"; {len(kernel.outputs)} outputs, one getitem layer each"
+    return note
+
+
+# -- sources, library calls ----------------------------------------------------------------
+
+
+def _source(kernel, values):
+    (node,) = kernel.nodes
+    if node.op is Op.ARANGE:  # NOTE: reference._arange's formula, chunk by chunk: same bits
+        start, step = node.arg
+        wide = _dtypes.DEFAULT_INT if node.dtype in _dtypes.INTEGER else _dtypes.DEFAULT_FLOAT
+        x = da.arange(node.shape[0], dtype=wide, chunks=chunk_spec()) * step + start
+        x = x.astype(node.dtype)
+        return [x], f"dask arange: {grid(x)}"
+    x = da.from_array(evaluate(node, []), chunks=chunk_spec(), name=False)
+    return [x], f"computed on the client (numpy), then {grid(x)}"
+
+
+def _opaque(kernel, values):
+    inputs = [load_array(load, values) for load in kernel.loads]
+    return calls.translate(kernel, inputs)
+
+
+# -- the device ----------------------------------------------------------------------------
+
+TRANSLATE = {
+    Kind.ELEMENTWISE: _elementwise,
+    Kind.REARRANGE: _moving,
+    Kind.VIEW: _moving,
+    Kind.SOURCE: _source,
+    Kind.OPAQUE: _opaque,
+}
+
+
+def _handler(translate):
+    def handler(kernel, values, memory) -> list[da.Array]:
+        outs, _ = translate(kernel, values)
+        for node, x in zip(kernel.outputs, outs):
+            assert x.shape == node.shape and x.dtype == node.dtype, (kernel, x)
+            _CHUNKS[node] = x.chunks
+        return outs
+
+    return handler
+
+
+def describe(kernel) -> str:
+    """How this device runs `kernel`, with chunk counts: the kernel is translated again over
+    stand-ins chunked as its inputs were (nothing runs: a dask graph is only built)."""
+    values = {}
+    for load in kernel.loads:
+        base = load.base
+        if base.op is not Op.FULL and not (base.op is Op.BUFFER and base.arg.data is not None):
+            chunks = _CHUNKS.get(base) or chunk_spec()
+            values[base] = da.empty(base.shape, dtype=base.dtype, chunks=chunks)
+    outs, note = TRANSLATE[kernel.kind](kernel, values)
+    for node, x in zip(kernel.outputs, outs):
+        _CHUNKS[node] = x.chunks
+    return note
+
+
+def gather(results: dict) -> dict:
+    """Every requested value in ONE dask.compute (shared layers run once), as numpy arrays."""
+    nodes = list(results)
+    computed = dask.compute(*(results[n] for n in nodes))
+    return {n: _host(value, n) for n, value in zip(nodes, computed)}
+
+
+def _host(value, node: Node) -> np.ndarray:
+    # NOTE: dask hands a 0-d result back as a numpy scalar; realize() keeps arrays.
+    value = np.asarray(value)
+    assert value.shape == node.shape and value.dtype == node.dtype, (node, value.shape)
+    return value
+
+
+def _to_host(data) -> np.ndarray:
+    """A dask array's value (one dask.compute), read-only as every buffer's value is."""
+    value = np.array(data.compute() if isinstance(data, da.Array) else data)
+    value.flags.writeable = False
+    return value
+
+
+DASK = Device(
+    "dask",
+    TARGET,
+    {kind: _handler(translate) for kind, translate in TRANSLATE.items()},
+    lambda shape, dtype, settings: np.empty(shape, dtype),
+    value_of,
+    to_host=_to_host,
+    from_host=np.asarray,
+    describe=describe,
+    memory="dask",
+    reads=("host",),
+    gather=gather,
+    keeps=False,  # NOTE: an intermediate stays a dask graph, never a client-side copy
+)

@@ -1,0 +1,537 @@
+"""numpy's functions on lazyinfini arrays (NEP 18): the same numpy call on ndarrays is the
+oracle (values, dtype, shape); on Arrays it records lazily and returns Arrays, or, with no lazy
+form, computes, runs numpy's, warns once per function and counts."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import lazyinfini as li
+from lazyinfini import _numpy_functions
+
+RNG = np.random.default_rng(7)
+A = RNG.standard_normal((3, 4)).astype(np.float32)  # float32 matrix
+B = RNG.standard_normal((4, 5)).astype(np.float32)
+I = RNG.integers(-5, 6, (3, 4)).astype(np.int32)  # noqa: E741
+M = RNG.standard_normal((2, 3, 4))  # float64, 3-d
+V = RNG.standard_normal(5)  # float64 vector
+W = RNG.standard_normal(3)
+BO = A > 0.2
+C = (RNG.standard_normal(4) + 1j * RNG.standard_normal(4)).astype(np.complex128)
+SPD = (lambda q: q @ q.T + 4 * np.eye(4))(RNG.standard_normal((4, 4)))
+COUNTS = RNG.integers(0, 7, 20)
+SPECIAL = np.array([0.5, np.nan, np.inf, -np.inf, -2.0], dtype=np.float32)
+SORTED = np.sort(V)
+TENTHS = np.array([0.1, 0.2, 0.3], np.float32)  # float32(0.1) > 0.1: where float64 compares differ
+
+
+def pending(a: np.ndarray) -> li.Array:
+    """a as an Array that still has to be computed: anything the call computes shows."""
+    x = li.asarray(a)
+    return li.where(li.full(a.shape, True), x, x)
+
+
+def run_lazily(fn, *arrays):
+    """fn on pending Arrays; asserts that recording computed nothing."""
+    inputs = [pending(a) for a in arrays]
+    before = li.inspect.counters.snapshot()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", li.NumpyFallbackWarning)  # a twin, not the fallback
+        result = fn(*inputs)
+    after = li.inspect.counters.snapshot()
+    for name in ("materializations", "implicit_materializations", "numpy_fallbacks"):
+        assert after[name] == before[name], f"{name} changed while recording"
+    return result
+
+
+def assert_same(got, expected, exact: bool = True) -> None:
+    """An Array result equal to numpy's: dtype, shape and values (NaNs in the same places)."""
+    if isinstance(expected, (tuple, list)):
+        assert type(got) is type(expected) or hasattr(got, "_fields"), type(got)
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            assert_same(g, e, exact)
+        return
+    assert isinstance(got, li.Array), type(got)
+    value, expected = np.asarray(got), np.asarray(expected)
+    assert value.dtype == expected.dtype, (value.dtype, expected.dtype)
+    assert value.shape == expected.shape, (value.shape, expected.shape)
+    if exact:
+        np.testing.assert_array_equal(value, expected)
+    else:
+        np.testing.assert_allclose(
+            value, expected, rtol=1e-6 if value.dtype.itemsize >= 8 else 2e-6
+        )
+
+
+def check(fn, *arrays, exact: bool = True):
+    assert_same(run_lazily(fn, *arrays), fn(*arrays), exact)
+
+
+# (id, fn, inputs): each fn calls numpy's functions only; it runs on ndarrays and on Arrays.
+STATISTICS = [
+    ("mean", lambda a: np.mean(a), [A]),
+    ("mean-axis-positional", lambda a: np.mean(a, 0), [A]),
+    ("mean-keepdims", lambda a: np.mean(a, axis=1, keepdims=True), [A]),
+    ("mean-int", lambda i: np.mean(i, axis=0), [I]),
+    ("mean-dtype", lambda a: np.mean(a, dtype=np.float64), [A]),
+    ("sum", lambda a: np.sum(a, 1), [A]),
+    ("sum-int32-widens", lambda i: np.sum(i), [I]),
+    ("sum-bool", lambda b: np.sum(b, axis=0), [BO]),
+    ("sum-tuple-axis", lambda a: np.sum(a, axis=(0, 1), keepdims=True), [A]),
+    ("sum-dtype", lambda i: np.sum(i, dtype=np.float32), [I]),
+    ("prod", lambda i: np.prod(i, 0), [I]),
+    ("std", lambda a: np.std(a), [A]),
+    ("std-ddof", lambda a: np.std(a, 0, ddof=1), [A]),
+    ("var-int", lambda i: np.var(i, axis=1), [I]),
+    ("var-correction", lambda a: np.var(a, correction=1), [A]),
+    ("min", lambda a: np.min(a, 0), [A]),
+    ("max", lambda a: np.max(a, axis=1, keepdims=True), [A]),
+    ("amin", lambda i: np.amin(i), [I]),
+    ("amax", lambda a: np.amax(a, 0), [A]),
+    ("max-bool", lambda b: np.max(b, 1), [BO]),
+    ("min-bool", lambda b: np.min(b), [BO]),
+    ("ptp", lambda a: np.ptp(a, 1), [A]),
+    ("argmin", lambda a: np.argmin(a), [A]),
+    ("argmax", lambda a: np.argmax(a, 1), [A]),
+    ("argmax-keepdims", lambda a: np.argmax(a, axis=0, keepdims=True), [A]),
+    ("argmax-bool", lambda b: np.argmax(b, 1), [BO]),
+    ("any", lambda b: np.any(b, 0), [BO]),
+    ("all-of-comparison", lambda a: np.all(a > -3), [A]),
+    ("all-int", lambda i: np.all(i, axis=1), [I]),
+    ("count_nonzero", lambda i: np.count_nonzero(i, axis=0), [I]),
+    ("cumsum", lambda a: np.cumsum(a, 1), [A]),
+    ("cumsum-flat-int", lambda i: np.cumsum(i), [I]),
+    ("cumsum-bool", lambda b: np.cumsum(b, axis=0), [BO]),
+    ("cumprod", lambda i: np.cumprod(i, axis=0), [I]),
+    ("diff", lambda a: np.diff(a), [A]),
+    ("diff-n-axis", lambda i: np.diff(i, n=2, axis=0), [I]),
+    ("diff-prepend-scalar", lambda v: np.diff(v, prepend=0), [V]),
+    ("diff-append-array", lambda a: np.diff(a, axis=0, append=a[:1]), [A]),
+]
+
+MANIPULATION = [
+    ("concatenate", lambda a: np.concatenate([a, a], 0), [A]),
+    ("concatenate-promotes", lambda a, i: np.concatenate((a, i), axis=1), [A, I]),
+    ("concatenate-with-ndarray", lambda a: np.concatenate([a, B.T], axis=None), [A]),
+    ("concatenate-dtype", lambda i: np.concatenate([i, i], dtype=np.float64), [I]),
+    ("stack", lambda a: np.stack([a, a + 1], 1), [A]),
+    ("vstack", lambda v: np.vstack([v, v]), [V]),
+    ("hstack-2d", lambda a: np.hstack([a, a]), [A]),
+    ("hstack-1d", lambda v, w: np.hstack((v, w)), [V, W]),
+    ("dstack", lambda a: np.dstack([a, a]), [A]),
+    ("column_stack", lambda v: np.column_stack([v, v * 2]), [V]),
+    ("append-flat", lambda a: np.append(a, a), [A]),
+    ("append-axis", lambda a: np.append(a, a, axis=0), [A]),
+    ("append-scalar-is-float64", lambda a: np.append(a, 1.5), [A]),
+    ("split", lambda a: np.split(a, 2, axis=1), [A]),
+    ("split-indices", lambda a: np.split(a, [1, 3], axis=1), [A]),
+    ("array_split", lambda v: np.array_split(v, 3), [V]),
+    ("atleast_1d", lambda a: np.atleast_1d(np.sum(a)), [A]),
+    ("atleast_2d", lambda v: np.atleast_2d(v), [V]),
+    ("atleast_3d", lambda v, a: np.atleast_3d(v, a), [V, A]),
+    ("reshape", lambda a: np.reshape(a, (4, 3)), [A]),
+    ("reshape-int", lambda a: np.reshape(a, -1), [A]),
+    ("ravel", lambda a: np.ravel(a), [A]),
+    ("squeeze", lambda a: np.squeeze(np.expand_dims(a, 0)), [A]),
+    ("squeeze-axis", lambda m: np.squeeze(m[:1], axis=0), [M]),
+    ("expand_dims", lambda a: np.expand_dims(a, (0, 2)), [A]),
+    ("broadcast_to", lambda v: np.broadcast_to(v, (3, 5)), [V]),
+    ("broadcast_arrays", lambda a: np.broadcast_arrays(a[:, :1], a), [A]),
+    ("copy", lambda a: np.copy(a), [A]),
+    ("transpose", lambda a: np.transpose(a), [A]),
+    ("transpose-axes", lambda m: np.transpose(m, (1, 0, 2)), [M]),
+    ("moveaxis", lambda m: np.moveaxis(m, 0, -1), [M]),
+    ("swapaxes", lambda m: np.swapaxes(m, 0, 2), [M]),
+    ("flip", lambda a: np.flip(a), [A]),
+    ("flip-axis", lambda a: np.flip(a, 1), [A]),
+    ("roll", lambda a: np.roll(a, 1), [A]),
+    ("roll-axis", lambda a: np.roll(a, -1, axis=1), [A]),
+    ("tile", lambda v: np.tile(v, 2), [V]),
+    ("tile-tuple", lambda a: np.tile(a, (2, 1)), [A]),
+    ("repeat", lambda a: np.repeat(a, 2), [A]),
+    ("repeat-axis", lambda a: np.repeat(a, 2, axis=0), [A]),
+    ("repeat-list", lambda v: np.repeat(v, [1, 0, 2, 1, 3]), [V]),
+    ("take-flat", lambda a: np.take(a, [0, 5, 11]), [A]),
+    ("take-2d-indices", lambda a: np.take(a, [[0, 1], [3, 2]], axis=1), [A]),
+    ("take-scalar", lambda v: np.take(v, 2), [V]),
+    ("take-negative", lambda v: np.take(v, [-1, 0]), [V]),
+    ("take-wrap", lambda v: np.take(v, [7, -6], mode="wrap"), [V]),
+    ("take-clip", lambda v: np.take(v, [9, -3], mode="clip"), [V]),
+    ("take_along_axis", lambda a: np.take_along_axis(a, np.argsort(a, 1), 1), [A]),
+]
+
+SEARCHING = [
+    ("where", lambda a: np.where(a > 0, a, 0.0), [A]),
+    ("where-promotes", lambda a, i: np.where(a > 0, a, i), [A, I]),
+    ("where-int-condition", lambda i: np.where(i, 1, -1), [I]),
+    ("where-ndarray-branch", lambda a: np.where(a > 0, B[:3, :4], a), [A]),
+    ("searchsorted", lambda s, v: np.searchsorted(s, v), [SORTED, V]),
+    ("searchsorted-scalar", lambda s: np.searchsorted(s, 0.25, side="right"), [SORTED]),
+    ("sort", lambda a: np.sort(a), [A]),
+    ("sort-flat", lambda a: np.sort(a, axis=None), [A]),
+    ("sort-axis0", lambda a: np.sort(a, 0), [A]),
+    ("sort-bool", lambda b: np.sort(b, 1), [BO]),
+    ("argsort", lambda a: np.argsort(a, 1), [A]),
+    ("argsort-stable", lambda i: np.argsort(i, axis=None, kind="stable"), [I]),
+    ("searchsorted-strong-scalar", lambda t: np.searchsorted(t, 0.1, side="right"), [TENTHS]),
+    ("isin", lambda i: np.isin(i, [1, 2, 3]), [I]),
+    ("isin-strong-scalar", lambda t: np.isin(t, 0.1), [TENTHS]),
+]
+
+ELEMENTWISE = [
+    ("clip", lambda a: np.clip(a, -0.5, 0.5), [A]),
+    ("clip-int-float-bounds", lambda i: np.clip(i, 0.5, 2.5), [I]),
+    ("clip-none", lambda a: np.clip(a, None, 0), [A]),
+    ("clip-keyword", lambda a: np.clip(a, min=-0.1), [A]),
+    ("clip-array-bounds", lambda a: np.clip(a, A[0] - 0.2, 1.0), [A]),
+    ("round", lambda a: np.round(a * 100, 1), [A]),
+    ("around", lambda a: np.around(a), [A]),
+    ("round-negative", lambda a: np.round(a * 1000, -2), [A]),
+    ("round-int-negative", lambda i: np.round(i * 37, -1), [I]),
+    ("round-int", lambda i: np.round(i, 2), [I]),
+    ("abs-ufunc", lambda a: np.abs(a), [A]),
+    ("absolute-ufunc", lambda i: np.absolute(i), [I]),
+    ("sign-ufunc", lambda a: np.sign(a), [A]),
+    ("isclose", lambda a: np.isclose(a, a + 1e-6), [A]),
+    ("isclose-scalar", lambda a: np.isclose(a, 0.5, atol=0.5), [A]),
+    ("isclose-mixed", lambda i, a: np.isclose(i, a, atol=1), [I, A]),
+    ("isclose-nan", lambda s: np.isclose(s, s, equal_nan=True), [SPECIAL]),
+    ("nan_to_num", lambda s: np.nan_to_num(s), [SPECIAL]),
+    ("nan_to_num-values", lambda s: np.nan_to_num(s, nan=-1, posinf=9, neginf=-9), [SPECIAL]),
+    ("real", lambda c: np.real(c), [C]),
+    ("imag", lambda c: np.imag(c), [C]),
+    ("real-of-real", lambda a: np.real(a), [A]),
+    ("iscomplex", lambda c: np.iscomplex(c * np.array([1, 1, 1, 0])), [C]),
+    ("isreal", lambda a: np.isreal(a), [A]),
+]
+
+CREATION = [
+    ("zeros_like", lambda a: np.zeros_like(a), [A]),
+    ("ones_like-dtype", lambda i: np.ones_like(i, dtype=np.float32), [I]),
+    ("full_like-casts", lambda i: np.full_like(i, 2.7), [I]),
+    ("full_like-shape", lambda a: np.full_like(a, 7, shape=(2, 2)), [A]),
+    ("meshgrid", lambda v, w: np.meshgrid(v, w), [V, W]),
+    ("meshgrid-ij-sparse", lambda v, w: np.meshgrid(v, w, indexing="ij", sparse=True), [V, W]),
+    ("diag-vector", lambda v: np.diag(v), [V]),
+    ("diag-vector-above", lambda v: np.diag(v, 1), [V]),
+    ("diag-vector-below", lambda w: np.diag(w, -2), [W]),
+    ("diag-matrix", lambda a: np.diag(a), [A]),
+    ("diag-matrix-offset", lambda a: np.diag(a, 1), [A]),
+    ("tril", lambda a: np.tril(a), [A]),
+    ("triu", lambda a: np.triu(a, 1), [A]),
+]
+
+LINEAR_ALGEBRA = [
+    ("dot-matrices", lambda a, b: np.dot(a, b), [A, B]),
+    ("dot-vectors", lambda v: np.dot(v, v), [V]),
+    ("dot-scalar", lambda a: np.dot(a, 2.0), [A]),
+    ("dot-nd-matrix", lambda m, b: np.dot(m, b[:, :2].astype(np.float64)), [M, B]),
+    ("dot-nd-nd", lambda m: np.dot(m, np.transpose(m, (0, 2, 1))), [M]),
+    ("dot-vector-nd", lambda w, m: np.dot(w, m), [W, M]),
+    ("vdot", lambda c: np.vdot(c, c * 2), [C]),
+    ("inner", lambda a: np.inner(a, a), [A]),
+    ("outer", lambda v, w: np.outer(v, w), [V, W]),
+    ("tensordot", lambda m: np.tensordot(m, m, axes=([1, 2], [1, 2])), [M]),
+    ("tensordot-int", lambda m, a: np.tensordot(m, a, 1), [M, B]),
+    ("cross", lambda m: np.cross(m[0, :, :3], m[1, :, :3]), [M]),
+    ("trace", lambda a: np.trace(a), [A]),
+    ("trace-int-axes", lambda i: np.trace(np.reshape(i, (2, 2, 3)), axis1=1, axis2=2), [I]),
+    ("diagonal", lambda m: np.diagonal(m, 0, 1, 2), [M]),
+    ("linalg.inv", lambda s: np.linalg.inv(s), [SPD]),
+    ("linalg.det", lambda s: np.linalg.det(s), [SPD]),
+    ("linalg.solve", lambda s, v: np.linalg.solve(s, v[:4]), [SPD, V]),
+    ("linalg.cholesky", lambda s: np.linalg.cholesky(s), [SPD]),
+    ("linalg.eigh", lambda s: np.linalg.eigh(s), [SPD]),
+    ("linalg.svd", lambda a: np.linalg.svd(a), [A]),
+    ("linalg.svd-values", lambda a: np.linalg.svd(a, compute_uv=False), [A]),
+    ("linalg.qr", lambda s: np.linalg.qr(s), [SPD]),
+    ("linalg.norm", lambda a: np.linalg.norm(a), [A]),
+    ("linalg.norm-1", lambda v: np.linalg.norm(v, 1), [V]),
+    ("linalg.norm-axis", lambda a: np.linalg.norm(a, axis=1), [A]),
+    ("linalg.norm-matrix", lambda m: np.linalg.norm(m, "fro", axis=(0, 2), keepdims=True), [M]),
+]
+
+# numpy's dot of an n-d array runs one BLAS dot per output element, matmul and tensordot one
+# matrix product: the same values up to the last bits. Every other case is bit-equal.
+CLOSE = {"dot-nd-matrix", "dot-nd-nd"}
+
+CASES = STATISTICS + MANIPULATION + SEARCHING + ELEMENTWISE + CREATION + LINEAR_ALGEBRA
+
+
+@pytest.mark.parametrize("name, fn, inputs", CASES, ids=[c[0] for c in CASES])
+def test_numpy_call_records_lazily_and_matches_numpy(name, fn, inputs):
+    check(fn, *inputs, exact=name not in CLOSE)
+
+
+SQUARE = RNG.standard_normal((4, 4))
+EINSUM = [
+    ("matmul", lambda a, b: np.einsum("ij,jk->ik", a, b), [A, B]),
+    ("implicit", lambda a, b: np.einsum("ij,jk", a, b), [A, B]),
+    ("diagonal", lambda s: np.einsum("ii->i", s), [SQUARE]),
+    ("trace", lambda s: np.einsum("ii", s), [SQUARE]),
+    ("ellipsis", lambda m: np.einsum("...ij->...ji", m), [M]),
+]
+
+
+@pytest.mark.parametrize("name, fn, inputs", EINSUM, ids=[c[0] for c in EINSUM])
+def test_einsum_records_through_li_einsum(name, fn, inputs):
+    # numpy's einsum sums products in its own order, matmul in BLAS's: close, not bit-equal.
+    check(fn, *inputs, exact=name not in ("matmul", "implicit"))
+
+
+HISTOGRAMS = [
+    ("bins", lambda v: np.histogram(v, bins=4), [V]),
+    ("default-int", lambda i: np.histogram(i), [I]),
+    ("range", lambda a: np.histogram(a, bins=4, range=(-1, 1)), [A]),
+    ("edges", lambda i: np.histogram(i, bins=[-5, 0, 2, 5]), [I]),
+    ("density", lambda a: np.histogram(a, bins=3, density=True), [A]),
+    ("one-value", lambda a: np.histogram(a * 0 + 1), [A]),
+]
+
+
+@pytest.mark.parametrize("name, fn, inputs", HISTOGRAMS, ids=[c[0] for c in HISTOGRAMS])
+def test_histogram_records_lazily_with_numpys_edges(name, fn, inputs):
+    # the edges from the lazy min and max are numpy's linspace bit for bit
+    check(fn, *inputs)
+
+
+SHAPE_DEPENDS_ON_DATA = [
+    ("where-one-argument", lambda b: np.where(b), [BO]),
+    ("nonzero", lambda i: np.nonzero(i), [I]),
+    ("argwhere", lambda i: np.argwhere(i), [I]),
+    ("flatnonzero", lambda i: np.flatnonzero(i), [I]),
+    ("unique", lambda i: np.unique(i), [I]),
+    ("unique-flags", lambda i: np.unique(i, True, True, True), [I]),
+    ("unique-counts", lambda i: np.unique(i, return_counts=True), [I]),
+    ("bincount", lambda c: np.bincount(c), [COUNTS]),
+    ("bincount-minlength", lambda c: np.bincount(c, minlength=10), [COUNTS]),
+]
+
+
+@pytest.mark.parametrize("name, fn, inputs", SHAPE_DEPENDS_ON_DATA)
+def test_data_dependent_shapes_compute_their_input_once(name, fn, inputs):
+    # Like li.nonzero and li.unique_*: the input is computed at the call, counted as implicit.
+    before = li.inspect.counters.snapshot()
+    result = fn(*(pending(a) for a in inputs))
+    after = li.inspect.counters.snapshot()
+    assert after["implicit_materializations"] == before["implicit_materializations"] + 1
+    assert after["numpy_fallbacks"] == before["numpy_fallbacks"]
+    assert_same(result, fn(*inputs))
+
+
+def test_data_dependent_shapes_refuse_in_strict_mode():
+    with li.options(strict=True), pytest.raises(ValueError, match="strict"):
+        np.unique(pending(I))
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x, y: np.allclose(x, y),
+        lambda x, y: np.allclose(x, y + 1e-3),
+        lambda x, y: np.allclose(x, y + 1e-3, atol=1e-2),
+        lambda x, y: np.array_equal(x, y),
+        lambda x, y: np.array_equal(x, y[:2]),
+        lambda x, y: np.array_equal(x, y, equal_nan=True),
+        lambda x, y: np.array_equiv(x, y[:1]),
+        lambda x, y: np.array_equiv(x, y[:1] + 1),
+    ],
+)
+def test_comparisons_to_one_bool_compute_and_return_a_python_bool(fn):
+    for data in (A, SPECIAL):
+        expected = fn(data, data)
+        got = fn(pending(data), data.copy())
+        assert type(got) is bool and got == expected
+
+
+def test_questions_about_shape_and_dtype_never_compute():
+    x, c = pending(A), pending(C)
+    before = li.inspect.counters.snapshot()
+    answers = [np.shape(x), np.ndim(x), np.size(x), np.size(x, 1), np.result_type(x, 1.0)]
+    answers += [np.result_type(x, pending(I)), np.can_cast(x, np.float64), np.can_cast(x, np.int8)]
+    answers += [np.iscomplexobj(c), np.iscomplexobj(x), np.isrealobj(x)]
+    assert li.inspect.counters.snapshot() == before
+    expected = [np.shape(A), np.ndim(A), np.size(A), np.size(A, 1), np.result_type(A, 1.0)]
+    expected += [np.result_type(A, I), np.can_cast(A, np.float64), np.can_cast(A, np.int8)]
+    expected += [np.iscomplexobj(C), np.iscomplexobj(A), np.isrealobj(A)]
+    assert answers == expected
+
+
+def test_empty_like_has_numpys_dtype_and_shape():
+    for got, expected in [
+        (np.empty_like(pending(I)), np.empty_like(I)),
+        (
+            np.empty_like(pending(A), dtype=np.float64, shape=(2, 5)),
+            np.empty_like(A, np.float64, shape=(2, 5)),
+        ),
+    ]:
+        assert isinstance(got, li.Array)
+        assert (got.dtype, got.shape) == (expected.dtype, expected.shape)
+
+
+# -- out= -------------------------------------------------------------------------------------
+def test_an_array_out_is_rebound_to_the_lazy_result():
+    x, out = pending(A), pending(np.zeros(4, np.float32))
+    alias = out
+    before = li.inspect.counters.materializations
+    assert np.sum(x, 0, None, out) is out  # out given by position, as numpy allows
+    assert np.mean(x, axis=0, out=out) is out
+    assert li.inspect.counters.materializations == before
+    np.testing.assert_array_equal(np.asarray(alias), np.mean(A, axis=0))
+
+
+def test_an_array_out_casts_as_numpy_casts():
+    out = pending(np.zeros(4, np.int32))
+    np.sum(pending(A * 3), axis=0, out=out)  # numpy's reductions cast into out unsafely
+    expected = np.sum(A * 3, axis=0, out=np.zeros(4, np.int32))
+    assert_same(out, expected)
+    out64 = pending(np.zeros((3, 4)))
+    np.clip(pending(A), 0, 1, out=out64)
+    assert_same(out64, np.clip(A, 0, 1, out=np.zeros((3, 4))))
+
+
+def test_an_ndarray_out_receives_the_value():
+    out = np.zeros(4, np.float32)
+    result = np.max(pending(A), 0, out=out)
+    assert result is out
+    np.testing.assert_array_equal(out, np.max(A, 0))
+
+
+@pytest.mark.parametrize("make", [np.zeros, lambda *a: pending(np.zeros(*a))])
+def test_out_of_a_kind_numpy_refuses_is_a_type_error(make):
+    with pytest.raises(TypeError, match="numpy.clip: cannot cast the result's float32"):
+        np.clip(pending(A[0]), 0, 1, out=make(4, np.int32))
+    with pytest.raises(TypeError, match="rule 'no'"):  # numpy's dot takes only its own dtype
+        np.dot(pending(A[0]), pending(A[0]), out=make((), np.float64))
+
+
+def test_out_of_another_shape_is_a_value_error():
+    with pytest.raises(ValueError, match=r"out has shape \(3,\), the result \(4,\)"):
+        np.sum(pending(A), axis=0, out=np.zeros(3, np.float32))
+
+
+# -- the fallback -----------------------------------------------------------------------------
+@pytest.fixture
+def fresh_warnings(monkeypatch):
+    """Each test sees every function's first fallback (the module warns once per process)."""
+    monkeypatch.setattr(_numpy_functions, "_WARNED", set())
+
+
+def test_a_function_with_no_twin_computes_runs_numpy_warns_once_and_counts(fresh_warnings):
+    x = pending(A)
+    before = li.inspect.counters.snapshot()
+    with pytest.warns(li.NumpyFallbackWarning, match=r"numpy\.percentile \(no lazy form\)") as seen:
+        first = np.percentile(x, 30, axis=1)
+    assert seen[0].filename == __file__  # the warning names the user's line
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", li.NumpyFallbackWarning)  # the second call is quiet
+        second = np.percentile(x, 70, axis=0)
+    after = li.inspect.counters.snapshot()
+    assert after["numpy_fallbacks"] == before["numpy_fallbacks"] + 2
+    assert after["materializations"] == before["materializations"] + 1  # x, once
+    assert_same(first, np.percentile(A, 30, axis=1))
+    assert_same(second, np.percentile(A, 70, axis=0))
+
+
+def test_a_twin_without_a_parameter_falls_back_for_that_call(fresh_warnings):
+    x = pending(A)
+    with pytest.warns(li.NumpyFallbackWarning, match=r"numpy\.sum \(where has no lazy form\)"):
+        total = np.sum(x, axis=0, where=A > 0)
+    assert_same(total, np.sum(A, axis=0, where=A > 0))
+    assert isinstance(np.sum(pending(A), axis=0), li.Array)  # other calls stay lazy
+
+
+def test_a_twin_meeting_a_case_it_cannot_record_falls_back(fresh_warnings):
+    nans = np.array([np.nan, 1.0, np.nan, 0.0])
+    with pytest.warns(li.NumpyFallbackWarning, match="several NaNs"):
+        values = np.unique(pending(nans))
+    assert_same(values, np.unique(nans))  # numpy folds the NaNs into one
+
+
+def test_fallback_results_keep_numpys_types(fresh_warnings):
+    x = pending(A)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", li.NumpyFallbackWarning)
+        scalar = np.median(x)
+        pieces = np.histogram2d(pending(V), pending(V), bins=2)
+        sign, logdet = np.linalg.slogdet(pending(SPD))
+    assert type(scalar) is type(np.median(A)) and scalar == np.median(A)
+    assert type(pieces) is tuple
+    for got, expected in zip(pieces, np.histogram2d(V, V, bins=2)):
+        assert_same(got, expected)
+    assert isinstance(sign, li.Array)  # slogdet has a twin: lazy
+    np.testing.assert_allclose(np.asarray(logdet), np.linalg.slogdet(SPD)[1])
+
+
+def test_fallback_out_arrays(fresh_warnings):
+    x = pending(A)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", li.NumpyFallbackWarning)
+        array_out = pending(np.zeros(4))
+        assert np.median(x, axis=0, out=array_out) is array_out
+        ndarray_out = np.zeros(4)
+        assert np.median(x, axis=0, out=ndarray_out) is ndarray_out
+    assert_same(array_out, np.median(A, axis=0, out=np.zeros(4)))  # cast to out's float64
+    np.testing.assert_array_equal(ndarray_out, np.median(A, axis=0))
+
+
+def test_other_array_types_are_left_to_numpy():
+    class Foreign:
+        def __array_function__(self, func, types, args, kwargs):
+            return NotImplemented
+
+    with pytest.raises(TypeError, match="no implementation found"):
+        np.concatenate([pending(A), Foreign()])
+
+
+def test_numpy_ufuncs_still_record_lazily():
+    x = pending(A)
+    before = li.inspect.counters.materializations
+    y = np.exp(x) + np.float32(2) * x
+    assert isinstance(y, li.Array) and li.inspect.counters.materializations == before
+    np.testing.assert_array_equal(np.asarray(y), np.exp(A) + np.float32(2) * A)
+
+
+# -- numpy scripts, unchanged ------------------------------------------------------------------
+def softmax_cross_entropy(logits, labels):
+    """numpy only: a numerically stable softmax and the mean cross-entropy of the labels."""
+    shifted = logits - np.max(logits, axis=1, keepdims=True)
+    probabilities = np.exp(shifted) / np.sum(np.exp(shifted), axis=1, keepdims=True)
+    picked = np.take_along_axis(probabilities, labels[:, None], axis=1)
+    loss = -np.mean(np.log(np.clip(picked, 1e-12, 1.0)))
+    accuracy = np.mean(np.argmax(probabilities, axis=1) == labels)
+    return loss, accuracy
+
+
+def kmeans_step(points, centers):
+    """numpy only: assign each point to its nearest center, then move each center to the mean
+    of its points (a center with no points stays)."""
+    distances = np.sum((points[:, None, :] - centers[None, :, :]) ** 2, axis=2)
+    nearest = np.argmin(distances, axis=1)
+    members = nearest[:, None] == np.arange(centers.shape[0])[None, :]
+    sums = np.dot(np.transpose(np.where(members, 1.0, 0.0)), points)
+    sizes = np.sum(members, axis=0)
+    moved = sums / np.maximum(sizes, 1)[:, None]
+    return np.where((sizes > 0)[:, None], moved, centers), nearest
+
+
+@pytest.mark.parametrize(
+    "script, inputs",
+    [
+        (softmax_cross_entropy, [RNG.standard_normal((8, 5)), RNG.integers(0, 5, 8)]),
+        (kmeans_step, [RNG.standard_normal((30, 2)), RNG.standard_normal((3, 2))]),
+    ],
+    ids=["softmax-cross-entropy", "kmeans-step"],
+)
+def test_a_numpy_script_runs_unchanged_stays_lazy_and_matches_numpy(script, inputs):
+    results = run_lazily(script, *inputs)
+    assert all(isinstance(r, li.Array) for r in results)
+    before = li.inspect.counters.materializations
+    li.compute(*results)
+    assert li.inspect.counters.materializations == before + 1  # the whole script, in one go
+    for got, expected in zip(results, script(*inputs)):
+        assert_same(got, expected)

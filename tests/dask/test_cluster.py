@@ -1,0 +1,81 @@
+"""End to end on a distributed LocalCluster (two worker processes, one thread each): the dask
+device's graphs pickle, travel and run on the workers, and the results equal numpy's. Skipped
+where a cluster cannot start. The first test, its cluster's start included, stays well under
+30 s (asserted); the out-of-core one streams 2 GiB through workers of 256 MiB (about 5 s)."""
+
+import logging
+import os
+import time
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed")
+import dask.array as da  # noqa: E402
+
+import lazyinfini as li  # noqa: E402
+
+BUDGET = 30.0  # seconds for the whole module, the cluster's start included
+
+
+@pytest.fixture
+def client():
+    started = time.perf_counter()
+    try:
+        cluster = distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
+    except Exception as error:  # no processes, no sockets: not what this test is about
+        pytest.skip(f"a LocalCluster cannot start here: {error!r}")
+    with cluster, distributed.Client(cluster) as connected:
+        yield connected
+    assert time.perf_counter() - started < BUDGET
+
+
+def test_programs_run_on_the_workers_and_match_numpy(client):
+    rng = da.random.default_rng(0)
+    a = rng.random((400, 300), chunks=(100, 100))
+    b = rng.random((400, 300), chunks=(100, 100))
+    c = rng.random((300, 400), chunks=(150, 200))
+    a_np, b_np, c_np = (x.compute() for x in (a, b, c))
+    with li.options(device="dask"), distributed.get_task_stream(client) as stream:
+        x, y, z = li.from_dask(a), li.from_dask(b), li.from_dask(c)
+        clipped = li.clip(x - y, 0, 1)
+        total = li.sum(clipped)
+        means = li.mean(x, axis=0)
+        transposed = x.T + z
+        ordered = li.sort(x, axis=1)  # axis 1 is in 3 chunks
+        li.compute(clipped, total, means, transposed, ordered)
+    np.testing.assert_array_equal(np.asarray(clipped), np.clip(a_np - b_np, 0, 1))
+    np.testing.assert_allclose(float(total), np.clip(a_np - b_np, 0, 1).sum(), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(means), a_np.mean(axis=0), rtol=1e-12)
+    np.testing.assert_array_equal(np.asarray(transposed), a_np.T + c_np)
+    np.testing.assert_array_equal(np.asarray(ordered), np.sort(a_np, axis=1))
+    keys = [task["key"] for task in stream.data]
+    ran = {key[0] if isinstance(key, tuple) else key for key in keys}
+    assert any(name.startswith("subtract_clip-") for name in ran), sorted(ran)[:5]
+    assert any(name.startswith("sort-") for name in ran), sorted(ran)[:5]
+
+
+def test_two_gib_of_inputs_through_workers_of_256_mib():
+    """sum(clip(x - y, 0, 1)) over two 1 GiB inputs on workers limited to 256 MiB: chunks
+    stream through the fused blockwise layer and the tree reduction; no worker restarts."""
+    n = 1 << 27  # float64: 1 GiB each
+    x = da.ones(n, chunks=1 << 22)  # 32 MiB chunks, made on the workers
+    y = da.full(n, 0.25, chunks=1 << 22)
+    try:
+        cluster = distributed.LocalCluster(
+            n_workers=2, memory_limit="256MiB", dashboard_address=None, silence_logs=logging.ERROR
+        )
+    except Exception as error:
+        pytest.skip(f"a LocalCluster cannot start here: {error!r}")
+    with cluster, distributed.Client(cluster) as connected:
+        pids = connected.run(os.getpid)
+        with li.options(device="dask"):
+            total = float(li.sum(li.clip(li.from_dask(x) - li.from_dask(y), 0, 1)))
+        assert connected.run(os.getpid) == pids  # the same workers, none restarted
+    assert total == 0.75 * n
