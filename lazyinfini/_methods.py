@@ -389,7 +389,21 @@ class NumpyMethods:
         shape = x.shape[:axis] + indices.shape + x.shape[axis + 1 :]
         return li.reshape(taken, shape)
 
+    @named("diagonal")
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        """numpy's ndarray.diagonal: the diagonal of the (axis1, axis2) planes, as the last axis
+        (li.linalg.diagonal over x with those axes moved last). Writable, as li.linalg.diagonal."""
+        li = _li()
+        planes = li.moveaxis(self, (axis1, axis2), (-2, -1))
+        return li.linalg.diagonal(planes, offset=offset)
+
     # -- attributes --------------------------------------------------------------------------
+    @property
+    def flat(self):
+        """numpy's ndarray.flat: x as 1-d in C order, to index and to write into
+        (`x.flat[::n + 1] += 1` writes x's diagonal, through x's views too)."""
+        return FlatIterator(self)
+
     @property
     def real(self):
         """numpy's ndarray.real: li.real of a complex array; a real array is its own."""
@@ -414,6 +428,35 @@ class NumpyMethods:
     def __getattr__(self, name: str):
         # Called only for names Array lacks: numpy's ndarray names get the way to do it here.
         raise AttributeError(missing_attribute(name), name=name)
+
+
+class FlatIterator:
+    """What `x.flat` gives: indexing reads x as 1-d; an assignment writes x (and its views)."""
+
+    __slots__ = ("_base",)
+
+    def __init__(self, base):
+        self._base = base
+
+    def _flat(self):
+        return _li().reshape(self._base, (-1,))
+
+    def __getitem__(self, key):
+        return self._flat()[key]
+
+    def __setitem__(self, key, value) -> None:
+        li = _li()
+        # NOTE: written into a copy, then into x whole: x's own views see it whether or not
+        # x's 1-d form is a view of x (a transposed x's is not).
+        flat = li.reshape(li.asarray(self._base, copy=True), (-1,))
+        flat[key] = value
+        self._base[...] = li.reshape(flat, self._base.shape)
+
+    def __iter__(self):
+        return iter(self._flat())
+
+    def __len__(self) -> int:
+        return self._base.size
 
 
 def _promotable(bound):

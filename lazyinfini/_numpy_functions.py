@@ -134,10 +134,29 @@ def fallback(func, args: tuple, kwargs: dict, reason: str):
     arrays = [a for a in _leaves((args, kwargs)) if isinstance(a, Array)]
     _realize.realize(*arrays)  # NOTE: one materialization for all of them
     implementation = getattr(func, "_implementation", func)
+    if func in _MUTATING and args and isinstance(args[0], Array):
+        return _in_place(implementation, args, kwargs)
     result = implementation(*_values(args), **_values(kwargs))
     if out is not None:
         return deliver(func, _wrap(result, ()), out)
     return _wrap(result, [v for v in _leaves((args, kwargs)) if isinstance(v, np.ndarray)])
+
+
+# numpy functions that write into their first argument: an Array there is a value, so numpy
+# writes into a copy of it and the Array (and its views) is written from that copy.
+_MUTATING = frozenset(
+    getattr(np, name)
+    for name in ("fill_diagonal", "put", "putmask", "place", "copyto", "put_along_axis")
+    if hasattr(np, name)
+)
+
+
+def _in_place(implementation, args: tuple, kwargs: dict):
+    target = args[0]
+    written = np.array(target._value())  # NOTE: a writable copy (computed values are read-only)
+    result = implementation(written, *_values(args[1:]), **_values(kwargs))
+    target[...] = asarray(written)
+    return result
 
 
 def _warn_once(name: str, reason: str) -> None:

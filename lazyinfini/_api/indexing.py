@@ -134,7 +134,7 @@ def _slice(func: str, item: slice, size: int) -> tuple[int, int, int]:
 
 def is_special(key: tuple) -> bool:
     """Keys basic indexing cannot take: arrays (integer or boolean) and boolean scalars."""
-    return any(isinstance(item, (Array, np.ndarray, list, bool, np.bool_)) for item in key)
+    return any(isinstance(item, (Array, np.ndarray, list, range, bool, np.bool_)) for item in key)
 
 
 def _convert(func: str, key: tuple) -> list:
@@ -145,7 +145,7 @@ def _convert(func: str, key: tuple) -> list:
     """
     items = []
     for item in key:
-        if isinstance(item, (np.ndarray, list)):
+        if isinstance(item, (np.ndarray, list, range)):  # NOTE: numpy takes a range as a list
             item = _index_array(func, item)
         if isinstance(item, (bool, np.bool_)):
             items.append(bool(item))

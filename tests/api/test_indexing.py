@@ -306,3 +306,12 @@ def test_take_errors_name_the_function():
         li.take_along_axis(x, li.asarray(np.array([0])))
     with pytest.raises(IndexError, match="^take_along_axis: "):
         li.take_along_axis(x, li.asarray(np.zeros((2, 3), np.int64)), axis=2)
+
+
+def test_a_range_index_is_a_list_index_as_in_numpy():
+    x = np.arange(12.0).reshape(3, 4)
+    a = li.asarray(x.copy())
+    np.testing.assert_array_equal(np.asarray(a[range(3), range(3)]), x[range(3), range(3)])
+    a[range(2), range(1, 3)] = -1
+    x[range(2), range(1, 3)] = -1
+    np.testing.assert_array_equal(np.asarray(a), x)

@@ -535,3 +535,26 @@ def test_a_numpy_script_runs_unchanged_stays_lazy_and_matches_numpy(script, inpu
     assert li.inspect.counters.materializations == before + 1  # the whole script, in one go
     for got, expected in zip(results, script(*inputs)):
         assert_same(got, expected)
+
+
+@pytest.mark.parametrize(
+    ("name", "call"),
+    [
+        ("fill_diagonal", lambda a: np.fill_diagonal(a, 7.0)),
+        ("put", lambda a: np.put(a, [0, 5], [-1.0, -2.0])),
+        ("putmask", lambda a: np.putmask(a, np.eye(3, dtype=bool), 9.0)),
+        ("place", lambda a: np.place(a, np.eye(3, dtype=bool), [4.0])),
+        ("copyto", lambda a: np.copyto(a, np.full((3, 3), 2.0))),
+        ("put_along_axis", lambda a: np.put_along_axis(a, np.zeros((3, 1), int), 5.0, axis=1)),
+    ],
+)
+def test_numpys_in_place_functions_write_the_array_and_its_views(name, call):
+    expected = np.arange(9.0).reshape(3, 3)
+    x = li.asarray(expected.copy())
+    row = x[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", li.NumpyFallbackWarning)
+        assert call(x) is None
+    call(expected)
+    np.testing.assert_array_equal(np.asarray(x), expected)
+    np.testing.assert_array_equal(np.asarray(row), expected[1])

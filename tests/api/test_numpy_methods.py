@@ -572,3 +572,26 @@ def test_numpy_scalar_clip_bounds():
     # li.clip keeps x's dtype (the standard's rule); x.clip promotes, as numpy's ufunc does.
     same(li.clip(li.asarray(a), np.float64(-1), np.float64(1)), np.clip(a, -1, 1))
     same(li.asarray(a).clip(np.float64(-1), np.float64(1)), a.clip(np.float64(-1), 1))
+
+
+def test_flat_reads_and_writes_like_numpys_flat():
+    base = np.arange(16.0).reshape(4, 4)
+    x, expected = li.asarray(base.copy()), base.copy()
+    below = x[1:]  # a view: it sees the write
+    x.flat[::5] += 100
+    expected.flat[::5] += 100
+    np.testing.assert_array_equal(np.asarray(x), expected)
+    np.testing.assert_array_equal(np.asarray(below), expected[1:])
+    np.testing.assert_array_equal(np.asarray(x.flat[2:7]), expected.flat[2:7])
+    assert len(x.flat) == 16 and [float(v) for v in x.flat][:3] == [100.0, 1.0, 2.0]
+    t, t_np = li.asarray(base.copy()).T, base.copy().T  # its 1-d form is not a view of it
+    t.flat[1] = -1
+    t_np.flat[1] = -1
+    np.testing.assert_array_equal(np.asarray(t), t_np)
+
+
+@pytest.mark.parametrize(("offset", "axes"), [(0, (0, 1)), (1, (1, 2)), (-1, (0, 2)), (2, (2, 0))])
+def test_diagonal_method_matches_numpy(offset, axes):
+    x = np.arange(60).reshape(3, 4, 5)
+    got = li.asarray(x).diagonal(offset, *axes)
+    np.testing.assert_array_equal(np.asarray(got), x.diagonal(offset, *axes))
