@@ -54,6 +54,10 @@ CATEGORIES: dict[str, tuple[np.dtype, ...]] = {
     "numeric": NUMERIC,
     "real numeric": INTEGER + REAL_FLOATING,
     "integer or boolean": (bool,) + INTEGER,
+    # Extension (numpy): the arithmetic functions also take bool (docs/dtypes.md); what an op
+    # does when all its operands are bool is its declaration's (_api/elementwise.py).
+    "numeric or boolean": ALL,
+    "real numeric or boolean": (bool,) + INTEGER + REAL_FLOATING,
     "any": ALL,
 }
 

@@ -394,7 +394,7 @@ def outer(x1, x2, /) -> Array:
 def cross(x1, x2, /, *, axis=-1) -> Array:
     """Cross products of 3-element vectors along axis."""
     source = caller_source()
-    x1, x2, dtype = _promoted("cross", x1, x2)
+    x1, x2, dtype = _promoted("cross", x1, x2, category="numeric")  # numpy's bool - bool raises
     axis = _vector_axis("cross", x1, x2, axis)
     if x1.shape[axis] != 3 or x2.shape[axis] != 3:
         raise error(

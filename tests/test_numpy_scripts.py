@@ -131,12 +131,6 @@ def test_kmeans_with_boolean_masks(no_fallback):
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="bool operands: `one_hot.T @ points` raises 'matmul: x1 has dtype bool' (numpy "
-    "promotes bool to float64; np.dot(one_hot.T, points) records fine)",
-)
 def test_kmeans_onehot(no_fallback):
     rng = np.random.default_rng(2)
     points = blobs(rng, CENTERS, 20)

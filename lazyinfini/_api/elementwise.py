@@ -111,16 +111,47 @@ def conform(node: Node, dtype: np.dtype, shape: tuple[int, ...], source: str) ->
 
 _REAL_OF = {_dtypes.complex64: _dtypes.float32, _dtypes.complex128: _dtypes.float64}
 
+# Extension (numpy 2): the standard leaves bool out of arithmetic; numpy computes it, and numpy
+# code on masks relies on it (`mask @ x`, `x * mask[:, None]`, `mask * 2`). The arithmetic
+# functions take bool ("numeric or boolean"): next to a number (an array or a Python scalar) a
+# bool promotes as everywhere. When the operands promote to bool, `on_bool` says what numpy does:
+#   None     numpy's bool loop: add is logical or, multiply logical and, maximum or, minimum and,
+#            abs and the comparisons as for numbers (divide then computes in float64, as every
+#            non-float divide does);
+#   a dtype  numpy has no bool loop and runs its first loop bool casts to: int8 (floor_divide,
+#            remainder, pow, square);
+#   a str    no loop at all: numpy's TypeError, with its advice (subtract, negative).
+_NO_BOOL_SUBTRACT = "bitwise_xor (the `^` operator) or logical_xor"
+_NO_BOOL_NEGATIVE = "bitwise_invert (the `~` operator) or logical_not"
 
-def elementwise(name: str, op: Op, values, category: str, result: str, arg=None) -> Array:
+
+def _on_bool(func: str, nodes, on_bool, shape, source: str):
+    """Operands that promoted to bool, as numpy computes `func` on them: (nodes, dtype)."""
+    if on_bool is None:
+        return nodes, _dtypes.bool
+    if isinstance(on_bool, str):
+        are = "x is" if len(nodes) == 1 else "x1 and x2 are"
+        raise error(
+            TypeError,
+            func,
+            f"{are} bool; numpy has no bool {func}: use {on_bool} instead",
+        )
+    return [conform(n, on_bool, shape, source) for n in nodes], on_bool
+
+
+def elementwise(
+    name: str, op: Op, values, category: str, result: str, arg=None, on_bool=None
+) -> Array:
     """Record `op` over `values` (arrays or weak scalars), promoted and broadcast.
 
     result: 'same' (the promoted dtype), 'bool' (tests and comparisons), 'floating' (integers
     and bools compute in the default float dtype, as numpy does), 'real' (complex gives the real
-    dtype of its precision, as abs() does).
+    dtype of its precision, as abs() does). on_bool: see above.
     """
     source = caller_source()
     nodes, dtype, shape = operands(name, values, category, source)
+    if dtype == _dtypes.bool and on_bool is not None:
+        nodes, dtype = _on_bool(name, nodes, on_bool, shape, source)
     if result == "floating" and dtype not in _dtypes.CATEGORIES["floating"]:
         dtype = _dtypes.DEFAULT_FLOAT  # Note: int / int is a float array, as in numpy
         nodes = [conform(n, dtype, shape, source) for n in nodes]
@@ -128,16 +159,16 @@ def elementwise(name: str, op: Op, values, category: str, result: str, arg=None)
     return record(op, tuple(nodes), shape, out_dtype, arg, source)
 
 
-def _unary(name: str, op: Op, category: str, *, result: str = "same"):
+def _unary(name: str, op: Op, category: str, *, result: str = "same", on_bool=None):
     def fn(x, /) -> Array:
-        return elementwise(name, op, (x,), category, result)
+        return elementwise(name, op, (x,), category, result, on_bool=on_bool)
 
     return _named(fn, name)
 
 
-def _binary(name: str, op: Op, category: str, *, result: str = "same"):
+def _binary(name: str, op: Op, category: str, *, result: str = "same", on_bool=None):
     def fn(x1, x2, /) -> Array:
-        return elementwise(name, op, (x1, x2), category, result)
+        return elementwise(name, op, (x1, x2), category, result, on_bool=on_bool)
 
     return _named(fn, name)
 
@@ -151,20 +182,20 @@ def _named(fn, name: str):
     return fn
 
 
-subtract = _binary("subtract", Op.SUBTRACT, "numeric")
-add = _binary("add", Op.ADD, "numeric")
-multiply = _binary("multiply", Op.MULTIPLY, "numeric")
-divide = _binary("divide", Op.DIVIDE, "numeric", result="floating")
-maximum = _binary("maximum", Op.MAXIMUM, "real numeric")
-minimum = _binary("minimum", Op.MINIMUM, "real numeric")
+subtract = _binary("subtract", Op.SUBTRACT, "numeric or boolean", on_bool=_NO_BOOL_SUBTRACT)
+add = _binary("add", Op.ADD, "numeric or boolean")
+multiply = _binary("multiply", Op.MULTIPLY, "numeric or boolean")
+divide = _binary("divide", Op.DIVIDE, "numeric or boolean", result="floating")
+maximum = _binary("maximum", Op.MAXIMUM, "real numeric or boolean")
+minimum = _binary("minimum", Op.MINIMUM, "real numeric or boolean")
 equal = _binary("equal", Op.EQUAL, "any", result="bool")
 not_equal = _binary("not_equal", Op.NOT_EQUAL, "any", result="bool")
-less = _binary("less", Op.LESS, "real numeric", result="bool")
-less_equal = _binary("less_equal", Op.LESS_EQUAL, "real numeric", result="bool")
-greater = _binary("greater", Op.GREATER, "real numeric", result="bool")
-greater_equal = _binary("greater_equal", Op.GREATER_EQUAL, "real numeric", result="bool")
-negative = _unary("negative", Op.NEGATIVE, "numeric")
-abs = _unary("abs", Op.ABS, "numeric", result="real")
+less = _binary("less", Op.LESS, "real numeric or boolean", result="bool")
+less_equal = _binary("less_equal", Op.LESS_EQUAL, "real numeric or boolean", result="bool")
+greater = _binary("greater", Op.GREATER, "real numeric or boolean", result="bool")
+greater_equal = _binary("greater_equal", Op.GREATER_EQUAL, "real numeric or boolean", result="bool")
+negative = _unary("negative", Op.NEGATIVE, "numeric or boolean", on_bool=_NO_BOOL_NEGATIVE)
+abs = _unary("abs", Op.ABS, "numeric or boolean", result="real")
 
 
 def positive(x, /) -> Array:

@@ -7,14 +7,17 @@ accept integers and compute them in the default float dtype, as numpy does.
 
 from __future__ import annotations
 
+from .. import _dtypes
 from .._graph import Op
 from .elementwise import _binary, _unary
 
-# arithmetic
-floor_divide = _binary("floor_divide", Op.FLOOR_DIVIDE, "real numeric")
-remainder = _binary("remainder", Op.REMAINDER, "real numeric")
-pow = _binary("pow", Op.POW, "numeric")
-square = _unary("square", Op.SQUARE, "numeric")
+# arithmetic. Extension (numpy): bool operands compute in int8, numpy's first loop bool casts
+# to (see elementwise.py)
+_AS_INT8 = _dtypes.int8
+floor_divide = _binary("floor_divide", Op.FLOOR_DIVIDE, "real numeric or boolean", on_bool=_AS_INT8)
+remainder = _binary("remainder", Op.REMAINDER, "real numeric or boolean", on_bool=_AS_INT8)
+pow = _binary("pow", Op.POW, "numeric or boolean", on_bool=_AS_INT8)
+square = _unary("square", Op.SQUARE, "numeric or boolean", on_bool=_AS_INT8)
 reciprocal = _unary("reciprocal", Op.RECIPROCAL, "numeric", result="floating")
 sign = _unary("sign", Op.SIGN, "numeric")
 # rounding

@@ -41,8 +41,10 @@ def _operand(func: str, name: str, x) -> Array:
     return check_array(func, name, x)
 
 
-def _promoted(func: str, x1, x2, category: str = "numeric"):
-    """Both operands checked and cast to their promoted dtype: (x1, x2, node1, node2, dtype)."""
+# Extension (numpy): products take bool as numpy's do: bool with a number promotes; bool with
+# bool is a bool product (an or of ands), as np.matmul and np.dot give it.
+def _promoted(func: str, x1, x2, category: str = "numeric or boolean"):
+    """Both operands checked and their promoted dtype: (x1, x2, dtype)."""
     x1, x2 = _operand(func, "x1", x1), _operand(func, "x2", x2)
     check_dtype_in(func, "x1", x1.dtype, category)
     check_dtype_in(func, "x2", x2.dtype, category)

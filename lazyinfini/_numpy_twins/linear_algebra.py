@@ -19,12 +19,9 @@ from .arguments import Fallback, array, as_tuple, converted, promoted, summable
 
 def _products(func: str, a, b):
     """a and b promoted by numpy's rules (Python scalars are arrays here, not weak: numpy's
-    products convert them first); booleans take numpy's own path (a dot of bools is an or of
-    ands)."""
-    x, y = converted(a, b)
-    if x.dtype == _dtypes.bool:
-        raise Fallback(f"{func} of booleans")
-    return x, y
+    products convert them first). Booleans record too: a product of bools is an or of ands, as
+    numpy's (li.matmul's extension)."""
+    return converted(a, b)
 
 
 def dot(a, b):
@@ -75,6 +72,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None or (axisa, axisb, axisc) != (-1, -1, -1):
         raise Fallback("cross along other axes")
     x, y = _products("cross", a, b)
+    if x.dtype == _dtypes.bool:
+        raise Fallback("cross of booleans (numpy's bool subtract raises)")
     if x.ndim == 0 or y.ndim == 0 or x.shape[-1] != 3 or y.shape[-1] != 3:
         raise Fallback("cross of vectors of 2 elements")
     return _linalg.cross(x, y, axis=-1)

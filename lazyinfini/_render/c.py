@@ -133,6 +133,10 @@ _UNSIGNED_OPS = {
     Op.SIGN: "({T})({0} > 0)",
 }
 _BOOL_OPS = {
+    # Extension (numpy): bool arithmetic as numpy's bool loops compute it (docs/dtypes.md).
+    Op.ADD: "({0} || {1})",
+    Op.MULTIPLY: "({0} && {1})",
+    Op.ABS: "{0}",
     Op.LOGICAL_AND: "({0} && {1})",
     Op.LOGICAL_OR: "({0} || {1})",
     Op.LOGICAL_XOR: "(!{0} != !{1})",

@@ -71,10 +71,12 @@ def test_matmul_errors():
         li.matmul(li.ones((2, 3)), li.ones((4, 2)))
     with pytest.raises(ValueError, match="^matmul: "):
         li.matmul(li.ones((2, 2, 3)), li.ones((3, 3, 2)))
-    with pytest.raises(TypeError, match="^matmul: "):
-        li.matmul(li.ones(3, dtype=li.bool), li.ones(3, dtype=li.bool))
+    with pytest.raises(TypeError, match="^matmul: dtypes uint64 and int8 have no common type"):
+        li.matmul(li.ones(3, dtype=li.uint64), li.ones(3, dtype=li.int8))
     with pytest.raises(TypeError, match="^matmul: "):
         li.matmul(li.ones(3), 2.0)
+    # Extension (numpy): bools multiply as numpy's do (tests/api/test_bool_arithmetic.py)
+    assert li.matmul(li.ones(3, dtype=li.bool), li.ones(3, dtype=li.bool)).dtype == li.bool
 
 
 @settings(max_examples=30)
