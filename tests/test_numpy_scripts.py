@@ -134,8 +134,8 @@ def test_kmeans_with_boolean_masks(no_fallback):
 def test_kmeans_onehot(no_fallback):
     rng = np.random.default_rng(2)
     points = blobs(rng, CENTERS, 20)
-    # argmin, the one-hot comparison, its sum and the matmul are lazy: 0 while recording, 1 at
-    # the end (measured with `one_hot.T.astype(points.dtype) @ points`)
+    # argmin, the one-hot comparison, its sum and the bool @ float matmul are lazy: 0 while
+    # recording, 1 at the end
     check_script(scripts.kmeans_onehot, points, points[[0, 20, 40]] + 0.3, recording=LAZY)
 
 
