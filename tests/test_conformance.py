@@ -120,6 +120,8 @@ def test_unary_functions_match_the_reference(name, data):
     if name in ("sign", "expm1", "tanh") and dtype in (li.complex64, li.complex128):
         width = 64 if dtype == li.complex64 else 128
         moderate = st.complex_numbers(max_magnitude=1e10, allow_nan=False, width=width)
+        # NOTE: the reference's z / |z| overflows to inf + nan j at subnormal |z|; ours does not
+        moderate = moderate.filter(lambda z: z == 0 or abs(z) > 1e-30)
         x = data.draw(xps.arrays(dtype, SMALL, elements=moderate), label="x")
     else:
         x = data.draw(xps.arrays(dtype, SMALL), label="x")
