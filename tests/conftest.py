@@ -31,3 +31,18 @@ def _device_registry_restored():
     yield
     for name in set(DEVICES) - before:
         del DEVICES[name]
+
+
+@pytest.fixture(scope="module")
+def compiled_device():
+    """The cpu device compiling every elementwise kernel, however small (the C path's tests)."""
+    import dataclasses
+
+    from lazyinfini._device import DEVICES, register_device
+    from lazyinfini._runtime import cpu
+
+    target = dataclasses.replace(DEVICES["cpu"].target, name="cpu-compiled", compile_min=0)
+    device = cpu.host_device("cpu-compiled", target)
+    register_device(device)
+    yield device.name
+    DEVICES.pop(device.name, None)

@@ -5,14 +5,13 @@ numpy and reference devices and in compiled C; the products; and the TypeErrors 
 
 from __future__ import annotations
 
-import dataclasses
 import operator
 
 import numpy as np
 import pytest
 
 import lazyinfini as li
-from lazyinfini._device import DEVICES, register_device
+from lazyinfini._device import DEVICES
 from lazyinfini._runtime import cpu
 from lazyinfini._schedule import Kind
 
@@ -306,16 +305,6 @@ def test_np_dot_of_bools_records_lazily():
 
 
 # -- compiled C ---------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def compiled_device():
-    """The cpu device compiling every elementwise kernel, however small."""
-    target = dataclasses.replace(DEVICES["cpu"].target, name="cpu-compiled-bool", compile_min=0)
-    device = cpu.host_device("cpu-compiled-bool", target)
-    register_device(device)
-    yield device.name
-    del DEVICES[device.name]
-
-
 @pytest.mark.parametrize("name", sorted(BINARY) + sorted(UNARY))
 def test_compiled_bool_kernels_match_numpy(name, compiled_device):
     """Each op over every operand: the whole table runs in one schedule, its kernels in C."""

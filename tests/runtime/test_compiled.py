@@ -3,7 +3,6 @@ over ops x dtypes x layouts (special values included), the per-kernel fallback, 
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 
 import ml_dtypes
@@ -13,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lazyinfini as li
-from lazyinfini._device import DEVICES, register_device
+from lazyinfini._device import DEVICES
 from lazyinfini._render import compile as compiling
 from lazyinfini._runtime import cpu
 from lazyinfini._schedule import Kind
@@ -79,16 +78,6 @@ FLOAT_OPS = {
 # buffers, so the exact comparison below draws them over contiguous inputs only.
 BORROWED = {"exp", "log", "sin", "tanh", "expm1", "atan2", "pow", "fdiv_f", "rem_f"}
 BORROWED |= {"logaddexp", "hypot"}
-
-
-@pytest.fixture(scope="module")
-def compiled_device():
-    """The cpu device compiling every elementwise kernel, however small."""
-    target = dataclasses.replace(DEVICES["cpu"].target, name="cpu-compiled", compile_min=0)
-    device = cpu.host_device("cpu-compiled", target)
-    register_device(device)
-    yield device.name
-    del DEVICES[device.name]
 
 
 def values(dtype, rng, shape):
