@@ -196,6 +196,12 @@ static inline float li_maxf(float x, float b) { return (x > b || x != x) ? x : b
 static inline float li_minf(float x, float b) { return (x < b || x != x) ? x : b; }
 static inline double li_max(double x, double b) { return (x > b || x != x) ? x : b; }
 static inline double li_min(double x, double b) { return (x < b || x != x) ? x : b; }
+/* numpy's clip with scalar bounds: x wins a tie with a bound (clip(-0.0, 0.0, 5) is -0.0), a NaN
+   x or bound wins. With array bounds numpy's clip is maximum then minimum (the bound wins). */
+static inline float li_clip_lof(float x, float b) { return (x < b || b != b) ? b : x; }
+static inline float li_clip_hif(float x, float b) { return (x > b || b != b) ? b : x; }
+static inline double li_clip_lo(double x, double b) { return (x < b || b != b) ? b : x; }
+static inline double li_clip_hi(double x, double b) { return (x > b || b != b) ? b : x; }
 static inline uint16_t li_bf16_store(float f) {
     uint32_t u; memcpy(&u, &f, 4);
     if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u); /* quiet NaN */
@@ -272,7 +278,7 @@ def rounded(dtype, value: str) -> str:
     return f"(float)(_Float16)({value})"
 
 
-def expression(step, src_dtypes, operands) -> str:
+def expression(step, src_dtypes, operands, scalar_bounds: bool = True) -> str:
     """The C expression of one step; KeyError when the op has no C form for these dtypes."""
     op, out = step.node.op, step.node.dtype
     if op is Op.ASTYPE:
@@ -280,7 +286,7 @@ def expression(step, src_dtypes, operands) -> str:
     if op is Op.WHERE:
         return "({} ? {} : {})".format(*operands)
     if op is Op.CLIP:
-        return _clip(step.node.arg, src_dtypes[0], operands)
+        return _clip(step.node.arg, src_dtypes[0], operands, scalar_bounds)
     compute = _dtypes.compute_dtype(np.dtype(src_dtypes[0]))
     if op in _COMPARISONS and (compute in _FLOATS or compute in _INTS or compute == np.bool_):
         return _COMPARISONS[op].format(*operands)
@@ -313,14 +319,17 @@ def _cast(src, out, value: str) -> str:
     return f"({target})({value})"
 
 
-def _clip(arg, dtype, operands) -> str:
-    """numpy's clip: NaN from x or from either bound propagates."""
+def _clip(arg, dtype, operands, scalar_bounds: bool) -> str:
+    """numpy's clip: NaN from x or from either bound propagates. On a tie (-0.0 against 0.0)
+    numpy's loop for scalar bounds (stride 0: `scalar_bounds`) keeps x, its loop for array
+    bounds takes the bound, as maximum takes its second operand: both are followed."""
     has_min, has_max = arg
     x, *bounds = operands
     floats = _dtypes.compute_dtype(np.dtype(dtype)) in _FLOATS
     if floats:
         suffix = _FLOATS[_dtypes.compute_dtype(np.dtype(dtype))][1]
-        low, high = f"li_max{suffix}({{x}}, {{b}})", f"li_min{suffix}({{x}}, {{b}})"
+        low, high = ("li_clip_lo", "li_clip_hi") if scalar_bounds else ("li_max", "li_min")
+        low, high = f"{low}{suffix}({{x}}, {{b}})", f"{high}{suffix}({{x}}, {{b}})"
     else:
         low, high = "({x} > {b} ? {x} : {b})", "({x} < {b} ? {x} : {b})"
     if not floats and ctype(dtype) not in _INTS.values():

@@ -153,6 +153,12 @@ class _Walk:
             return f"float r{reg} = li_buf{k}[jb];"
         return f"{ctype} r{reg} = {c.load(k, self.operands[k], self.kinds)};"
 
+    def scalar(self, step) -> bool:
+        """Whether every operand after the first is a load walked with stride 0 (numpy's clip
+        breaks a tie with such bounds differently from array bounds)."""
+        loads = len(self.kernel.loads)
+        return all(r < loads and self.kinds[self.n_out + r] == BROADCAST for r in step.srcs[1:])
+
     def element(self, steps, ready: set[int], buffered: set[int], final: bool) -> list[str]:
         """One element's statements: read the registers `steps` need (from the block buffers
         for those in `ready`), compute `steps`, keep the `buffered` ones, store when `final`."""
@@ -164,7 +170,7 @@ class _Walk:
         body = [self.read(r, ready) for r in dict.fromkeys(needed) if r not in defined]
         for step in steps:
             srcs = [f"r{r}" for r in step.srcs]
-            expr = c.expression(step, [self.dtypes[r] for r in step.srcs], srcs)
+            expr = c.expression(step, [self.dtypes[r] for r in step.srcs], srcs, self.scalar(step))
             body.append(f"{c.ctype(step.node.dtype)} r{step.dst} = {expr};")
             if step.rounds:
                 body.append(f"r{step.dst} = {c.rounded(step.node.dtype, f'r{step.dst}')};")

@@ -41,11 +41,23 @@ def evaluate(node: Node, inputs: list[np.ndarray]) -> np.ndarray:
     op = node.op
     if op in UFUNCS:
         if op not in OWN_DTYPE:
-            inputs = [x.astype(_dtypes.compute_dtype(x.dtype), copy=False) for x in inputs]
+            inputs = [_widened(x) for x in inputs]
         return np.asarray(UFUNCS[op](inputs, node.arg)).astype(node.dtype, copy=False)
     if op in _NUMPY:
         return _NUMPY[op](node, *inputs)
     return call_library(node, inputs)
+
+
+def _widened(x: np.ndarray) -> np.ndarray:
+    """`x` in its compute dtype (half floats: float32). A fully broadcast value stays a stride-0
+    view, as numpy would see a scalar: numpy's clip breaks a -0.0/0.0 tie differently for scalar
+    bounds than for array bounds, and the numpy and C paths see such bounds as scalars."""
+    dtype = _dtypes.compute_dtype(x.dtype)
+    if x.dtype == dtype:
+        return x
+    if x.ndim and x.size > 1 and not any(x.strides):
+        return np.broadcast_to(np.asarray(x[(0,) * x.ndim], dtype), x.shape)
+    return x.astype(dtype)
 
 
 def _arange(node: Node) -> np.ndarray:

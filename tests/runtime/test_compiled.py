@@ -410,3 +410,23 @@ def test_a_new_schedules_kernels_compile_in_one_compiler_run(monkeypatch, tmp_pa
     np.testing.assert_array_equal(np.asarray(y2), np.exp(a.T) - np.float32(1))
     li.compute(*program(li.asarray(a)))
     assert len(builds) == 1  # compiled once, for good
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("bounds", ["scalars", "arrays"])
+def test_clip_breaks_a_signed_zero_tie_as_numpy(compiled_device, dtype, bounds):
+    # numpy's clip with scalar (stride-0) bounds keeps x on a tie (clip(-0.0, 0.0, 5) is -0.0);
+    # with array bounds the bound wins, as maximum's second operand does. A reciprocal makes the
+    # sign of that zero an infinity's (found by hypothesis).
+    x = np.array([-0.0, 0.0, -0.0, 0.0, np.nan, 3.0] * 3, dtype)
+    cases = [(0.0, 5.0), (-0.0, 5.0), (-5.0, 0.0), (-5.0, -0.0), (0.0, 5.0), (np.nan, 5.0)]
+    for low, high in cases:
+        lo, hi = np.array(low, dtype), np.array(high, dtype)
+        if bounds == "arrays":
+            lo, hi = np.full(x.shape, lo), np.full(x.shape, hi)
+        with li.options(device=compiled_device):
+            got = np.asarray(1 / li.clip(li.asarray(x), li.asarray(lo), li.asarray(hi)))
+        with li.options(device="reference"):
+            want = np.asarray(1 / li.clip(li.asarray(x), li.asarray(lo), li.asarray(hi)))
+        assert np.array_equal(np.signbit(got), np.signbit(want)), (low, high)
+        assert np.array_equal(got, want, equal_nan=True), (low, high)
