@@ -126,6 +126,19 @@ def _power_of_ten(n: int) -> float:
     return scale
 
 
+def _reduction(name: str, doc: str):
+    """The method `x.name(axis=None, out=None, keepdims=False)` calling li.`name`."""
+
+    @named(name)
+    def method(self, axis=None, out=None, keepdims=False):
+        _no_out(name, out)
+        return getattr(_li(), name)(self, axis=axis, keepdims=keepdims)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = doc
+    return method
+
+
 class NumpyMethods:
     """numpy's ndarray methods and attributes, each recorded through the namespace."""
 
@@ -168,41 +181,16 @@ class NumpyMethods:
     def _computed_in(self, dtype):
         return self if dtype is None else _li().astype(self, dtype, copy=False)
 
-    @named("min")
-    def min(self, axis=None, out=None, keepdims=False):
-        """numpy's ndarray.min (li.min)."""
-        _no_out("min", out)
-        return _li().min(self, axis=axis, keepdims=keepdims)
-
-    @named("max")
-    def max(self, axis=None, out=None, keepdims=False):
-        """numpy's ndarray.max (li.max)."""
-        _no_out("max", out)
-        return _li().max(self, axis=axis, keepdims=keepdims)
-
-    @named("argmin")
-    def argmin(self, axis=None, out=None, *, keepdims=False):
-        """numpy's ndarray.argmin (li.argmin; axis=None indexes the flattened array)."""
-        _no_out("argmin", out)
-        return _li().argmin(self, axis=axis, keepdims=keepdims)
-
-    @named("argmax")
-    def argmax(self, axis=None, out=None, *, keepdims=False):
-        """numpy's ndarray.argmax (li.argmax; axis=None indexes the flattened array)."""
-        _no_out("argmax", out)
-        return _li().argmax(self, axis=axis, keepdims=keepdims)
-
-    @named("any")
-    def any(self, axis=None, out=None, keepdims=False):
-        """numpy's ndarray.any (li.any)."""
-        _no_out("any", out)
-        return _li().any(self, axis=axis, keepdims=keepdims)
-
-    @named("all")
-    def all(self, axis=None, out=None, keepdims=False):
-        """numpy's ndarray.all (li.all)."""
-        _no_out("all", out)
-        return _li().all(self, axis=axis, keepdims=keepdims)
+    min = _reduction("min", "numpy's ndarray.min (li.min).")
+    max = _reduction("max", "numpy's ndarray.max (li.max).")
+    any = _reduction("any", "numpy's ndarray.any (li.any).")
+    all = _reduction("all", "numpy's ndarray.all (li.all).")
+    argmin = _reduction(
+        "argmin", "numpy's ndarray.argmin (li.argmin; axis=None indexes the flattened array)."
+    )
+    argmax = _reduction(
+        "argmax", "numpy's ndarray.argmax (li.argmax; axis=None indexes the flattened array)."
+    )
 
     @named("cumsum")
     def cumsum(self, axis=None, dtype=None, out=None):

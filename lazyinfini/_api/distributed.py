@@ -13,6 +13,7 @@ from .._array import Array
 from .._cache import CACHE
 from .._device import check_memory, get_device
 from .._graph import Buffer, BufferLayout, Node, Op, caller_source
+from .._graph.views import c_strides
 from .._options import current
 from .._runtime import Settings, run_schedule
 from .checks import error
@@ -41,11 +42,7 @@ def from_dask(x, /) -> Array:
         raise error(TypeError, "from_dask", f"dtype {dtype} has no lazyinfini dtype")
     shape = tuple(int(n) for n in x.shape)
     # NOTE: C strides as a cached schedule's key reads them: a dask array has none of its own.
-    strides, step = [], dtype.itemsize
-    for n in reversed(shape):
-        strides.insert(0, step)
-        step *= max(n, 1)
-    buffer = Buffer("dask", x, BufferLayout(tuple(strides), 0))
+    buffer = Buffer("dask", x, BufferLayout(c_strides(shape, dtype.itemsize), 0))
     return Array(Node(Op.BUFFER, (), shape, dtype, buffer, caller_source()))
 
 

@@ -24,11 +24,10 @@ import weakref
 from typing import NamedTuple
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from .._array import Array
 from .._graph import Node, Op, buffer_node, caller_source, resolve
-from .._graph.views import apply_movement
+from .._graph.views import apply_movement, c_strides, stand_in
 from .checks import error
 
 
@@ -304,19 +303,11 @@ def phantom(view: View) -> np.ndarray:
     """An ndarray with the view's layout (strides in elements) over one byte, never read."""
     storage = view.storage
     shape = resolve(storage.root).shape
-    strides = storage.strides if storage.strides is not None else _c_strides(shape)
-    array = as_strided(np.zeros(1, np.uint8), shape, strides, writeable=False)
+    strides = storage.strides if storage.strides is not None else c_strides(shape, 1)
+    array = stand_in(shape, strides)
     for step in view.steps:
         if step.op is Op.LINALG:
             array = np.diagonal(array, dict(step.arg)["offset"], -2, -1)
         else:
             array = apply_movement(step, array)
     return array
-
-
-def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    strides, size = [], 1
-    for n in reversed(shape):
-        strides.append(size)
-        size *= max(n, 1)
-    return tuple(reversed(strides))

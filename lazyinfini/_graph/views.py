@@ -4,9 +4,25 @@ arrays to learn strides before anything runs, and the host devices apply them to
 from __future__ import annotations
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from .node import Node
 from .ops import Op
+
+
+def c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    """The strides (in units of `itemsize`) of a C-ordered array of `shape`."""
+    strides, step = [], itemsize
+    for dim in reversed(shape):
+        strides.append(step)
+        step *= max(dim, 1)
+    return tuple(reversed(strides))
+
+
+def stand_in(shape: tuple[int, ...], strides, dtype=np.uint8) -> np.ndarray:
+    """An ndarray of `shape` and byte `strides` over one element, never read: numpy's view rules
+    (reshape with copy=False, transpose, slicing) applied to it give a layout without data."""
+    return as_strided(np.zeros(1, dtype), shape, strides, writeable=False)
 
 
 def apply_movement(node: Node, x: np.ndarray) -> np.ndarray | None:

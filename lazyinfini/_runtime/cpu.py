@@ -15,12 +15,11 @@ import weakref
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from .._counters import counters
 from .._device import Device
 from .._graph import Node, Op
-from .._graph.views import apply_movement
+from .._graph.views import apply_movement, c_strides, stand_in
 from .._render import elementwise as c_kernels
 from .._render.compile import CompileError, NoCompiler
 from .._schedule.kernels import Kind
@@ -287,7 +286,7 @@ def _stand_ins(kernel) -> tuple:
 
 
 def _layout(shape, strides, dtype, space) -> np.ndarray:
-    view = as_strided(np.empty(1, dtype), shape, strides)
+    view = stand_in(shape, strides, dtype)
     try:
         return np.reshape(view, space, copy=False)
     except ValueError:  # NOTE: the run copies such a load: a contiguous one
@@ -295,11 +294,7 @@ def _layout(shape, strides, dtype, space) -> np.ndarray:
 
 
 def _contiguous(space, dtype) -> np.ndarray:
-    strides, step = [], np.dtype(dtype).itemsize
-    for n in reversed(space):
-        strides.insert(0, step)
-        step *= max(n, 1)
-    return as_strided(np.empty(1, dtype), space, strides)
+    return stand_in(space, c_strides(space, np.dtype(dtype).itemsize), dtype)
 
 
 def _describe(kernel, target: Target) -> str:

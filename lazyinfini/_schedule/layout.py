@@ -11,10 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from .._graph import Node, Op
-from .._graph.views import apply_movement
+from .._graph.views import apply_movement, c_strides, stand_in
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,14 +61,6 @@ class Load:
         )
 
 
-def c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
-    strides, step = [], itemsize
-    for dim in reversed(shape):
-        strides.append(step)
-        step *= max(dim, 1)
-    return tuple(reversed(strides))
-
-
 def base_strides(node: Node) -> tuple[int, ...]:
     """Strides of a materialized value: a buffer's own, zeros for a fill, C order otherwise."""
     if node.op is Op.BUFFER:
@@ -81,7 +72,7 @@ def base_strides(node: Node) -> tuple[int, ...]:
 
 def phantom(node: Node) -> np.ndarray:
     """An ndarray with `node`'s materialized layout, over one element that is never read."""
-    return as_strided(np.zeros(1, node.dtype), node.shape, base_strides(node), writeable=False)
+    return stand_in(node.shape, base_strides(node), node.dtype)
 
 
 def view_load(node: Node, base: Node, chain: tuple[Node, ...]) -> Load | None:

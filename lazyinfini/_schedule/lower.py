@@ -12,11 +12,11 @@ import heapq
 from typing import TYPE_CHECKING
 
 from .._graph import Group, Node, Op, inputs_of
-from .._graph.views import apply_movement
+from .._graph.views import apply_movement, c_strides
 from .coalesce import coalesce
 from .fuse import group_outputs
 from .kernels import Kernel, Kind
-from .layout import Load, c_strides, phantom, view_load
+from .layout import Load, phantom, view_load
 from .linearize import linearize
 from .rearrange import copy_method, plan_rearrange
 from .target import Target
