@@ -146,7 +146,7 @@ def _across_rows(operands: list[np.ndarray], n_out: int) -> int | None:
     return None
 
 
-def _tiles(operands: list[np.ndarray], side: int) -> list:
+def _tiles(operands: list[np.ndarray], side: tuple[int, int]) -> list:
     """The operands' space as whole square tiles over its last two dims (one walk, two more
     dims; None when there is none), then the strips the tiles leave at the bottom and on the
     right."""
@@ -160,7 +160,7 @@ def _tiles(operands: list[np.ndarray], side: int) -> list:
     return [whole, bottom, right]
 
 
-def _tiled(a: np.ndarray, side, rows: int, cols: int) -> np.ndarray:
+def _tiled(a: np.ndarray, side: tuple[int, int], rows: int, cols: int) -> np.ndarray:
     """`a[..., :rows, :cols]` viewed as (..., rows/side_r, cols/side_c, side_r, side_c)."""
     *outer, row_stride, col_stride = a.strides
     shape = (*a.shape[:-2], rows // side[0], cols // side[1], *side)
