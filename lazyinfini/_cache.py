@@ -8,7 +8,8 @@ which nodes are requested or held (and, checked on a hit, a buffer's alignment w
 plan depends on it). A template is a copy of the graph whose buffers are stand-ins holding no
 data (BufferLayout), and the schedule of that copy for the device's Target. Every
 materialization runs a template's schedule with its own buffers bound to the stand-ins; the
-first of a kind schedules it, the next ones only bind.
+first of a kind schedules it, the next ones only bind. Fills (scalar operands) are bound the
+same way: the key holds where equal fills are, not their values (see _key).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._graph import Buffer, Node, Op, build_graph, resolve, walk
+from ._graph import Buffer, Node, Op, build_graph, frozen, resolve, walk
 from ._schedule import Kind, Schedule, schedule
 
 MAX_NODES = 50_000  # template nodes kept in all (a template holds no data)
@@ -42,6 +43,7 @@ class Job:
 class _Template:
     schedule: Schedule
     buffers: tuple[tuple[int, Node], ...]  # (position, stand-in) of each buffer
+    fills: tuple[tuple[int, Node, object], ...]  # (position, stand-in, its value's key)
     requested: tuple[int, ...]  # positions of schedule.requested
     kept: tuple[int, ...]  # positions of schedule.kept
     aligned: tuple[tuple[int, int], ...]  # (position, misalignment) of buffers a plan assumed
@@ -63,13 +65,13 @@ class ScheduleCache:
         keep = tuple(i for i, n in enumerate(order) if n.op is not Op.BUFFER and held(n))
         again = _recomputed_frontier(order, srcs, set(keep), pending)
         outputs = tuple(position[id(resolve(n))] for n in pending) + again
-        # NOTE: the whole Target, not the device's name: a device registered again with other
-        # tiles or chunks schedules anew.
-        key = (target, fuse, outputs, keep, *map(_signature, order, srcs))
         try:
+            # NOTE: the whole Target, not the device's name: a device registered again with
+            # other tiles or chunks schedules anew.
+            key, fills = _key(target, fuse, order, srcs, outputs, keep)
             hash(key)
         except TypeError:  # a parameter that cannot be a key: schedule it, keep nothing
-            key = None
+            key, fills = None, {}
         with self._lock:
             template = self._templates.get(key) if key is not None else None
             if template is not None:
@@ -78,12 +80,12 @@ class ScheduleCache:
             order[i].layout.misalignment == m for i, m in template.aligned
         )
         if not reused:
-            template = _template(target, fuse, order, srcs, outputs, keep)
+            template = _template(target, fuse, order, srcs, outputs, keep, fills)
             if key is not None:
                 self._store(key, template)  # NOTE: replaces one made for another alignment
         return Job(
             template.schedule,
-            {stand_in: order[i].arg.data for i, stand_in in template.buffers},
+            _bindings(template, order, fills),
             tuple(order[i] for i in template.requested),
             tuple(order[i] for i in template.kept),
             tuple(n for n in order if n.op is not Op.BUFFER),
@@ -128,28 +130,42 @@ def _recomputed_frontier(order, srcs, keep: set, pending) -> tuple[int, ...]:
     )
 
 
-def _signature(node: Node, inputs: tuple[int, ...]) -> tuple:
-    if node.op is Op.BUFFER:
-        # NOTE: not the alignment, which only rearrange plans read (checked on a hit, see
-        # _Template.aligned): small buffers from malloc start anywhere on 16 bytes.
-        buffer = node.arg
-        return (node.op, node.shape, node.dtype, buffer.layout.strides, buffer.device, node.source)
-    return (node.op, node.shape, node.dtype, _frozen(node.arg), inputs, node.source)
+def _key(target, fuse, order, srcs, outputs, keep):
+    """The cache key of a pending graph, and each fill's value key by position. A fill enters as
+    its place among equal fills (the first position holding its value), not its value: a
+    program differing only in its scalars reuses the schedule, while one whose equal fills
+    simplify() merged never meets one where they differ."""
+    fills: dict = {}
+    values: dict[int, object] = {}
+    parts = [target, fuse, outputs, keep]
+    for i, node in enumerate(order):
+        op = node.op
+        if op is Op.BUFFER:
+            # NOTE: not the alignment, which only rearrange plans read (checked on a hit, see
+            # _Template.aligned): small buffers from malloc start anywhere on 16 bytes.
+            buffer = node.arg
+            parts.append((op, node.shape, node.dtype, buffer.layout.strides, buffer.device))
+        elif op is Op.FULL:
+            value = values[i] = frozen(node.arg)
+            first = fills.setdefault((node.shape, node.dtype, value), i)
+            parts.append((op, node.shape, node.dtype, first))
+        else:
+            parts.append((op, node.shape, node.dtype, frozen(node.arg), srcs[i]))
+        parts.append(node.source)
+    return tuple(parts), values
 
 
-def _frozen(arg):
-    """A key for a parameter that tells apart what == does not: -0.0 from 0.0, 1 from 1.0."""
-    kind = type(arg)
-    if kind is tuple:
-        return tuple(_frozen(a) for a in arg)
-    if arg is None or kind in (int, str, bool):
-        return arg
-    if isinstance(arg, (float, complex, np.generic)):
-        return (kind, repr(arg))
-    return arg  # NOTE: an unhashable parameter makes the whole key unhashable: not cached
+def _bindings(template: _Template, order, fills: dict) -> dict:
+    """Each stand-in's value in this run: a buffer's data; a fill's value where it differs from
+    the one the template was made with (the runtime reads a fill's own value otherwise)."""
+    inputs = {stand_in: order[i].arg.data for i, stand_in in template.buffers}
+    for i, stand_in, value in template.fills:
+        if fills.get(i, value) != value:
+            inputs[stand_in] = np.asarray(order[i].arg, dtype=stand_in.dtype)
+    return inputs
 
 
-def _template(target, fuse: bool, order, srcs, outputs, keep) -> _Template:
+def _template(target, fuse: bool, order, srcs, outputs, keep, fills) -> _Template:
     clones: list[Node] = []
     for node, inputs in zip(order, srcs):
         if node.op is Op.BUFFER:
@@ -172,6 +188,7 @@ def _template(target, fuse: bool, order, srcs, outputs, keep) -> _Template:
     return _Template(
         planned,
         tuple((i, c) for i, c in enumerate(clones) if c.op is Op.BUFFER),
+        tuple((i, clones[i], value) for i, value in fills.items()),
         tuple(where[id(n)] for n in planned.requested),
         tuple(where[id(n)] for n in planned.kept),
         tuple(rearranged.items()),

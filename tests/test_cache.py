@@ -193,3 +193,66 @@ def test_schedules_are_kept_per_target(monkeypatch):
     register_device(dataclasses.replace(cpu, target=dataclasses.replace(cpu.target, chunk=4096)))
     assert reused(lambda: clip_sub(a, a)) == 0
     assert reused(lambda: clip_sub(a, a)) == 1
+
+
+# -- scalars are parameters of a cached schedule ----------------------------------------------
+
+
+def test_a_loop_over_a_changing_python_scalar_reuses_its_schedule():
+    x_np = np.linspace(-3, 3, 100)
+    x = li.asarray(x_np)
+    for i in range(10):
+        t = 0.5 * i - 1.0
+        hits = reused(lambda t=t: np.testing.assert_array_equal(np.asarray(x * t), x_np * t))
+        assert hits == (0 if i == 0 else 1), i
+
+
+_SCALARS = [0.0, -0.0, 1.0, -1.5, 2.0, 0.1, np.inf, -np.inf, np.nan, -np.nan, 65504.0, 1e-8]
+
+
+def _scalar_program(x, s):
+    """One line per op, the same lines every call: only the scalars change."""
+    y = (x - s[0]) * s[1]
+    y = li.clip(y, s[2], s[3])
+    return li.copysign(y + s[0], y - s[2])
+
+
+def _numpy_program(x, s, dtype):
+    c = [dtype.type(v) for v in s]
+    with np.errstate(all="ignore"):
+        y = (x - c[0]) * c[1]
+        y = np.clip(y, c[2], c[3])
+        return np.copysign(y + c[0], y - c[2])
+
+
+@settings(max_examples=25)
+@given(
+    data=st.data(),
+    dtype=st.sampled_from([np.float16, np.float32, np.float64]),
+    device=st.sampled_from(["cpu", "compiled", "reference"]),
+)
+def test_programs_differing_only_in_scalars_share_a_schedule_and_are_right(
+    data, dtype, device, compiled_device
+):
+    """Equal scalars (which simplify() merges into one fill), -0.0 next to 0.0 and NaNs of
+    either sign, drawn anew each run of the same lines: every run equals numpy bit for bit
+    (NaN for NaN), whichever schedule the cache hands out."""
+    dtype = np.dtype(dtype)
+    x_np = np.array([-2.0, -0.0, 0.0, 0.5, 3.0, np.nan, np.inf], dtype)
+    name = compiled_device if device == "compiled" else device
+    with li.options(device=name):
+        for _ in range(4):
+            s = data.draw(st.lists(st.sampled_from(_SCALARS), min_size=4, max_size=4))
+            got = np.asarray(_scalar_program(li.asarray(x_np), s))
+            want = _numpy_program(x_np, s, dtype)
+            np.testing.assert_array_equal(got, want, err_msg=f"{s} {dtype} {device}")
+            numbers = ~np.isnan(want)
+            np.testing.assert_array_equal(np.signbit(got[numbers]), np.signbit(want[numbers]))
+
+
+def test_two_fills_merged_for_equal_scalars_are_not_reused_for_unequal_ones():
+    x = li.asarray(np.arange(4, dtype=np.float32))
+    got = [np.asarray((x - a) * (x - b)) for a, b in ((1.0, 1.0), (1.0, 2.0), (2.0, 2.0))]
+    x_np = np.arange(4, dtype=np.float32)
+    for (a, b), value in zip(((1.0, 1.0), (1.0, 2.0), (2.0, 2.0)), got):
+        np.testing.assert_array_equal(value, (x_np - a) * (x_np - b))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import struct
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -124,6 +125,37 @@ def resolve(node: Node) -> Node:
 
 def inputs_of(node: Node) -> tuple[Node, ...]:
     return tuple(resolve(s) for s in node.srcs)
+
+
+def frozen(arg):
+    """A key for a parameter that tells apart what == does not: -0.0 from 0.0, 1 from 1.0, a
+    NaN from -NaN (their bits: repr() shows both as nan)."""
+    kind = type(arg)
+    if kind is tuple:
+        return tuple(frozen(a) for a in arg)
+    if arg is None or kind in (int, str, bool):
+        return arg
+    if isinstance(arg, np.generic):
+        return (kind, arg.tobytes())
+    if isinstance(arg, float):
+        return (kind, _DOUBLE.pack(arg))
+    if isinstance(arg, complex):
+        return (kind, _DOUBLE.pack(arg.real), _DOUBLE.pack(arg.imag))
+    return arg  # NOTE: an unhashable parameter makes a key holding it unhashable
+
+
+_DOUBLE = struct.Struct("<d")
+
+
+def fill_value(values: dict, node: Node) -> np.ndarray:
+    """A FULL node's value, 0-d: the one bound for this run, else its own. A cached schedule's
+    fills are parameters (_cache.py): a loop over `x * t` with a new `t` binds it, as it binds
+    a new buffer, and runs the same kernels."""
+    bound = values.get(node)
+    if bound is None or bound.size == 0:
+        return np.asarray(node.arg, dtype=node.dtype)
+    # NOTE: a device that computed the fill holds it at its shape: every element is the value.
+    return bound if bound.ndim == 0 else np.asarray(bound.reshape(-1)[0])
 
 
 def caller_source() -> str:

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._counters import counters
 from .._device import Device
-from .._graph import Node, Op
+from .._graph import Node, Op, fill_value
 from .._graph.views import apply_movement, c_strides, stand_in
 from .._render import elementwise as c_kernels
 from .._render.compile import CompileError, NoCompiler
@@ -60,11 +60,11 @@ TARGET = Target(
 
 def value_of(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:
     """A node's value: computed, bound to a buffer stand-in, a buffer's own, or a fill."""
+    if node.op is Op.FULL:
+        return np.broadcast_to(fill_value(values, node), node.shape)
     value = values.get(node)
     if value is not None:
         return value
-    if node.op is Op.FULL:
-        return np.broadcast_to(np.asarray(node.arg, dtype=node.dtype), node.shape)
     if node.op is Op.BUFFER:
         return node.arg.data
     raise KeyError(node)
@@ -175,8 +175,8 @@ def _numpy_elementwise(kernel, values, outs, target) -> list[np.ndarray]:
 def _chunkable(i: int, load, values, work) -> np.ndarray:
     """Load `i` in the kernel's iteration space. A fully broadcast one is its 0-d value, so it
     is converted (half floats) once, not once per chunk, and numpy uses its scalar loops."""
-    if i in work.constants:
-        return work.constants[i]
+    if i in work.fills:
+        return fill_value(values, load.base)
     view = load_view(load, values)
     if i in work.scalars:
         return np.asarray(view[(0,) * view.ndim])
@@ -191,7 +191,7 @@ class _Pass:
     program: object  # the kernel record's register program (_schedule/linearize.py)
     space: tuple[int, ...]
     parts: tuple[tuple, ...]  # the chunks
-    constants: dict[int, np.ndarray]  # load index -> 0-d value, for loads of a fill
+    fills: frozenset[int]  # loads of a fill: read as its 0-d value (bound anew each run)
     scalars: frozenset[int]  # other loads that are fully broadcast: read as their 0-d value
     parallel: bool
 
@@ -206,11 +206,9 @@ def _prepare_pass(kernel, chunk: int) -> _Pass:
         kernel.program,
         kernel.space,
         parts,
-        {
-            i: np.asarray(ld.base.arg, dtype=ld.base.dtype)
-            for i, ld in enumerate(kernel.loads)
-            if ld.base.op is Op.FULL and not any(ld.strides)
-        },
+        frozenset(
+            i for i, ld in enumerate(kernel.loads) if ld.base.op is Op.FULL and not any(ld.strides)
+        ),
         frozenset(
             i
             for i, ld in enumerate(kernel.loads)

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._device import Device
-from .._graph import Node, Op, inputs_of
+from .._graph import Node, Op, fill_value, inputs_of
 from .._graph.views import slice_key
 from .._schedule.kernels import Kind
 from .._schedule.target import Target
@@ -23,11 +23,16 @@ def _evaluate_kernel(kernel, values, memory) -> list[np.ndarray]:
     """Each node of `kernel` from its inputs' values (a kernel of several nodes is unrolled)."""
     local = {}
     for node in kernel.nodes:
+        if node.op is Op.FULL:  # NOTE: its value may be bound for this run (_cache.py)
+            local[node] = _value(values, node)
+            continue
         local[node] = evaluate(node, [local.get(s, _value(values, s)) for s in inputs_of(node)])
     return [local[node] for node in kernel.outputs]
 
 
 def _value(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:
+    if node.op is Op.FULL:
+        return np.broadcast_to(fill_value(values, node), node.shape)
     value = values.get(node)
     if value is not None:
         return value

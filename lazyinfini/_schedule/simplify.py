@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from .._graph import Node, Op, build_graph, inputs_of
+from .._graph import Node, Op, build_graph, frozen, inputs_of
 
 if TYPE_CHECKING:  # NOTE: networkx is imported at first use (~70 ms)
     import networkx as nx
@@ -86,10 +84,10 @@ def _identity(node: Node, src: Node) -> bool:
 
 def _key(node: Node, srcs: tuple[Node, ...]) -> tuple | None:
     """What makes two nodes compute the same value; None for unhashable parameters."""
-    arg = node.arg
-    if node.op is Op.FULL:
-        # NOTE: fills are equal when their bits are: 0 and 0.0 merge, -0.0 and 0.0 do not.
-        arg = np.asarray(arg, dtype=node.dtype).tobytes()
+    # NOTE: parameters merge when their keys do (-0.0 and 0.0 do not); for fills this is also
+    # what lets the schedule cache bind them as parameters (_cache.py): a schedule that merged
+    # two fills is reused only where their values are equal again.
+    arg = frozen(node.arg)
     key = (node.op, tuple(id(s) for s in srcs), node.shape, node.dtype, arg)
     try:
         hash(key)

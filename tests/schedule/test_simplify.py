@@ -57,10 +57,10 @@ def test_common_subexpressions_are_computed_once():
     np.testing.assert_array_equal(np.asarray(y), (np.asarray(x) - 1) ** 2)
 
 
-def test_fills_merge_by_bits_not_by_equality():
+def test_fills_merge_by_their_bits_not_by_equality():
     x = li.asarray(np.array([-0.0, 0.0, 1.0], dtype=np.float32))
-    y = (x - 0.0) * (x - 0) + (x - (-0.0))
+    y = (x - 0.0) * (x - 0.0) + (x - (-0.0))
     labels = [n.op.label for n in li.inspect.schedule(y).kernels[0].nodes]
-    assert labels.count("subtract") == 2, labels  # x - 0.0 and x - 0 are one; -0.0 is not
+    assert labels.count("subtract") == 2, labels  # the two x - 0.0 are one; -0.0 is not
     expected = (np.asarray(x) - np.float32(0.0)) ** 2 + (np.asarray(x) - np.float32(-0.0))
     np.testing.assert_array_equal(np.signbit(np.asarray(y)), np.signbit(expected))

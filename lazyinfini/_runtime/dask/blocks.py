@@ -57,6 +57,11 @@ def _token(*parts) -> str:
     return repr(parts)
 
 
+def fills_key(constants) -> tuple:
+    """What a block's fills are, by their bits (a cached schedule binds new ones each run)."""
+    return tuple((i, str(c.dtype), c.tobytes()) for i, c in constants)
+
+
 class FusedBlock:
     """One block of an elementwise kernel: each argument block placed on the output's axes,
     then the register program over it in cache-sized chunks, writing fresh outputs.
@@ -77,8 +82,8 @@ class FusedBlock:
             (s.node.op.name, repr(s.node.arg), str(s.node.dtype), s.srcs, s.dst, s.slot, s.rounds)
             for s in self.program.steps
         )
-        fills = tuple((i, str(c.dtype), c.tobytes()) for i, c in self.constants)
-        self.token = _token(steps, self.program.outputs, self.places, fills, self.dtypes)
+        self.fills = fills_key(self.constants)
+        self.token = _token(steps, self.program.outputs, self.places, self.fills, self.dtypes)
 
     def __dask_tokenize__(self):
         return self.token

@@ -27,13 +27,13 @@ from dask.base import tokenize
 
 from ... import _dtypes
 from ..._device import Device
-from ..._graph import Node, Op
+from ..._graph import Node, Op, fill_value
 from ..._graph.views import slice_key
 from ..._schedule.kernels import Kind
 from ..._schedule.target import Target
 from ..reference import evaluate
 from . import calls
-from .blocks import FusedBlock, call_of, failure_note
+from .blocks import FusedBlock, call_of, failure_note, fills_key
 from .calls import grid
 
 # NOTE: never copy a transposed load first: blockwise reads it by relabelling its blocks.
@@ -61,10 +61,10 @@ def value_of(values: dict, node: Node) -> da.Array:
     value = values.get(node)
     if isinstance(value, da.Array):
         return value
-    if value is None:
-        if node.op is Op.FULL:
-            value = _filled(node)
-        elif node.op is Op.BUFFER and node.arg.data is not None:
+    if node.op is Op.FULL:  # NOTE: its value may be bound for this run (_cache.py)
+        value = _filled(node, fill_value(values, node))
+    elif value is None:
+        if node.op is Op.BUFFER and node.arg.data is not None:
             value = node.arg.data
         else:
             raise KeyError(node)
@@ -76,9 +76,8 @@ def value_of(values: dict, node: Node) -> da.Array:
     return value
 
 
-def _filled(node: Node) -> da.Array:
-    fill = np.asarray(node.arg, dtype=node.dtype)[()]
-    return da.full(node.shape, fill, dtype=node.dtype, chunks=chunk_spec())
+def _filled(node: Node, fill: np.ndarray) -> da.Array:
+    return da.full(node.shape, fill[()], dtype=node.dtype, chunks=chunk_spec())
 
 
 # -- movement -----------------------------------------------------------------------------
@@ -175,7 +174,7 @@ def _elementwise(kernel, values):
     arrays, places, constants = [], [], []
     for i, load in enumerate(kernel.loads):
         if load.base.op is Op.FULL:  # a fill: a constant of the block function
-            constants.append((i, np.asarray(load.base.arg, dtype=load.base.dtype)))
+            constants.append((i, fill_value(values, load.base)))
             continue
         x, axes = placed(load, values)
         arrays.append(x)
@@ -213,7 +212,7 @@ def _fused_block(kernel, ndim, places, constants) -> FusedBlock:
     """The kernel's block function, made once per kernel record (a cached schedule's kernels
     run again: the program is slimmed and tokenized once)."""
     block = _BLOCKS.get(kernel)
-    if block is None or block.places != tuple(places):
+    if block is None or block.places != tuple(places) or block.fills != fills_key(constants):
         dtypes = [n.dtype for n in kernel.outputs]
         note = failure_note(kernel.name, [call_of(n) for n in kernel.nodes])
         block = _BLOCKS[kernel] = FusedBlock(kernel.program, ndim, places, constants, dtypes, note)
