@@ -196,12 +196,12 @@ static inline float li_maxf(float x, float b) { return (x > b || x != x) ? x : b
 static inline float li_minf(float x, float b) { return (x < b || x != x) ? x : b; }
 static inline double li_max(double x, double b) { return (x > b || x != x) ? x : b; }
 static inline double li_min(double x, double b) { return (x < b || x != x) ? x : b; }
-/* numpy's clip with scalar bounds: x wins a tie with a bound (clip(-0.0, 0.0, 5) is -0.0), a NaN
-   x or bound wins. With array bounds numpy's clip is maximum then minimum (the bound wins). */
-static inline float li_clip_lof(float x, float b) { return (x < b || b != b) ? b : x; }
-static inline float li_clip_hif(float x, float b) { return (x > b || b != b) ? b : x; }
-static inline double li_clip_lo(double x, double b) { return (x < b || b != b) ? b : x; }
-static inline double li_clip_hi(double x, double b) { return (x > b || b != b) ? b : x; }
+/* The same where x wins a tie (max_keep(-0.0, 0.0) is -0.0), a NaN on either side still winning:
+   numpy's float16 maximum/minimum/clip, and its float32/64 clip between two scalar bounds. */
+static inline float li_max_keepf(float x, float b) { return (x < b || b != b) ? b : x; }
+static inline float li_min_keepf(float x, float b) { return (x > b || b != b) ? b : x; }
+static inline double li_max_keep(double x, double b) { return (x < b || b != b) ? b : x; }
+static inline double li_min_keep(double x, double b) { return (x > b || b != b) ? b : x; }
 static inline uint16_t li_bf16_store(float f) {
     uint32_t u; memcpy(&u, &f, 4);
     if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u); /* quiet NaN */
@@ -291,6 +291,8 @@ def expression(step, src_dtypes, operands, scalar_bounds: bool = True) -> str:
     if op in _COMPARISONS and (compute in _FLOATS or compute in _INTS or compute == np.bool_):
         return _COMPARISONS[op].format(*operands)
     if compute in _FLOATS:
+        if op in _KEEPING and out == np.float16:
+            return _KEEPING[op].format(*operands, f=_FLOATS[compute][1])
         return _FLOAT_OPS[op].format(*operands, f=_FLOATS[compute][1])
     if compute == np.bool_:
         return _BOOL_OPS[op].format(*operands)
@@ -319,16 +321,23 @@ def _cast(src, out, value: str) -> str:
     return f"({target})({value})"
 
 
+# numpy's float16 loops keep the first operand of maximum/minimum on a tie (-0.0 against 0.0);
+# its float32/64 loops (and ml_dtypes' bfloat16) take the second.
+_KEEPING = {Op.MAXIMUM: "li_max_keep{f}({0}, {1})", Op.MINIMUM: "li_min_keep{f}({0}, {1})"}
+
+
 def _clip(arg, dtype, operands, scalar_bounds: bool) -> str:
-    """numpy's clip: NaN from x or from either bound propagates. On a tie (-0.0 against 0.0)
-    numpy's loop for scalar bounds (stride 0: `scalar_bounds`) keeps x, its loop for array
-    bounds takes the bound, as maximum takes its second operand: both are followed."""
+    """numpy's clip: NaN from x or from either bound propagates. On a tie (-0.0 against 0.0):
+    float16 keeps x; otherwise numpy's clip between two scalar bounds (stride 0:
+    `scalar_bounds`) keeps x, and with an array bound, or one bound (np.clip is then maximum or
+    minimum), it takes the bound. All are followed."""
     has_min, has_max = arg
     x, *bounds = operands
     floats = _dtypes.compute_dtype(np.dtype(dtype)) in _FLOATS
     if floats:
         suffix = _FLOATS[_dtypes.compute_dtype(np.dtype(dtype))][1]
-        low, high = ("li_clip_lo", "li_clip_hi") if scalar_bounds else ("li_max", "li_min")
+        keep = np.dtype(dtype) == np.float16 or (has_min and has_max and scalar_bounds)
+        low, high = ("li_max_keep", "li_min_keep") if keep else ("li_max", "li_min")
         low, high = f"{low}{suffix}({{x}}, {{b}})", f"{high}{suffix}({{x}}, {{b}})"
     else:
         low, high = "({x} > {b} ? {x} : {b})", "({x} < {b} ? {x} : {b})"

@@ -154,10 +154,11 @@ class _Walk:
         return f"{ctype} r{reg} = {c.load(k, self.operands[k], self.kinds)};"
 
     def scalar(self, step) -> bool:
-        """Whether every operand after the first is a load walked with stride 0 (numpy's clip
-        breaks a tie with such bounds differently from array bounds)."""
-        loads = len(self.kernel.loads)
-        return all(r < loads and self.kinds[self.n_out + r] == BROADCAST for r in step.srcs[1:])
+        """Whether every operand after the first is a load of one value (every stride 0):
+        numpy's clip breaks a tie with such bounds differently from array bounds (a (3, 1)
+        bound of a (3, 4) clip is an array bound to numpy, though its inner stride is 0)."""
+        loads = self.kernel.loads
+        return all(r < len(loads) and not any(loads[r].strides) for r in step.srcs[1:])
 
     def element(self, steps, ready: set[int], buffered: set[int], final: bool) -> list[str]:
         """One element's statements: read the registers `steps` need (from the block buffers

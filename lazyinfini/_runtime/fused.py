@@ -16,7 +16,7 @@ import threading
 import numpy as np
 
 from .._graph import Op
-from .ufuncs import OWN_DTYPE, UFUNCS
+from .ufuncs import UFUNCS, own_dtype
 
 SCRATCH = 1 << 17  # elements a scratch buffer holds at least (the CPU target's chunk)
 
@@ -60,8 +60,12 @@ def _run_step(step, inputs: list[np.ndarray], target: np.ndarray, scratch) -> np
             inputs = [rounded]
         np.copyto(target, inputs[0], casting="unsafe")
         return target
-    if node.op in OWN_DTYPE and node.dtype != step.dtype:
-        own = [scratch.take(("own", i), target.shape, node.dtype, x) for i, x in enumerate(inputs)]
+    if node.dtype != step.dtype and own_dtype(node):
+        # NOTE: a 0-d input (a fill) stays 0-d: numpy's clip breaks ties by its bounds' strides
+        own = [
+            scratch.take(("own", i), x.shape if x.ndim == 0 else target.shape, node.dtype, x)
+            for i, x in enumerate(inputs)
+        ]
         result = scratch.take("round", target.shape, node.dtype)
         UFUNCS[node.op](own, node.arg, out=result)
         np.copyto(target, result)

@@ -16,7 +16,7 @@ from .._graph.views import slice_key
 from .._schedule.kernels import Kind
 from .._schedule.target import Target
 from .library import call_library
-from .ufuncs import OWN_DTYPE, UFUNCS
+from .ufuncs import UFUNCS, own_dtype
 
 
 def _evaluate_kernel(kernel, values, memory) -> list[np.ndarray]:
@@ -45,7 +45,7 @@ def evaluate(node: Node, inputs: list[np.ndarray]) -> np.ndarray:
     """The value of one node from the values of its inputs."""
     op = node.op
     if op in UFUNCS:
-        if op not in OWN_DTYPE:
+        if not own_dtype(node):
             inputs = [_widened(x) for x in inputs]
         return np.asarray(UFUNCS[op](inputs, node.arg)).astype(node.dtype, copy=False)
     if op in _NUMPY:

@@ -18,23 +18,18 @@ def _ufunc(fn):
 def _clip(inputs, arg, out=None):
     x, *bounds = inputs
     has_min, has_max = arg
-    lo = bounds.pop(0) if has_min else _extreme(x.dtype, low=True)
-    hi = bounds.pop(0) if has_max else _extreme(x.dtype, low=False)
-    # Note (spec): np.clip propagates NaN from x and from either bound, as the standard asks,
-    # and with both bounds it is 2x faster than np.maximum alone on numpy 2.4 (measured; DESIGN
-    # §9 found the opposite on an older numpy). A missing bound is the dtype's extreme.
-    return _CLIP(x, lo, hi, out=out)
+    # Note (spec): np.clip propagates NaN from x and from either bound, as the standard asks.
+    # With one bound np.clip is maximum or minimum: their tie-break (-0.0 against 0.0) is not
+    # clip's between two scalar bounds, so one bound calls them, as np.clip does.
+    if not has_max:
+        return np.maximum(x, bounds[0], out=out)
+    if not has_min:
+        return np.minimum(x, bounds[0], out=out)
+    return _CLIP(x, *bounds, out=out)
 
 
 # NOTE: numpy's clip ufunc itself; np.clip's Python wrapper costs 3 us a call, once per chunk.
 _CLIP = getattr(getattr(np, "_core", None), "umath", np).clip
-
-
-def _extreme(dtype: np.dtype, low: bool):
-    if dtype.kind == "f":
-        return dtype.type(-np.inf if low else np.inf)
-    info = np.iinfo(dtype)
-    return dtype.type(info.min if low else info.max)
 
 
 def _into(out, value):
@@ -174,4 +169,12 @@ UFUNCS = {
 # Ops whose result depends on the spacing of their own dtype: half floats run them in that
 # dtype, not in float32 (nextafter of float16 1.0 is 1 + 2**-10, which float32 rounds away).
 OWN_DTYPE = frozenset({Op.NEXTAFTER})
+# numpy's float16 loops of these keep the first operand on a tie (-0.0 against 0.0) where its
+# float32 loops take the second: float16 runs them in float16 (a selection is exact anyway).
+_FLOAT16_TIES = frozenset({Op.MAXIMUM, Op.MINIMUM, Op.CLIP})
+
+
+def own_dtype(node) -> bool:
+    """Whether a half float `node` computes in its own dtype rather than in float32."""
+    return node.op in OWN_DTYPE or (node.op in _FLOAT16_TIES and node.dtype == np.float16)
 # NOTE: ASTYPE is evaluated by each device directly (its target dtype is the node's dtype).
