@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import weakref
+from weakref import ref as _weakref
 
 import numpy as np
 
@@ -19,7 +19,7 @@ def _binary_method(name: str, reflected: bool = False):
 
     def method(self, other, /):
         # Operands the namespace does not know make Python try the other side's operator.
-        if not _elementwise.is_operand(other):
+        if type(other) is not Array and not _elementwise.is_operand(other):
             return NotImplemented
         fn = _FUNCTIONS[name]
         return fn(other, self) if reflected else fn(self, other)
@@ -67,13 +67,15 @@ class Array(NumpyMethods):
         return array_function(func, types, args, kwargs)
 
     def __init__(self, node: Node):
+        # NOTE: _hold() inlined (an array is made for every recorded op); a new array has no view
         self._view = None
-        self._hold(node)
+        self._n = node
+        node.__dict__["holder"] = _weakref(self)
 
     def _hold(self, node: Node) -> None:
         """Hold `node`, and let realize() know a live array holds it (see held_array)."""
         self._n = node
-        node.__dict__["holder"] = weakref.ref(self)
+        node.__dict__["holder"] = _weakref(self)
         view = self._view
         if view is not None and not view.steps:
             # NOTE: an array with no steps holds its memory's whole value (the base, or x[...]):

@@ -50,6 +50,17 @@ def track_new_nodes(monkeypatch) -> list:
         created.append(weakref.ref(self))
 
     monkeypatch.setattr(Node, "__init__", tracking)
+    # NOTE: the elementwise quick path makes its nodes without __init__ (_graph.quick_node)
+    from lazyinfini._api import elementwise
+
+    quick = elementwise.quick_node
+
+    def tracking_quick(*args):
+        node = quick(*args)
+        created.append(weakref.ref(node))
+        return node
+
+    monkeypatch.setattr(elementwise, "quick_node", tracking_quick)
     return created
 
 

@@ -12,6 +12,7 @@ from .node import (
     inputs_of,
     mark_evaluated,
     mark_realized,
+    quick_node,
     resolve,
 )
 from .ops import Group, Op
@@ -31,6 +32,7 @@ __all__ = [
     "inputs_of",
     "mark_evaluated",
     "mark_realized",
+    "quick_node",
     "resolve",
     "walk",
 ]

@@ -92,6 +92,17 @@ class Node:
         return f"{self.op.label}#{id(self) % 100000:05d}({shape} {self.dtype.name})"
 
 
+def quick_node(op: Op, srcs: tuple, shape: tuple, dtype: np.dtype, arg, source: str) -> Node:
+    """A Node made without __init__'s asserts, for a recording path that checked its operands
+    already (elementwise ops over arrays of one dtype and shape: _api/elementwise.py)."""
+    node = _new(Node)
+    node.__dict__.update(op=op, srcs=srcs, shape=shape, dtype=dtype, arg=arg, source=source)
+    return node
+
+
+_new = object.__new__
+
+
 def buffer_node(value, source: str = "", device: str = "cpu") -> Node:
     """A BUFFER node holding `value`, an array of `device` (numpy's on the host)."""
     return Node(Op.BUFFER, (), tuple(value.shape), value.dtype, Buffer(device, value), source)
@@ -160,15 +171,18 @@ def fill_value(values: dict, node: Node) -> np.ndarray:
 
 def caller_source() -> str:
     """file:line of the first frame outside this package: the user's line that recorded a node."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+    frame = _getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        name = _NAMES.get(filename)
+        if name is None:
+            inside = filename.startswith(_PACKAGE_DIR)
+            name = _NAMES[filename] = "" if inside else os.path.basename(filename)
+        if name:
+            return f"{name}:{frame.f_lineno}"
         frame = frame.f_back
-    if frame is None:
-        return ""
-    name = _BASENAMES.get(frame.f_code.co_filename)
-    if name is None:
-        name = _BASENAMES[frame.f_code.co_filename] = os.path.basename(frame.f_code.co_filename)
-    return f"{name}:{frame.f_lineno}"
+    return ""
 
 
-_BASENAMES: dict[str, str] = {}
+_getframe = sys._getframe
+_NAMES: dict[str, str] = {}  # a code file's name in a source, "" for this package's files
