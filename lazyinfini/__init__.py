@@ -4,10 +4,11 @@ Arrays record operations into a DAG (a networkx.DiGraph, see li.graph); a schedu
 and an executor runs them when a value is needed (np.asarray, .compute(), DLPack, bool/int/float).
 """
 
+import importlib as _importlib
+
 # -- helper sections: each added by the module that defines the names (keep blocks separate) --
-# manipulation, creation, linear algebra, indexing, inspection, constants; the linalg and fft
-# extensions; einsum and rearrange (extensions, numpy's and einops' semantics)
-from . import fft, inspect, linalg
+# manipulation, creation, linear algebra, indexing, constants. The linalg and fft extensions,
+# einsum and rearrange (extensions, numpy's and einops' semantics), inspection: see __getattr__
 from ._api.constants import e, inf, nan, newaxis, pi
 from ._api.creation import (
     arange,
@@ -29,7 +30,6 @@ from ._api.creation import (
 )
 from ._api.data_types import astype, can_cast, finfo, iinfo, isdtype, result_type
 from ._api.distributed import from_dask, from_zarr, to_dask
-from ._api.einsum import einsum
 from ._api.elementwise import (
     abs,
     add,
@@ -122,7 +122,6 @@ from ._api.manipulation import (
     tile,
     unstack,
 )
-from ._api.rearrange_pattern import rearrange
 
 # statistics, searching, sorting, sets, utility
 from ._api.searching import argmax, argmin, count_nonzero, nonzero, searchsorted
@@ -159,7 +158,6 @@ from ._dtypes import (
     uint32,
     uint64,
 )
-from ._numpy_functions import NumpyFallbackWarning
 
 # numpy's names for namespace functions (extensions); other numpy names: see __getattr__
 from ._numpy_names import (
@@ -183,17 +181,47 @@ from ._numpy_names import (
 from ._numpy_names import missing_name as _missing_name
 from ._options import options, set_options
 from ._realize import compute
-from ._runtime import CPU
-from .inspect import explain, graph, to_dot, visualize
 
 __array_api_version__ = "2025.12"
 _SUPPORTED_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 
+# NOTE: imported at first use (PEP 562), as `import lazyinfini` records arrays without them:
+# li.CPU with the runtime (~30 ms, the C compiler's modules), NumpyFallbackWarning with numpy's
+# function protocol (~10 ms), the fft and linalg extensions, einsum, rearrange and inspection
+# (~12 ms together, compiled from source where no bytecode is cached). Name -> the module
+# defining it; a submodule's name maps to the submodule itself.
+_AT_FIRST_USE = {
+    "CPU": "._runtime",
+    "NumpyFallbackWarning": "._numpy_functions",
+    "einsum": "._api.einsum",
+    "explain": ".inspect",
+    "fft": ".fft",
+    "graph": ".inspect",
+    "inspect": ".inspect",
+    "linalg": ".linalg",
+    "rearrange": "._api.rearrange_pattern",
+    "to_dot": ".inspect",
+    "visualize": ".inspect",
+}
+
+
 def __getattr__(name: str):
-    """A name the namespace lacks: numpy's names raise an AttributeError naming lazyinfini's
-    way (li.hstack: use li.concat(arrays, axis=1)), see _numpy_names.NUMPY_HINTS."""
-    raise _missing_name(name)
+    """A name imported at first use; otherwise a name the namespace lacks: numpy's names raise
+    an AttributeError naming lazyinfini's way (li.hstack: use li.concat(arrays, axis=1)), see
+    _numpy_names.NUMPY_HINTS."""
+    module = _AT_FIRST_USE.get(name)
+    if module is None:
+        raise _missing_name(name)
+    loaded = _importlib.import_module(module, __name__)
+    value = loaded if module == f".{name}" else getattr(loaded, name)
+    # NOTE: kept as the module's attribute: later lookups skip this function (1.2 us -> 20 ns).
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_AT_FIRST_USE})
 
 
 __all__ = [

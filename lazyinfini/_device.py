@@ -4,12 +4,17 @@ A device is a table, not a class hierarchy: the Target its schedules are made fo
 allocator, how data leaves and enters host memory, and one handler per kernel kind. Backends
 register theirs (`_runtime/__init__.py`); nothing imports a backend to find it, so options,
 the API and the cache depend on this registry only. `li.CPU` is the host CPU's.
+
+NOTE: the registry imports the built-in backends (`_runtime/`: cpu, numpy, reference) when it is
+first read (~30 ms with the C compiler's modules), not `import lazyinfini`: recording an array
+needs no device, and a `device=None` argument looks nothing up.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Mapping
+import importlib
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,7 +63,45 @@ class Device:
         return self.name
 
 
-DEVICES: dict[str, Device] = {}
+class Registry(MutableMapping):
+    """name -> Device; the first read imports `backends`, whose devices register themselves.
+    Writes (register_device) import nothing."""
+
+    def __init__(self, backends: str):
+        self._devices: dict[str, Device] = {}
+        self._backends = backends
+        self._loaded = False
+
+    def _load(self) -> None:
+        if not self._loaded:
+            # NOTE: import's module lock makes another thread wait for every registration;
+            # a read while the backends import (their own thread) finds the ones so far.
+            importlib.import_module(self._backends)
+            self._loaded = True
+
+    def __getitem__(self, name: str) -> Device:
+        self._load()
+        return self._devices[name]
+
+    def __setitem__(self, name: str, device: Device) -> None:
+        self._devices[name] = device
+
+    def __delitem__(self, name: str) -> None:
+        del self._devices[name]
+
+    def __iter__(self) -> Iterator[str]:
+        self._load()
+        return iter(self._devices)
+
+    def __len__(self) -> int:
+        self._load()
+        return len(self._devices)
+
+    def __repr__(self) -> str:
+        return f"Registry({self._devices!r})"
+
+
+DEVICES: MutableMapping[str, Device] = Registry("lazyinfini._runtime")
 # Devices whose backend is imported when first asked for: name -> () -> Device. The dask one
 # needs dask, which `import lazyinfini` must not import; its loader raises an ImportError
 # naming the extra to install.
@@ -115,6 +158,13 @@ def check_memory(device: Device, names) -> None:
 def array_devices() -> tuple[Device, ...]:
     """The devices arrays can live on (the standard's `devices()`)."""
     return tuple(d for d in DEVICES.values() if d.holds_arrays)
+
+
+def check_device_arg(func: str, device) -> None:
+    """Raise unless a `device=` argument is None (the host CPU) or names a device arrays live
+    on. NOTE: None looks nothing up, so recording never imports a backend."""
+    if device is not None:
+        check_device(func, device)
 
 
 def check_device(func: str, device) -> Device:

@@ -24,7 +24,7 @@ from ._api.data_types import astype
 from ._api.elementwise import conform, less, multiply, subtract, where
 from ._api.manipulation import roll
 from ._array import Array, record
-from ._device import check_device
+from ._device import check_device_arg
 from ._graph import Op, caller_source
 from .linalg import _complex, _real
 
@@ -189,7 +189,7 @@ def irfftn(x, /, *, s=None, axes=None, norm="backward") -> Array:
 
 
 def _frequency_args(func: str, n, d, dtype, device):
-    check_device(func, device)
+    check_device_arg(func, device)
     n = check_int(func, "n", n, minimum=1)
     if isinstance(d, bool) or not isinstance(d, (int, float)):
         raise error(TypeError, func, f"d must be a real number, got {d!r}")

@@ -7,8 +7,6 @@ li.inspect.memory_pool, li.inspect.release_memory.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from typing import TYPE_CHECKING
 
 from ._array import Array
@@ -17,12 +15,14 @@ from ._device import get_device
 from ._graph import Op, build_graph
 from ._graph.dot import to_dot as _dot_text
 from ._options import current
-from ._runtime.pool import POOL, PoolStats
-from ._schedule import Schedule
-from ._schedule import schedule as _schedule_for
 
-if TYPE_CHECKING:  # NOTE: networkx is imported at first use (~70 ms)
+# NOTE: networkx (~70 ms), the scheduler and the runtime (~45 ms) are imported at first use:
+# `import lazyinfini` records arrays without them.
+if TYPE_CHECKING:
     import networkx as nx
+
+    from ._runtime.pool import PoolStats
+    from ._schedule import Schedule
 
 __all__ = [
     "counters",
@@ -51,17 +51,23 @@ def graph(*arrays: Array) -> nx.DiGraph:
 
 def memory_pool() -> PoolStats:
     """The CPU executor's output memory pool: buffers watched, bytes in use and idle, reuses."""
+    from ._runtime.pool import POOL
+
     return POOL.stats()
 
 
 def release_memory() -> int:
     """Free the pool's idle buffers now (it keeps up to `li.options(pool_bytes=...)` of them for
     reuse); returns the bytes freed."""
+    from ._runtime.pool import POOL
+
     return POOL.release()
 
 
 def schedule(*arrays: Array) -> Schedule:
     """The schedule computing `arrays` now would run on the current device (runs nothing)."""
+    from ._schedule import schedule as _schedule_for
+
     options = current()
     dag = build_graph(_nodes("schedule", arrays))
     return _schedule_for(dag, get_device(options.device).target, fuse=options.fuse)
@@ -197,6 +203,9 @@ def visualize(*arrays, filename: str | os.PathLike | None = None) -> str:
 
 
 def _render(text: str, filename: str) -> None:
+    import shutil
+    import subprocess
+
     dot = shutil.which("dot")
     if dot is None:
         raise RuntimeError(

@@ -12,9 +12,8 @@ import numpy as np
 
 from .. import _dtypes
 from .._array import Array, implicit_value, record
-from .._device import check_device
+from .._device import check_device_arg
 from .._graph import Node, Op, buffer_node, caller_source, inputs_of
-from .._runtime.reference import evaluate
 from .checks import (
     OutOfRangeError,
     check_dtype_arg,
@@ -39,7 +38,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
     seen; a cast or a pending array is computed into new memory when needed (reading its inputs
     then, as every pending result does). copy=False raises ValueError where a copy is needed.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.asarray.html"""
-    check_device("asarray", device)
+    check_device_arg("asarray", device)
     dtype = None if dtype is None else check_dtype_arg("asarray", dtype)
     _check_copy("asarray", copy)
     if isinstance(obj, Array):
@@ -92,6 +91,8 @@ def _view_value(node: Node) -> np.ndarray | None:
         (node,) = inputs_of(node)
     if node.op is not Op.BUFFER or not isinstance(node.arg.data, np.ndarray):
         return None  # NOTE: another device's data (a dask array) is immutable: shared
+    from .._runtime.reference import evaluate  # NOTE: imported at first use (~30 ms: _runtime)
+
     value = node.arg.data
     for step in reversed(chain):
         value = evaluate(step, [value])
@@ -176,7 +177,7 @@ def _readonly(value: np.ndarray) -> np.ndarray:
 def from_dlpack(x, /, *, device=None, copy=None) -> Array:
     """An array sharing memory with a DLPack producer (or a copy when copy=True).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.from_dlpack.html"""
-    check_device("from_dlpack", device)
+    check_device_arg("from_dlpack", device)
     if not hasattr(x, "__dlpack__"):
         raise error(TypeError, "from_dlpack", f"{type(x).__name__} has no __dlpack__")
     _check_copy("from_dlpack", copy)
@@ -194,7 +195,7 @@ def full(shape, fill_value, *, dtype=None, device=None) -> Array:
 
 
 def _fill(func: str, shape, value, dtype, device) -> Array:
-    check_device(func, device)
+    check_device_arg(func, device)
     shape = check_shape(func, shape)
     dtype = None if dtype is None else check_dtype_arg(func, dtype)
     if isinstance(value, Array) and value.ndim == 0:
@@ -271,7 +272,7 @@ def full_like(x, /, fill_value, *, dtype=None, device=None) -> Array:
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
     """Evenly spaced values in [start, stop). https://data-apis.org/array-api/latest/API_specification/generated/array_api.arange.html"""
-    check_device("arange", device)
+    check_device_arg("arange", device)
     if stop is None:
         start, stop = 0, start
     for name, v in (("start", start), ("stop", stop), ("step", step)):
@@ -310,7 +311,7 @@ def _range_length(start, stop, step, exact: builtins.bool) -> int:
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Array:
     """Ones on the k-th diagonal, zeros elsewhere. https://data-apis.org/array-api/latest/API_specification/generated/array_api.eye.html"""
-    check_device("eye", device)
+    check_device_arg("eye", device)
     rows = check_int("eye", "n_rows", n_rows, minimum=0)
     cols = rows if n_cols is None else check_int("eye", "n_cols", n_cols, minimum=0)
     dtype = _dtypes.DEFAULT_FLOAT if dtype is None else check_dtype_arg("eye", dtype)
@@ -320,7 +321,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Array:
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Array:
     """num evenly spaced values from start to stop. https://data-apis.org/array-api/latest/API_specification/generated/array_api.linspace.html"""
-    check_device("linspace", device)
+    check_device_arg("linspace", device)
     for name, v in (("start", start), ("stop", stop)):
         if isinstance(v, builtins.bool) or not isinstance(v, (int, float, complex)):
             raise error(TypeError, "linspace", f"{name} must be a Python number, got {v!r}")

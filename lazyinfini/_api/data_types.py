@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._array import Array, record
-from .._device import check_device
+from .._device import check_device_arg
 from .._graph import Op
 from .checks import check_array, check_dtype_arg, check_scalar, error
 from .creation import copied
@@ -25,7 +25,7 @@ def astype(x, dtype, /, *, copy=True, device=None) -> Array:
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.astype.html"""
     check_array("astype", "x", x)
     dtype = check_dtype_arg("astype", dtype)
-    check_device("astype", device)
+    check_device_arg("astype", device)
     if not isinstance(copy, builtins.bool):
         raise error(TypeError, "astype", f"copy must be True or False, got {copy!r}")
     if x.dtype in _dtypes.COMPLEX and dtype not in _dtypes.COMPLEX and dtype != _dtypes.bool:

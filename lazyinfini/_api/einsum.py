@@ -18,7 +18,6 @@ import numpy as np
 
 from .. import _dtypes
 from .._array import Array
-from ..linalg import diagonal
 from . import statistics
 from .checks import error
 from .data_types import astype
@@ -200,6 +199,8 @@ def _prepare(term: Term, dtype: np.dtype, sizes: dict[str, int]) -> Term:
 
 def _diagonal(term: Term) -> Term:
     """The term with the first repeated label's first two axes made their diagonal (last)."""
+    from ..linalg import diagonal  # NOTE: imported at first use (li.linalg loads on first use)
+
     label = next(a for a in term.labels if term.labels.count(a) > 1)
     first = term.labels.index(label)
     second = term.labels.index(label, first + 1)
