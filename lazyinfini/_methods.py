@@ -415,6 +415,10 @@ class NumpyMethods:
 
     def __getattr__(self, name: str):
         # Called only for names Array lacks: numpy's ndarray names get the way to do it here.
+        if name[:2] == "__":
+            # NOTE: np.asarray(x) asks for __array_struct__ and __array_interface__ first: a
+            # plain error, without the message (~1 us each, every conversion)
+            raise AttributeError(name)
         raise AttributeError(missing_attribute(name), name=name)
 
 

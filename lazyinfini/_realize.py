@@ -7,12 +7,10 @@ import threading
 import time
 
 from ._array import held_array
-from ._cache import CACHE
 from ._counters import counters
 from ._device import check_memory, get_device, holder_of
 from ._graph import Op, buffer_node, caller_source, mark_evaluated, mark_realized
 from ._options import current
-from ._runtime import Settings, run_schedule
 
 # NOTE: one materialization at a time. Between walking the pending graph and swapping in the
 # buffers, another thread realizing a shared node would change the graph under the walk (a node
@@ -32,17 +30,18 @@ def _realize(arrays, timings: list | None, implicit: str):
     pending = list(dict.fromkeys(a._node for a in arrays if a._node.op is not Op.BUFFER))
     if not pending:
         return None
+    if _RUNTIME is None:
+        _load()
     options = current()
     started = time.perf_counter()
     device = get_device(options.device)
-    settings = Settings(options.pool_bytes, options.debug)
-    held = (lambda node: held_array(node) is not None) if device.keeps else _never
-    job = CACHE.prepare(device.target, options.fuse, pending, held)
+    settings = _RUNTIME.Settings(options.pool_bytes, options.debug)
+    job = _CACHE.prepare(device.target, options.fuse, pending, device.keeps)
     check_memory(device, job.devices)
-    values = run_schedule(job.schedule, device, job.inputs, settings, timings)
+    values = _RUNTIME.run_schedule(job.schedule, device, job.inputs, settings, timings)
     _swap_all(arrays, job, values, holder_of(device).name)
     if device.keeps:
-        mark_evaluated(job.evaluated)
+        mark_evaluated(job.order)
     counters.materializations += 1
     counters.schedules_reused += job.reused
     if options.debug:
@@ -50,8 +49,17 @@ def _realize(arrays, timings: list | None, implicit: str):
     return job.schedule
 
 
-def _never(node) -> bool:
-    return False
+_CACHE = _RUNTIME = None  # NOTE: loaded at the first materialization (see _load)
+
+
+def _load() -> None:
+    """The scheduler, the cache, the runtime and its compiler (~45 ms of imports): recording
+    arrays needs none of them, so `import lazyinfini` does not load them."""
+    global _CACHE, _RUNTIME
+    from . import _runtime
+    from ._cache import CACHE
+
+    _CACHE, _RUNTIME = CACHE, _runtime
 
 
 def _swap_all(arrays, job, values, device: str) -> None:

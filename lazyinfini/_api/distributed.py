@@ -10,12 +10,10 @@ import math
 
 from .. import _dtypes
 from .._array import Array
-from .._cache import CACHE
 from .._device import check_memory, get_device
 from .._graph import Buffer, BufferLayout, Node, Op, caller_source
 from .._graph.views import c_strides
 from .._options import current
-from .._runtime import Settings, run_schedule
 from .checks import error
 
 
@@ -74,13 +72,16 @@ def _translated(device, pending: list[Node]) -> dict:
     gather (no compute)."""
     if not pending:
         return {}
+    # NOTE: imported at first use (~45 ms: the scheduler, the cache, the runtime)
     from .. import _realize
+    from .._cache import CACHE
+    from .._runtime import Settings, run_schedule
 
     pending = list(dict.fromkeys(pending))
     lazy = dataclasses.replace(device, gather=lambda results: results)
     # NOTE: realize's lock: the walk must not see another thread swap buffers in under it.
     with _realize._REALIZING:
-        job = CACHE.prepare(device.target, current().fuse, pending, _realize._never)
+        job = CACHE.prepare(device.target, current().fuse, pending, keeps=False)
         check_memory(device, job.devices)
         values = run_schedule(job.schedule, lazy, job.inputs, Settings())
     return {node: values[out] for node, out in zip(job.requested, job.schedule.outputs)}

@@ -105,7 +105,7 @@ _new = object.__new__
 
 def buffer_node(value, source: str = "", device: str = "cpu") -> Node:
     """A BUFFER node holding `value`, an array of `device` (numpy's on the host)."""
-    return Node(Op.BUFFER, (), tuple(value.shape), value.dtype, Buffer(device, value), source)
+    return quick_node(_BUFFER, (), tuple(value.shape), value.dtype, Buffer(device, value), source)
 
 
 def _address(value) -> int:
@@ -125,8 +125,13 @@ def mark_realized(node: Node, buffer: Node) -> None:
 
 
 def mark_evaluated(nodes) -> None:
+    """Every node but the buffers among `nodes` has been computed (see _cache.py)."""
     for node in nodes:
-        node.__dict__["evaluated"] = True
+        if node.op is not _BUFFER:
+            node.__dict__["evaluated"] = True
+
+
+_BUFFER = Op.BUFFER
 
 
 def resolve(node: Node) -> Node:
@@ -164,7 +169,11 @@ def fill_value(values: dict, node: Node) -> np.ndarray:
     a new buffer, and runs the same kernels."""
     bound = values.get(node)
     if bound is None or bound.size == 0:
-        return np.asarray(node.arg, dtype=node.dtype)
+        own = node.__dict__.get("own_fill")  # NOTE: made once: a cached template's run reads it
+        if own is None:
+            own = node.__dict__["own_fill"] = np.asarray(node.arg, dtype=node.dtype)
+            own.flags.writeable = False
+        return own
     # NOTE: a device that computed the fill holds it at its shape: every element is the value.
     return bound if bound.ndim == 0 else np.asarray(bound.reshape(-1)[0])
 

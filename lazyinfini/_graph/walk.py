@@ -3,26 +3,36 @@ the pending count of a repr) starts from it."""
 
 from __future__ import annotations
 
-from .node import Node, inputs_of, resolve
+from .node import Node
 
 
 def walk(outputs: list) -> tuple[list[Node], list[tuple[int, ...]]]:
-    """The pending DAG in post-order (every node after its inputs, stopping at buffers), and
-    the positions of each node's inputs."""
+    """The pending DAG in post-order (every node after its inputs, in input order, stopping at
+    buffers), and the positions of each node's inputs."""
+    # NOTE: every materialization walks its new nodes (a cached schedule too): one stack of
+    # nodes, revisited once their inputs are placed, and no per-node tuples (~2x the speed of
+    # a stack of (node, expanded) pairs).
     order: list[Node] = []
-    ins: dict[int, tuple[Node, ...]] = {}  # id -> inputs, for nodes expanded
-    placed: set[int] = set()
-    stack = [(resolve(n), False) for n in reversed(outputs)]
-    while stack:
-        node, expanded = stack.pop()
-        key = id(node)
-        if expanded:
-            if key not in placed:
-                placed.add(key)
-                order.append(node)
-        elif key not in ins:
-            srcs = ins[key] = inputs_of(node)
-            stack.append((node, True))
-            stack += [(s, False) for s in reversed(srcs) if id(s) not in ins]
-    position = {id(n): i for i, n in enumerate(order)}
-    return order, [tuple(position[id(s)] for s in ins[id(n)]) for n in order]
+    inputs: list[tuple[int, ...]] = []
+    position: dict[int, int] = {}
+    for output in outputs:
+        stack = [output.realized or output]
+        while stack:
+            node = stack[-1]
+            if id(node) in position:
+                stack.pop()
+                continue
+            srcs = node.srcs
+            waiting = False
+            for src in reversed(srcs):
+                src = src.realized or src
+                if id(src) not in position:
+                    stack.append(src)
+                    waiting = True
+            if waiting:
+                continue
+            stack.pop()
+            position[id(node)] = len(order)
+            order.append(node)
+            inputs.append(tuple([position[id(s.realized or s)] for s in srcs]))
+    return order, inputs

@@ -16,17 +16,17 @@ import ctypes
 import hashlib
 import math
 import threading
-import weakref
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .._render import c, elementwise
 from .._render.compile import CompileError, load, load_function
+from .memo import Memo
 from .numpy_loops import pointers
 from .threads import THREADS, run_parallel
 
-_FUNCTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_FUNCTIONS = Memo()
 _LOCK = threading.Lock()
 _ARGTYPES = [
     ctypes.c_int64,

@@ -26,8 +26,9 @@ from .._schedule.kernels import Kind
 from .._schedule.target import Target
 from .compiled import TILED_MIN, compile_ahead, run_compiled
 from .compiled_rearrange import run_compiled as run_compiled_rearrange
-from .fused import chunks, run_chunks
+from .fused import chunks, run_chunks, run_whole
 from .library import call_library_outputs
+from .memo import Memo
 from .numpy_loops import missing
 from .pool import POOL
 from .rearrange import SERIAL_BYTES, run_rearrange
@@ -137,7 +138,7 @@ def _path(kernel, target: Target) -> str:
     return C_PATH if why is None else f"{numpy} ({why})"
 
 
-_PATHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_PATHS = Memo()
 _C_OFF: list = []  # NOTE: set once no compiler runs: one warning, then numpy for every kernel
 
 
@@ -163,6 +164,12 @@ def _warn(message: str) -> None:
 def _numpy_elementwise(kernel, values, outs, target) -> list[np.ndarray]:
     """The numpy path: the register program over the target's chunks, into `outs`."""
     work = _PASSES.get(kernel) or _prepare_pass(kernel, target.chunk)
+    if len(work.parts) == 1:
+        # NOTE: a small kernel is one chunk: its loads are read as they are (no reshape to the
+        # iteration space, no slicing), in the calling thread (~4 us less a kernel).
+        loads = [_whole(i, ld, values, work) for i, ld in enumerate(kernel.loads)]
+        run_whole(work.program, loads, outs)
+        return outs
     loads = [_chunkable(i, ld, values, work) for i, ld in enumerate(kernel.loads)]
     flat = [np.reshape(out, work.space) for out in outs]
     if work.parallel:
@@ -183,6 +190,17 @@ def _chunkable(i: int, load, values, work) -> np.ndarray:
     return np.reshape(view, work.space)
 
 
+def _whole(i: int, load, values, work) -> np.ndarray:
+    """Load `i` of a one-chunk kernel: a fill or a fully broadcast load as its 0-d value, else
+    its view in the output's shape."""
+    if i in work.fills:
+        return fill_value(values, load.base)
+    view = load_view(load, values)
+    if i in work.scalars:
+        return np.asarray(view[(0,) * view.ndim])
+    return view
+
+
 @dataclass(frozen=True)
 class _Pass:
     """What running an elementwise kernel needs besides its buffers, worked out once per kernel
@@ -196,7 +214,7 @@ class _Pass:
     parallel: bool
 
 
-_PASSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_PASSES = Memo()
 
 
 def _prepare_pass(kernel, chunk: int) -> _Pass:
@@ -256,12 +274,15 @@ def _source(kernel, values, memory) -> list[np.ndarray]:
 
 def prepare_on(target: Target):
     """The hook compiling a new schedule's C kernels in one compiler run, before it runs."""
-    prepared: weakref.WeakSet = weakref.WeakSet()
+    # NOTE: ids, each dropped when its schedule goes (a WeakSet's `in` makes a weak reference
+    # each time: every materialization asks)
+    prepared: set[int] = set()
 
     def prepare(schedule) -> None:
-        if schedule in prepared:
+        if id(schedule) in prepared:
             return
-        prepared.add(schedule)
+        prepared.add(id(schedule))
+        weakref.finalize(schedule, prepared.discard, id(schedule))
         work = [_stand_ins(k) for k in schedule.kernels if _compiles(k, target)]
         compile_ahead(work)
 

@@ -134,3 +134,11 @@ def run_chunks(program, loads, outs, parts, own_errstate=True) -> None:
         for index in parts:
             chunk = [v[index] if v.ndim else v for v in loads]  # 0-d: a broadcast scalar
             evaluate(program, chunk, [o[index] for o in outs], scratch)
+
+
+def run_whole(program, loads, outs) -> None:
+    """Evaluate `program` over whole arrays in the calling thread, whose error state the run
+    set (a kernel of one chunk)."""
+    scratch = getattr(_local, "scratch", None) or Scratch()
+    _local.scratch = scratch
+    evaluate(program, loads, outs, scratch)

@@ -177,4 +177,6 @@ _FLOAT16_TIES = frozenset({Op.MAXIMUM, Op.MINIMUM, Op.CLIP})
 def own_dtype(node) -> bool:
     """Whether a half float `node` computes in its own dtype rather than in float32."""
     return node.op in OWN_DTYPE or (node.op in _FLOAT16_TIES and node.dtype == np.float16)
+
+
 # NOTE: ASTYPE is evaluated by each device directly (its target dtype is the node's dtype).
