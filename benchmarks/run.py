@@ -215,6 +215,7 @@ def main() -> None:
     peak_memory(1 << (22 if quick else 24))
     recording_overhead(2000 if quick else 20000)
     small_arrays(200 if quick else 2000)
+    print("fixed costs against torch, jax, scikit-learn: python benchmarks/fixed_costs.py")
 
 
 if __name__ == "__main__":
