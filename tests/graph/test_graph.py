@@ -169,3 +169,31 @@ def test_to_dot_names_ops_and_lines():
     dot = li.to_dot(y)
     assert dot.startswith("digraph")
     assert "subtract" in dot and f"{HERE}:{line}" in dot
+
+
+def test_the_quick_recording_paths_name_the_users_line_too():
+    """Ops over arrays of one dtype and shape, over floats and a Python number, unary ops and
+    clip between Python numbers record without operands()' checks (_api/elementwise.py): they
+    still name the line, through operators and namespace functions alike, in li.graph and in
+    explain()."""
+    a = li.asarray(np.arange(4.0))
+    b = li.asarray(np.ones(4))
+    lines = {}
+    lines["subtract"] = _line() + 1
+    d = a - b
+    lines["multiply"] = _line() + 1
+    m = li.multiply(d, 2.0)
+    lines["negative"] = _line() + 1
+    n = -m
+    lines["clip"] = _line() + 1
+    c = li.clip(n, 0.0, 1.0)
+    lines["add"] = _line() + 1
+    y = 1.5 + c
+    g = li.graph(y)
+    for op, line in lines.items():
+        (node,) = _by_op(g, op)
+        assert g.nodes[node]["source"] == f"{HERE}:{line}", op
+    fills = [n for n in g if n.op.label == "full"]
+    assert {n.source for n in fills} == {f"{HERE}:{lines[o]}" for o in ("multiply", "clip", "add")}
+    explained = li.explain(y)
+    assert all(f"{HERE}:{line}" in explained for line in lines.values()), explained
