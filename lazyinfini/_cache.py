@@ -9,7 +9,7 @@ plan depends on it). A template is a copy of the graph whose buffers are stand-i
 data (BufferLayout), and the schedule of that copy for the device's Target. Every
 materialization runs a template's schedule with its own buffers bound to the stand-ins; the
 first of a kind schedules it, the next ones only bind. Fills (scalar operands) are bound the
-same way: the key holds where equal fills are, not their values (see _key).
+same way: the key holds where equal fills are, not their values (see _scan).
 """
 
 from __future__ import annotations
@@ -63,14 +63,13 @@ class ScheduleCache:
         """The job computing `pending` (plus the recomputed frontier, see below); `keeps`: the
         device keeps what live arrays hold (held nodes are outputs too)."""
         order, srcs = walk(pending)
-        keep = _held(order) if keeps else ()
-        again = _recomputed_frontier(order, srcs, keep, pending)
+        parts, fills, keep, evaluated = _scan(order, srcs, keeps)
+        again = _recomputed_frontier(order, srcs, keep, pending) if evaluated else ()
         outputs = _positions(order, pending) + again
         try:
             # NOTE: the whole Target, not the device's name: a device registered again with
             # other tiles or chunks schedules anew.
-            key, fills = _key(target, fuse, order, srcs, outputs, keep)
-            template = self._get(key)
+            template = self._get(key := (*parts, target, fuse, outputs, keep))
         except TypeError:  # a parameter that cannot be a key: schedule it, keep nothing
             key, fills, template = None, {}, None
         reused = template is not None and all(
@@ -127,18 +126,6 @@ def _positions(order, pending) -> tuple[int, ...]:
     return tuple(position[id(n.realized or n)] for n in pending)
 
 
-def _held(order) -> tuple[int, ...]:
-    """Positions of the pending nodes a live array holds (see _array.held_array)."""
-    held = []
-    for i, node in enumerate(order):
-        ref = node.holder
-        if ref is not None and node.op is not Op.BUFFER:
-            array = ref()
-            if array is not None and array._n is node:
-                held.append(i)
-    return tuple(held)
-
-
 def _recomputed_frontier(order, srcs, keep: tuple, pending) -> tuple[int, ...]:
     """Nodes an earlier materialization evaluated that this one must evaluate again, where they
     feed new work (or an array holds them): they are written out this time and kept, so a loop
@@ -159,30 +146,42 @@ def _recomputed_frontier(order, srcs, keep: tuple, pending) -> tuple[int, ...]:
     )
 
 
-def _key(target, fuse, order, srcs, outputs, keep):
-    """The cache key of a pending graph, and each fill's value key by position. A fill enters as
-    its place among equal fills (the first position holding its value), not its value: a
-    program differing only in its scalars reuses the schedule, while one whose equal fills
-    simplify() merged never meets one where they differ."""
-    fills: dict = {}
-    values: dict[int, object] = {}
-    parts = [target, fuse, outputs, keep]
+def _scan(order, srcs, keeps: bool):
+    """One pass over the pending graph: each node's part of the cache key, each fill's value key
+    by position, the positions live arrays hold (where the device `keeps` them, see
+    _array.held_array), and whether an earlier run evaluated any node.
+
+    A fill enters the key as its place among equal fills (the first position holding its
+    value), not its value: a program differing only in its scalars reuses the schedule, while
+    one whose equal fills simplify() merged never meets one where they differ."""
+    parts, firsts, fills, held, evaluated = [], {}, {}, [], False
     for i, node in enumerate(order):
-        op = node.op
-        if op is Op.BUFFER:
+        op, shape, dtype = node.op, node.shape, node.dtype
+        if op is _BUFFER:
             # NOTE: not the alignment, which only rearrange plans read (checked on a hit, see
             # _Template.aligned): small buffers from malloc start anywhere on 16 bytes.
-            buffer = node.arg
-            parts.append((op, node.shape, node.dtype, buffer.layout.strides, buffer.device))
-        elif op is Op.FULL:
-            value = values[i] = frozen(node.arg)
-            first = fills.setdefault((node.shape, node.dtype, value), i)
-            parts.append((op, node.shape, node.dtype, first))
+            parts.append((op, shape, dtype, node.arg.strides, node.arg.device, node.source))
+            continue
+        evaluated = evaluated or node.evaluated
+        if keeps and node.holder is not None:
+            array = node.holder()
+            if array is not None and array._n is node:
+                held.append(i)
+        arg = node.arg
+        if op is _FULL:
+            value = fills[i] = frozen(arg)
+            try:
+                first = firsts.setdefault((shape, dtype, value), i)
+            except TypeError:  # NOTE: a value that is no key merges with no other fill
+                first = i
+            parts.append((op, shape, dtype, first, node.source))
         else:
-            arg = node.arg
-            parts.append((op, node.shape, node.dtype, arg if arg is None else frozen(arg), srcs[i]))
-        parts.append(node.source)
-    return tuple(parts), values
+            arg = arg if arg is None else frozen(arg)
+            parts.append((op, shape, dtype, arg, srcs[i], node.source))
+    return parts, fills, tuple(held), evaluated
+
+
+_BUFFER, _FULL = Op.BUFFER, Op.FULL
 
 
 def _bindings(template: _Template, order, fills: dict) -> dict:

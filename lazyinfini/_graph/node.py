@@ -43,6 +43,12 @@ class Buffer:
             return self.known_layout
         return BufferLayout(tuple(self.data.strides), _address(self.data) % 64)
 
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """The layout's strides, without reading the address (the cache key's share)."""
+        known = self.known_layout
+        return known.strides if known is not None else tuple(self.data.strides)
+
     def __repr__(self) -> str:
         return f"Buffer({self.device}, strides={self.layout.strides})"
 
