@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._graph import Buffer, Node, Op, build_graph, frozen, resolve, walk
+from ._graph import Buffer, Dag, Node, Op, frozen, resolve, walk
 from ._schedule import Kind, Schedule, schedule
 
 MAX_NODES = 50_000  # template nodes kept in all (a template holds no data)
@@ -204,7 +204,7 @@ def _template(target, fuse: bool, order, srcs, outputs, keep, fills) -> _Templat
             sources = tuple(clones[j] for j in inputs)
             clone = Node(node.op, sources, node.shape, node.dtype, node.arg, node.source)
         clones.append(clone)
-    graph = build_graph([clones[i] for i in outputs])
+    graph = Dag([clones[i] for i in outputs])
     planned = schedule(graph, target, fuse=fuse, keep={clones[i] for i in keep})
     where = {id(c): i for i, c in enumerate(clones)}
     rearranged = {

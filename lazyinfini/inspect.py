@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ._array import Array
 from ._counters import counters
 from ._device import get_device
-from ._graph import Op, build_graph
+from ._graph import Dag, Op, build_graph
 from ._graph.dot import to_dot as _dot_text
 from ._options import current
 
@@ -69,7 +69,7 @@ def schedule(*arrays: Array) -> Schedule:
     from ._schedule import schedule as _schedule_for
 
     options = current()
-    dag = build_graph(_nodes("schedule", arrays))
+    dag = Dag(_nodes("schedule", arrays))
     return _schedule_for(dag, get_device(options.device).target, fuse=options.fuse)
 
 

@@ -1,6 +1,7 @@
 """WHAT was asked: the op table, the frozen nodes, and the networkx view of them."""
 
 from .build import build_graph
+from .dag import Dag
 from .node import (
     Buffer,
     BufferLayout,
@@ -21,6 +22,7 @@ from .walk import walk
 __all__ = [
     "Buffer",
     "BufferLayout",
+    "Dag",
     "Group",
     "Node",
     "Op",

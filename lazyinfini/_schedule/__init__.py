@@ -10,22 +10,17 @@ register programs) -> lifetimes. A target that does not fuse (the reference devi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .._graph import Node, Op, inputs_of
+from .._graph import Dag, Node, Op, inputs_of
 from .fuse import fuse as fuse_groups
 from .kernels import FusionDecision, Kernel, Kind, Schedule
 from .lower import Lowering
 from .simplify import simplify
 from .target import Target
 
-if TYPE_CHECKING:  # NOTE: networkx is imported at first use (~70 ms)
-    import networkx as nx
-
 _KIND_OF_GROUP = {"source": Kind.SOURCE, "elementwise": Kind.ELEMENTWISE, "movement": Kind.VIEW}
 
 
-def schedule(graph: nx.DiGraph, target: Target, *, fuse: bool = True, keep=frozenset()):
+def schedule(graph: Dag, target: Target, *, fuse: bool = True, keep=frozenset()):
     """The kernels computing graph.graph["outputs"] on a device with `target`; values of `keep`
     nodes that some kernel writes anyway are returned too (live arrays hold them)."""
     if not target.fuse:
@@ -39,7 +34,7 @@ def schedule(graph: nx.DiGraph, target: Target, *, fuse: bool = True, keep=froze
     return with_lifetimes(lowering.kernels, requested, held, decisions, rewrites, keep)
 
 
-def schedule_nodes(graph: nx.DiGraph, keep=frozenset()) -> Schedule:
+def schedule_nodes(graph: Dag, keep=frozenset()) -> Schedule:
     """One kernel per pending node, in topological order: what the reference executor runs."""
     kernels = []
     for node in graph.graph["order"]:

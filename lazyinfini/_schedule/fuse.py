@@ -7,17 +7,12 @@ strided loads, not separate kernels.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .._graph import Node, Op
+from .._graph import Dag, Node, Op
 from .kernels import FusionDecision
-
-if TYPE_CHECKING:  # NOTE: networkx is imported at first use (~70 ms)
-    import networkx as nx
 
 
 def fuse(
-    graph: nx.DiGraph, outputs: list[Node], enabled: bool = True
+    graph: Dag, outputs: list[Node], enabled: bool = True
 ) -> tuple[list[list[Node]], list[FusionDecision]]:
     """Groups of elementwise nodes (each in topological order) and the decision log."""
     order = graph.graph["order"]
@@ -48,7 +43,7 @@ def fuse(
     return groups, decisions
 
 
-def merge_siblings(graph: nx.DiGraph, groups, decisions, requested: set) -> list[list[Node]]:
+def merge_siblings(graph: Dag, groups, decisions, requested: set) -> list[list[Node]]:
     """Merge kernels of one shape that read a common input, so `li.compute(y1, y2)` reads the
     shared input once, in one pass writing both outputs.
 
@@ -76,7 +71,7 @@ def merge_siblings(graph: nx.DiGraph, groups, decisions, requested: set) -> list
     return _components(parent, groups, order)
 
 
-def kernel_depths(graph: nx.DiGraph, order: list[Node], groups) -> dict[Node, int]:
+def kernel_depths(graph: Dag, order: list[Node], groups) -> dict[Node, int]:
     """For each node, the depth of the kernel computing it (buffers, fills and the views of
     them are 0; a view has its input's depth; members of one group share the sink's depth)."""
     group_of = {n: i for i, group in enumerate(groups) for n in group}
@@ -96,7 +91,7 @@ def kernel_depths(graph: nx.DiGraph, order: list[Node], groups) -> dict[Node, in
     return depth
 
 
-def _readers(graph: nx.DiGraph, groups) -> dict[Node, list[int]]:
+def _readers(graph: Dag, groups) -> dict[Node, list[int]]:
     """Each value read from outside a group -> the groups reading it, in group order."""
     readers: dict[Node, list[int]] = {}
     for index, group in enumerate(groups):
@@ -146,7 +141,7 @@ def _components(parent: list[int], groups, order: list[Node]) -> list[list[Node]
     ]
 
 
-def group_outputs(graph: nx.DiGraph, group: list[Node], requested: set) -> list[Node]:
+def group_outputs(graph: Dag, group: list[Node], requested: set) -> list[Node]:
     """The members a kernel writes out: requested ones and those read outside the kernel."""
     inside = set(group)
     return [n for n in group if n in requested or any(c not in inside for c in graph.successors(n))]

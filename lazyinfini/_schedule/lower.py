@@ -9,9 +9,8 @@ output that is not contiguous gets a REARRANGE kernel copying it into a fresh bu
 from __future__ import annotations
 
 import heapq
-from typing import TYPE_CHECKING
 
-from .._graph import Group, Node, Op, inputs_of
+from .._graph import Dag, Group, Node, Op, inputs_of
 from .._graph.views import apply_movement, c_strides
 from .coalesce import coalesce
 from .fuse import group_outputs
@@ -21,16 +20,13 @@ from .linearize import linearize
 from .rearrange import copy_method, plan_rearrange
 from .target import Target
 
-if TYPE_CHECKING:  # NOTE: networkx is imported at first use (~70 ms)
-    import networkx as nx
-
 _BASES = (Op.BUFFER, Op.FULL)
 
 
 class Lowering:
     """The kernels emitted so far and, for each materialized node, the node holding its value."""
 
-    def __init__(self, graph: nx.DiGraph, groups, requested: list[Node], target: Target):
+    def __init__(self, graph: Dag, groups, requested: list[Node], target: Target):
         self.graph = graph
         self.target = target
         self.kernels: list[Kernel] = []

@@ -6,15 +6,10 @@ requested output, in order) and a log of what it did, for explain().
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .._graph import Node, Op, build_graph, frozen, inputs_of
-
-if TYPE_CHECKING:  # NOTE: networkx is imported at first use (~70 ms)
-    import networkx as nx
+from .._graph import Dag, Node, Op, frozen, inputs_of
 
 
-def simplify(graph: nx.DiGraph) -> tuple[nx.DiGraph, list[Node], list[str]]:
+def simplify(graph: Dag) -> tuple[Dag, list[Node], list[str]]:
     """The simplified graph, its outputs (parallel to graph.graph['outputs']) and a log."""
     new_of: dict[Node, Node] = {}
     seen: dict[tuple, Node] = {}
@@ -25,7 +20,7 @@ def simplify(graph: nx.DiGraph) -> tuple[nx.DiGraph, list[Node], list[str]]:
     outputs = [new_of.get(n, n) for n in graph.graph["outputs"]]
     if all(new is old for old, new in new_of.items()):
         return graph, outputs, log
-    return build_graph(outputs), outputs, log
+    return Dag(outputs), outputs, log
 
 
 def _rewrite(node: Node, srcs: tuple[Node, ...], seen: dict, log: list[str]) -> Node:

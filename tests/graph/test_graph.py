@@ -197,3 +197,24 @@ def test_the_quick_recording_paths_name_the_users_line_too():
     assert {n.source for n in fills} == {f"{HERE}:{lines[o]}" for o in ("multiply", "clip", "add")}
     explained = li.explain(y)
     assert all(f"{HERE}:{line}" in explained for line in lines.values()), explained
+
+
+def test_the_schedulers_dag_is_the_networkx_graph_without_networkx():
+    """The scheduler reads a Dag (no networkx to import at a first materialization): the same
+    nodes, order, outputs, and each node's inputs and consumers in networkx's order."""
+    from lazyinfini._graph import Dag, build_graph
+
+    x = li.asarray(np.arange(6.0).reshape(2, 3))
+    s = x - x  # one input feeding two slots
+    t = li.clip(s.T + 1.0, 0.0, x.T)
+    done = (x * 3).compute()  # a realized buffer the walk stops at
+    u = li.concat([t, t * done.T], axis=0)
+    for outputs in ([u], [u, s], [t, li.sum(u)]):
+        nodes = [o._node for o in outputs]
+        dag, g = Dag(nodes), build_graph(nodes)
+        assert dag.graph["order"] == g.graph["order"] and dag.graph["outputs"] == g.graph["outputs"]
+        assert list(dag) == list(g.nodes) and len(dag) == g.number_of_nodes()
+        for node in g:
+            assert node in dag
+            assert list(dag.predecessors(node)) == list(g.predecessors(node))
+            assert list(dag.successors(node)) == list(g.successors(node))
