@@ -198,13 +198,20 @@ def test_schedules_are_kept_per_target(monkeypatch):
 # -- scalars are parameters of a cached schedule ----------------------------------------------
 
 
-def test_a_loop_over_a_changing_python_scalar_reuses_its_schedule():
+def test_a_loop_over_a_changing_python_scalar_reuses_its_schedule_and_recomputes_nothing():
     x_np = np.linspace(-3, 3, 100)
     x = li.asarray(x_np)
+    y = li.clip(x, -1.0, 1.0).compute()  # a computed value every run reads
     for i in range(10):
         t = 0.5 * i - 1.0
-        hits = reused(lambda t=t: np.testing.assert_array_equal(np.asarray(x * t), x_np * t))
+        kernels = counters.kernels
+        hits = reused(
+            lambda t=t: np.testing.assert_array_equal(
+                np.asarray(x * t - y), x_np * t - np.clip(x_np, -1, 1)
+            )
+        )
         assert hits == (0 if i == 0 else 1), i
+        assert counters.kernels - kernels == 1, i  # one fused kernel; y is not computed again
 
 
 _SCALARS = [0.0, -0.0, 1.0, -1.5, 2.0, 0.1, np.inf, -np.inf, np.nan, -np.nan, 65504.0, 1e-8]
