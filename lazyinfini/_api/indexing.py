@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._array import Array, implicit_value, known_value, record
-from .._graph import Node, Op, caller_source
+from .._graph import Node, Op, caller_source, quick_node
 from .checks import broadcast_shapes, check_array, check_scalar, error, is_int, normalize_axis
 from .views import link
 
@@ -24,7 +24,7 @@ def getitem(x: Array, key) -> Array:
     if is_special(key):
         return _special_getitem(x, key, source)
     view = basic_getitem(x, key, source)
-    if len(key) == x.ndim and all(is_int(item) for item in key):
+    if len(key) == x.ndim and all(type(item) is int or is_int(item) for item in key):
         return view  # Note: numpy gives a scalar here, a copy: writing into it leaves x alone
     return link(x, view)
 
@@ -33,7 +33,7 @@ def basic_getitem(x: Array, key: tuple, source: str) -> Array:
     """x[key] for a basic key: a SLICE node (start, step per axis) and a RESHAPE for
     dropped/inserted axes; not linked to x's memory."""
     items = expand_ellipsis("__getitem__", list(key), x.ndim)
-    per_axis, out_shape, axis = [], [], 0
+    starts, shape, out_shape, axis = [], [], [], 0
     for item in items:
         if item is None:
             out_shape.append(1)
@@ -44,15 +44,15 @@ def basic_getitem(x: Array, key: tuple, source: str) -> Array:
             out_shape.append(length)
         else:
             start, step, length = _integer("__getitem__", item, size, axis), 1, 1
-        per_axis.append((start, step, length))
+        starts.append((start, step))
+        shape.append(length)
         axis += 1
-    node = x._node
-    if any(p != (0, 1, size) for p, size in zip(per_axis, x.shape)):
-        arg = tuple((start, step) for start, step, _ in per_axis)
-        shape = tuple(length for _, _, length in per_axis)
-        node = record(Op.SLICE, (node,), shape, x.dtype, arg, source)._n
-    if tuple(out_shape) != node.shape:
-        node = record(Op.RESHAPE, (node,), out_shape, x.dtype, None, source)._n
+    node, shape, out_shape = x._node, tuple(shape), tuple(out_shape)
+    # NOTE: quick nodes: the shapes are ints from _slice and _integer, checked already
+    if shape != x.shape or starts.count((0, 1)) != len(starts):
+        node = quick_node(Op.SLICE, (node,), shape, x.dtype, tuple(starts), source)
+    if out_shape != shape:
+        node = quick_node(Op.RESHAPE, (node,), out_shape, x.dtype, None, source)
     return Array(node)
 
 
@@ -69,6 +69,10 @@ def expand_ellipsis(func: str, items: list, ndim: int) -> list:
     """The key with its ellipsis replaced by full slices: one item per axis (plus Nones).
 
     Items are ints, slices, None, one ellipsis, and (after _convert) IndexArrays."""
+    if all(type(item) in _INT_OR_SLICE for item in items):  # NOTE: the common key, checked fast
+        if len(items) > ndim:
+            raise error(IndexError, func, f"{len(items)} indices for a {ndim}-d array")
+        return items + [_ALL] * (ndim - len(items))
     for item in items:
         if not _is_item(item):
             raise error(
@@ -87,6 +91,10 @@ def expand_ellipsis(func: str, items: list, ndim: int) -> list:
     if not ellipses:
         return items + fill
     return items[: ellipses[0]] + fill + items[ellipses[0] + 1 :]
+
+
+_INT_OR_SLICE = frozenset((int, slice))  # NOTE: by type: a bool is no int here
+_ALL = slice(None)
 
 
 def _is_item(item) -> bool:
@@ -116,10 +124,14 @@ def _bound(func: str, part) -> int | None:
 
 
 def _slice(func: str, item: slice, size: int) -> tuple[int, int, int]:
-    parts = (item.start, item.stop, item.step)
-    if not all(_is_bound(part) for part in parts):
-        raise error(IndexError, func, f"slice {item} has a bound that is not an int")
-    start, stop, step = (_bound(func, part) for part in parts)
+    """(start, step, length) of a slice of an axis of `size`; an empty one starts at 0."""
+    parts = start, stop, step = item.start, item.stop, item.step
+    if start is None and stop is None and step is None:
+        return 0, 1, size  # NOTE: `:`, the most common item, checked fast
+    if not all(part is None or type(part) is int for part in parts):
+        if not all(_is_bound(part) for part in parts):
+            raise error(IndexError, func, f"slice {item} has a bound that is not an int")
+        start, stop, step = (_bound(func, part) for part in parts)
     if step == 0:
         raise error(ValueError, func, "slice step cannot be zero")
     start, stop, step = slice(start, stop, step).indices(size)
@@ -134,7 +146,12 @@ def _slice(func: str, item: slice, size: int) -> tuple[int, int, int]:
 
 def is_special(key: tuple) -> bool:
     """Keys basic indexing cannot take: arrays (integer or boolean) and boolean scalars."""
+    if all(type(item) in _BASIC for item in key):  # NOTE: the common key, checked fast
+        return False
     return any(isinstance(item, (Array, np.ndarray, list, range, bool, np.bool_)) for item in key)
+
+
+_BASIC = frozenset((int, slice, type(None), type(Ellipsis)))
 
 
 def _convert(func: str, key: tuple) -> list:
@@ -193,18 +210,20 @@ def _constant(value: np.ndarray) -> Array:
 
 def _plan(func: str, x: Array, items: list) -> tuple[tuple, list[Array], tuple[int, ...]]:
     """The key as the runtime reads it, the index arrays, and the shape x[key] has."""
+    if not any(type(item) is IndexArray for item in items):
+        spec, shape = _basic_plan(func, x.shape, items)
+        return spec, [], shape
     spec, arrays, dims, advanced, shapes = [], [], [], [], []
     axis = 0
     for pos, item in enumerate(items):
         if item is None:
-            spec.append(("none",))
+            spec.append(_NEW_AXIS)
             dims.append((pos, 1))
             continue
         size = x.shape[axis]
         if isinstance(item, slice):
             start, step, length = _slice(func, item, size)
-            stop = start + step * length
-            spec.append(("slice", start, stop if stop >= 0 else None, step))
+            spec.append(_slice_spec(start, step, length))
             dims.append((pos, length))
         else:
             spec.append(_advanced_item(func, item, size, axis, arrays))
@@ -212,6 +231,34 @@ def _plan(func: str, x: Array, items: list) -> tuple[tuple, list[Array], tuple[i
             shapes.append(item.array.shape if isinstance(item, IndexArray) else ())
         axis += 1
     return tuple(spec), arrays, _gathered_shape(func, dims, advanced, shapes)
+
+
+def _basic_plan(func: str, shape: tuple[int, ...], items: list) -> tuple[tuple, tuple[int, ...]]:
+    """_plan's key and shape for items without index arrays: ints, slices and Nones (numpy's
+    basic indexing: ints drop their axes, the rest keep their order)."""
+    spec, dims, axis = [], [], 0
+    for item in items:
+        if item is None:
+            spec.append(_NEW_AXIS)
+            dims.append(1)
+            continue
+        if isinstance(item, slice):
+            start, step, length = _slice(func, item, shape[axis])
+            spec.append(_slice_spec(start, step, length))
+            dims.append(length)
+        else:
+            spec.append(("int", _integer(func, item, shape[axis], axis)))
+        axis += 1
+    return tuple(spec), tuple(dims)
+
+
+def _slice_spec(start: int, step: int, length: int) -> tuple:
+    """A slice as the runtime's key reads it (a stop past the start of the axis is None)."""
+    stop = start + step * length
+    return ("slice", start, stop if stop >= 0 else None, step)
+
+
+_NEW_AXIS = ("none",)
 
 
 def _advanced_item(func: str, item, size: int, axis: int, arrays: list) -> tuple:
@@ -315,8 +362,19 @@ def setitem(x: Array, key, value) -> Array:
     return record(Op.SETITEM, srcs, x.shape, x.dtype, (("key", spec),), source)
 
 
+def basic_setitem_parts(x: Array, key: tuple, value, source: str) -> tuple[tuple, Node]:
+    """For x[key] = value with a basic key (no arrays, no boolean scalars): the key as the
+    runtime reads it and the value conformed to the selection; raises as setitem does."""
+    spec, _, target = _plan("__setitem__", x, expand_ellipsis("__setitem__", list(key), x.ndim))
+    return spec, _value_node(x, value, target, source)
+
+
 def _value_node(x: Array, value, target: tuple[int, ...], source: str) -> Node:
     """`value` cast to x's dtype and broadcast to the selected shape `target`."""
+    if type(value) is Array:
+        node = value._node
+        if node.shape == target and node.dtype == x.dtype:
+            return node  # NOTE: conformed already (x[i] = y[j] of x's dtype): nothing to check
     from .elementwise import conform
 
     if isinstance(value, (np.ndarray, np.generic)) and not isinstance(
@@ -347,7 +405,7 @@ def _value_node(x: Array, value, target: tuple[int, ...], source: str) -> Node:
             TypeError, "__setitem__", f"value must be an array or a Python scalar, got {value!r}"
         )
     check_scalar("__setitem__", value, x.dtype)
-    return Node(Op.FULL, (), target, x.dtype, value, source)
+    return quick_node(Op.FULL, (), target, x.dtype, value, source)  # NOTE: target is checked
 
 
 # -- take, take_along_axis --------------------------------------------------------------------

@@ -20,6 +20,7 @@ from .checks import (
     normalize_axis,
 )
 from .checks import broadcast_shapes as common_shape
+from .elementwise import conform
 from .manipulation import permute_dims
 
 
@@ -57,8 +58,6 @@ def _promoted(func: str, x1, x2, category: str = "numeric or boolean"):
 
 
 def _cast(x: Array, dtype, shape=None, source: str = ""):
-    from .elementwise import conform
-
     return conform(x._node, dtype, x.shape if shape is None else shape, source)
 
 

@@ -12,6 +12,10 @@ value. An in-place write through a member scatters the member's new value into t
 every other live member is rebound to its steps replayed on the new root: lazily, as nodes. A
 storage is made when an array's first view is taken, so arrays without views pay nothing.
 
+Most views (slices, ints, length-1 reshapes) are a basic index of their root, their *place*:
+a write through one is one SETITEM into the root at the place (`view[key] = v` at the place
+composed with key), not a write of the view then a setitem per step undone.
+
 Note (spec): the standard leaves writes through views unspecified
 (https://data-apis.org/array-api/latest/design_topics/copies_views_and_mutation.html); numpy's
 behaviour is followed, except that linalg.diagonal is writable (numpy's is read-only).
@@ -26,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._array import Array
-from .._graph import Node, Op, buffer_node, caller_source, resolve
+from .._graph import Node, Op, buffer_node, caller_source, quick_node, resolve
 from .._graph.views import apply_movement, c_strides, stand_in
 from .checks import error
 
@@ -161,10 +165,13 @@ def write(x: Array, new: Node, func: str) -> None:
         others = storage.others(x)
         if others:
             source = caller_source()
-            root = scatter(resolve(storage.root), view.steps, new, source)
-            storage.root = root
-            for other in others:
-                other._hold(replay(other._view.steps, root, source))
+            root = resolve(storage.root)
+            place = place_of(view.steps, root.shape) if view.steps else None
+            if place is None:
+                root = scatter(root, view.steps, new, source)
+            else:  # NOTE: one SETITEM at the view's place, as scatter's chain of undone steps
+                root = _put(root, place.items, new, source)
+            _rebind(storage, root, others, source)
         else:
             _reroot(x, new)
         x._hold(new)
@@ -172,19 +179,50 @@ def write(x: Array, new: Node, func: str) -> None:
 
 def setitem(x: Array, key, value) -> None:
     """x[key] = value on a member of a storage, written through."""
-    from . import indexing  # NOTE: here: indexing imports link from this module
-
     check_writable(x, "__setitem__")
     if _writes_itself(x, key, value):
         return
-    write(x, indexing.setitem(x, key, value)._n, "__setitem__")
+    key = key if isinstance(key, tuple) else (key,)
+    if indexing.is_special(key):
+        write(x, indexing.setitem(x, key, value)._n, "__setitem__")
+        return
+    source = caller_source()
+    spec, part = indexing.basic_setitem_parts(x, key, value, source)
+    if not _write_into_root(x, spec, part, source):
+        new = _setitem(x._node, part, (), spec, source)
+        write(x, new, "__setitem__")
+
+
+def _write_into_root(x: Array, spec: tuple, part: Node, source: str) -> bool:
+    """x[spec] = part written straight into the root at x's place composed with spec, every live
+    member (x too) rebound to its steps replayed: one SETITEM of the selected elements, where
+    write() would record two (x's new value, then that scattered into the root). False where x's
+    place is no basic index of the root (a permute, a diagonal, a reshape that is no view of
+    unit axes), the selection is empty, or x has no live views (write() reroots then)."""
+    if 0 in part.shape:
+        return False
+    with _LOCK:
+        view = x._view
+        storage = view.storage
+        others = storage.others(x)
+        root = resolve(storage.root)
+        place = place_of(view.steps, root.shape) if others else None
+        if place is None:
+            return False
+        root = _put(root, compose(place, spec), part, source)
+        _rebind(storage, root, [*others, x], source)
+    return True
+
+
+def _rebind(storage: Storage, root: Node, members: list[Array], source: str) -> None:
+    storage.root = root
+    for member in members:
+        member._hold(replay(member._view.steps, root, source))
 
 
 def _writes_itself(x: Array, key, value) -> bool:
     """Whether value is the live view x[key] of the same memory, so the write changes nothing:
     `x[i] += 1` runs `v = x[i]; v += 1` (which writes through v already), then `x[i] = v`."""
-    from . import indexing
-
     theirs = value._view if isinstance(value, Array) else None
     if theirs is None or theirs.storage is not x._view.storage:
         return False
@@ -216,8 +254,8 @@ def _reroot(x: Array, new: Node) -> None:
 def replay(steps: tuple[Step, ...], root: Node, source: str) -> Node:
     """The value `steps` see in `root`: one movement node per step."""
     node = root
-    for step in steps:
-        node = Node(step.op, (node,), step.shape, node.dtype, step.arg, source)
+    for step in steps:  # NOTE: quick nodes: each step was a node once, checked then
+        node = quick_node(step.op, (node,), step.shape, node.dtype, step.arg, source)
     return node
 
 
@@ -267,7 +305,7 @@ def _undo_diagonal(step: Step, parent: Node, new: Node, source: str) -> Node:
 
 def _setitem(parent: Node, new: Node, arrays: tuple, key: tuple, source: str) -> Node:
     srcs = (parent, new, *arrays)
-    return Node(Op.SETITEM, srcs, parent.shape, parent.dtype, (("key", key),), source)
+    return quick_node(Op.SETITEM, srcs, parent.shape, parent.dtype, (("key", key),), source)
 
 
 def _constant(value: np.ndarray, source: str) -> Node:
@@ -281,6 +319,102 @@ _UNDO = {
     Op.PERMUTE: _undo_permute,
     Op.LINALG: _undo_diagonal,  # NOTE: linalg.diagonal is the one LINALG call that links
 }
+
+
+# -- places: a view as a basic index of its root -------------------------------------------
+
+
+class Place(NamedTuple):
+    """Where a view's elements sit in its root, as a basic index: per root axis a fixed index
+    (an int) or a run (start, step, length); per view axis the root axis it walks, None for a
+    length-1 axis the root lacks. Axes keep their order, so root[key] lists the view's elements
+    in the view's order, in the view's shape but for length-1 axes."""
+
+    items: tuple
+    axes: tuple
+
+
+def place_of(steps: tuple[Step, ...], shape: tuple[int, ...]) -> Place | None:
+    """The place of the view `steps` make of a root of `shape`; None where it is no basic
+    index (a permute, a diagonal, a reshape other than adding or dropping length-1 axes) or
+    holds no element. Remembered: a loop writes through one view many times."""
+    key = (steps, shape)
+    place = _PLACES.get(key, _UNKNOWN)
+    if place is _UNKNOWN:
+        if len(_PLACES) >= 512:
+            _PLACES.clear()
+        place = _PLACES[key] = _place_of(steps, shape)
+    return place
+
+
+_PLACES: dict = {}  # NOTE: steps and shapes only: no node, no data
+_UNKNOWN = object()
+
+
+def _place_of(steps: tuple[Step, ...], shape: tuple[int, ...]) -> Place | None:
+    items, axes = [(0, 1, n) for n in shape], list(range(len(shape)))
+    for step in steps:
+        if 0 in step.shape:
+            return None
+        if step.op is Op.SLICE:
+            _place_slice(items, axes, step)
+        elif step.op is Op.RESHAPE and _units_only(shape, step.shape):
+            axes = _place_reshape(items, axes, shape, step.shape)
+        else:
+            return None
+        shape = step.shape
+    return Place(tuple(items), tuple(axes))
+
+
+def _place_slice(items: list, axes: list, step: Step) -> None:
+    for root_axis, (start, by), length in zip(axes, step.arg, step.shape, strict=True):
+        if root_axis is not None:  # NOTE: a length-1 axis the root lacks: a slice keeps it
+            first, stride, _ = items[root_axis]
+            items[root_axis] = (first + stride * start, stride * by, length)
+
+
+def _units_only(before: tuple[int, ...], after: tuple[int, ...]) -> bool:
+    """Whether a reshape only adds or drops length-1 axes (so it keeps the order of elements)."""
+    return [n for n in before if n != 1] == [n for n in after if n != 1]
+
+
+def _place_reshape(items: list, axes: list, before: tuple, after: tuple) -> list:
+    """The view axes after a reshape of length-1 axes; a dropped one fixes its root axis."""
+    for root_axis, n in zip(axes, before, strict=True):
+        if n == 1 and root_axis is not None:
+            items[root_axis] = items[root_axis][0]
+    walked = iter([a for a, n in zip(axes, before, strict=True) if n != 1])
+    return [None if n == 1 else next(walked) for n in after]
+
+
+def compose(place: Place, spec: tuple) -> tuple:
+    """The root's items that `spec` (a basic key of the view, as indexing plans it: "int",
+    "slice" and "none" items, one per view axis but the Nones) selects."""
+    items, axes = list(place.items), iter(place.axes)
+    for item in spec:
+        if item[0] == "none":
+            continue
+        root_axis = next(axes)
+        if root_axis is None:
+            continue  # NOTE: a length-1 axis the root lacks: its index 0 or a length-1 slice
+        first, stride, _ = items[root_axis]
+        if item[0] == "int":
+            items[root_axis] = first + stride * item[1]
+        else:
+            _, start, stop, by = item
+            length = len(range(start, -1 if stop is None else stop, by))
+            items[root_axis] = (first + stride * start, stride * by, length)
+    return tuple(items)
+
+
+def _put(root: Node, items: tuple, part: Node, source: str) -> Node:
+    """`root` with the elements at `items` (a Place's) replaced by `part`, which has their
+    shape but for length-1 axes."""
+    key = tuple(_slice_item(*item) if type(item) is tuple else ("int", item) for item in items)
+    shape = tuple(item[2] for item in items if type(item) is tuple)
+    if part.shape != shape:
+        part = quick_node(Op.RESHAPE, (part,), shape, part.dtype, None, source)
+    return _setitem(root, part, (), key, source)
 
 
 # -- layouts: which reshapes are views -------------------------------------------------------
@@ -311,3 +445,7 @@ def phantom(view: View) -> np.ndarray:
         else:
             array = apply_movement(step, array)
     return array
+
+
+# NOTE: imported last: indexing imports link from this module
+from . import indexing  # noqa: E402

@@ -1,0 +1,159 @@
+"""Writes through views recorded as one SETITEM into the root (_api/views.py: places): a view
+made by basic indexing and length-1 reshapes is a basic index of its root, so `view[key] = v`
+writes v at that index composed with key. numpy running the same script is the oracle."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import lazyinfini as li
+from lazyinfini._api import views
+
+
+def grid(shape) -> np.ndarray:
+    return np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+
+
+def setitems(x) -> int:
+    return [attrs["op"] for _, attrs in li.graph(x).nodes(data=True)].count("setitem")
+
+
+def assert_same(x, expected):
+    assert x.shape == expected.shape
+    np.testing.assert_array_equal(np.asarray(x), expected)
+
+
+# -- the plan: one SETITEM per write -----------------------------------------------------------
+def test_a_diagonal_written_through_a_view_records_one_setitem_per_write():
+    # scikit-learn's _add_to_diagonal on `covariances[k, :, :]`, which has live views
+    cov, cov_np = li.asarray(grid((2, 3, 3))), grid((2, 3, 3))
+    written = []
+    for k in range(2):
+        c, c_np = cov[k, :, :], cov_np[k, :, :]
+        value, value_np = li.linalg.diagonal(c) + 10, np.diagonal(c_np) + 10
+        for i in range(3):
+            c[i, i] = value[i]
+            c_np[i, i] = value_np[i]
+        written.append((c, c_np))
+    assert setitems(cov) == 6  # NOTE: a write of the view then a scatter of it made 12
+    kinds = [k.nodes[0].op.label for k in li.inspect.schedule(cov).kernels]
+    assert kinds.count("setitem") == 6
+    assert_same(cov, cov_np)
+    for c, c_np in written:
+        assert_same(c, c_np)
+
+
+def test_a_write_into_a_view_without_live_views_stays_a_write_of_the_view():
+    # the last live member takes the write itself (views.write reroots): nothing to compose
+    a = li.asarray(grid((3, 4)))
+    row = a[1]
+    del a
+    row[2] = -1
+    assert row._view.steps == ()
+    assert_same(row, np.array([4, 5, -1, 7]))
+
+
+@pytest.mark.parametrize(
+    "make, expected",
+    [
+        (lambda a: a[1, ::2, 1:4], ((1, (0, 2, 2), (1, 1, 3)), (1, 2))),
+        (lambda a: a[::-1][:, None, 2], (((2, -1, 3), (2, 1, 1), (0, 1, 5)), (0, 1, 2))),
+        (lambda a: a[None, :, 1], (((0, 1, 3), 1, (0, 1, 5)), (None, 0, 2))),
+        (lambda a: li.expand_dims(a[0, 0], axis=0), ((0, 0, (0, 1, 5)), (None, 2))),
+        (lambda a: li.reshape(a[:1], (4, 5)), ((0, (0, 1, 4), (0, 1, 5)), (1, 2))),
+        (lambda a: a.mT, None),  # a permute: no basic index of the root
+        (lambda a: li.linalg.diagonal(a), None),
+        (lambda a: li.reshape(a, (12, 5)), None),  # merges axes
+        (lambda a: a[:, 0:0], None),  # empty
+    ],
+)
+def test_places_of_views(make, expected):
+    a = li.asarray(grid((3, 4, 5)))
+    view = make(a)
+    assert views.place_of(view._view.steps, a.shape) == expected
+
+
+# -- against numpy ---------------------------------------------------------------------------
+@st.composite
+def basic_keys(draw, shape):
+    """An int, a slice (any step, maybe empty) or None per axis of a leading run of the axes,
+    maybe then an ellipsis; or an ellipsis then items for a trailing run."""
+    count, trailing = draw(st.integers(0, len(shape))), draw(st.booleans())
+    items = []
+    for n in shape[len(shape) - count :] if trailing else shape[:count]:
+        if draw(st.integers(0, 4)) == 0:
+            items.append(None)
+        if n and draw(st.booleans()):
+            items.append(draw(st.integers(-n, n - 1)))
+        else:
+            bound = st.none() | st.integers(-n - 1, n + 1)
+            step = draw(st.sampled_from((None, 1, 2, -1, -2)))
+            items.append(slice(draw(bound), draw(bound), step))
+    if trailing:
+        return (Ellipsis, *items)
+    return (*items, Ellipsis) if draw(st.booleans()) else tuple(items)
+
+
+def _view(data, x, x_np):
+    """One view of x, the same on both: a basic index, or a reshape of length-1 axes, or a
+    permute (which places no basic index, so the write is scattered as before)."""
+    kind = data.draw(st.sampled_from(("index", "index", "expand", "squeeze", "permute")))
+    if kind == "index":
+        key = data.draw(basic_keys(x.shape), "view key")
+        if not isinstance(x_np[key], np.ndarray):
+            return x, x_np  # a scalar in numpy, a copy: not a view
+        return x[key], x_np[key]
+    if kind == "expand":
+        axis = data.draw(st.integers(0, x.ndim), "axis")
+        return li.expand_dims(x, axis=axis), np.expand_dims(x_np, axis)
+    if kind == "squeeze":
+        axes = tuple(i for i, n in enumerate(x.shape) if n == 1)
+        return li.squeeze(x, axis=axes), np.squeeze(x_np, axis=axes)
+    axes = tuple(data.draw(st.permutations(range(x.ndim)), "axes"))
+    return li.permute_dims(x, axes), np.transpose(x_np, axes)
+
+
+def _value(data, selected: tuple[int, ...]):
+    """A Python int, or an array the selection broadcasts (numpy's rules: length-1 axes, and
+    extra leading ones)."""
+    if data.draw(st.booleans()):
+        return data.draw(st.integers(-50, -1), "value")
+    shape = tuple(n if data.draw(st.booleans()) else 1 for n in selected)
+    if selected and data.draw(st.booleans()):  # NOTE: numpy refuses one for a 0-d selection
+        shape = (1, *shape)
+    value = -grid(shape) - 1
+    return li.asarray(value), value
+
+
+@given(st.data(), hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4))
+def test_writes_through_nested_views_match_numpy(data, shape):
+    a, a_np = li.asarray(grid(shape)), grid(shape)
+    pairs = [(a, a_np)]
+    for _ in range(data.draw(st.integers(1, 3), "depth")):
+        pairs.append(_view(data, *pairs[-1]))
+    other = data.draw(st.sampled_from(pairs[:-1]), "another live view")
+    v, v_np = pairs[-1]
+    for _ in range(data.draw(st.integers(1, 3), "writes")):
+        key = data.draw(basic_keys(v.shape), "key")
+        value = _value(data, np.shape(v_np[key]))
+        value, value_np = value if isinstance(value, tuple) else (value, value)
+        v_np[key] = value_np
+        v[key] = value
+    for x, x_np in (*pairs, other):
+        assert_same(x, x_np)
+
+
+def test_errors_are_the_ones_of_a_write_into_the_view():
+    a = li.asarray(grid((3, 4)))
+    row = a[1]
+    with pytest.raises(IndexError, match="out of bounds"):
+        row[4] = 1
+    with pytest.raises(ValueError, match="broadcast"):
+        row[1:3] = li.asarray(np.ones(3, dtype=np.int64))
+    with pytest.raises(TypeError):
+        row[0] = 1.5
+    assert_same(a, grid((3, 4)))
