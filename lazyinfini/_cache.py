@@ -219,7 +219,7 @@ def _template(target, fuse: bool, order, srcs, outputs, keep, fills) -> _Templat
         tuple((i, c) for i, c in enumerate(clones) if c.op is Op.BUFFER),
         tuple((i, clones[i], value) for i, value in fills.items()),
         tuple(where[id(n)] for n in planned.requested),
-        tuple(where[id(n)] for n in planned.kept),
+        tuple(where[id(n)] for n in planned.held),
         tuple(rearranged.items()),
         len(clones),
         frozenset(c.arg.device for c in clones if c.op is Op.BUFFER),

@@ -501,6 +501,28 @@ def test_fused_intermediates_are_not_forced_out_by_being_held():
     assert len(li.inspect.schedule(li.clip(a - 1, 0, 3)).kernels) == 1
 
 
+def test_a_held_value_whose_node_simplify_rewrote_is_kept_and_never_recomputed():
+    """simplify() makes a new node where it rewrites inputs (equal fills merged, a chain of
+    view writes folded); the array holding the old node still gets its value (found by
+    scikit-learn's GaussianMixture, which recomputed a whole step at every bool())."""
+    c = li.asarray(np.zeros((3, 3)))
+    v = c[:]
+    v[0, 0] = 1.0
+    v[1, 1] = 2.0
+    assert bool(li.sum(c * 3) > 0)
+    assert c._node.op.label == "buffer"
+    kernels = li.inspect.counters.kernels
+    assert bool(li.sum(c * 4) > 0)
+    plain = li.inspect.schedule(li.sum(li.asarray(np.ones((3, 3))) * 4) > 0).kernels
+    assert li.inspect.counters.kernels - kernels == len(plain)  # c is not written again
+    np.testing.assert_array_equal(np.asarray(c), np.diag([1.0, 2.0, 0.0]))
+    x = li.asarray(np.arange(4.0))
+    t = (x + 1.0) * (x + 1.0)  # the two fills merge: the multiply's inputs are rewritten
+    assert float(li.sum(t)) == 30.0
+    assert t._node.op.label == "buffer"
+    np.testing.assert_array_equal(np.asarray(t), (np.arange(4.0) + 1) ** 2)
+
+
 def test_a_loop_that_reads_values_back_does_not_recompute_its_history():
     # Like a fit loop: state is rebound every step and a scalar is read back every step; the
     # old states are held by nothing but the pending graph.

@@ -26,11 +26,13 @@ def schedule(graph: Dag, target: Target, *, fuse: bool = True, keep=frozenset())
     if not target.fuse:
         return schedule_nodes(graph, keep)
     requested = list(graph.graph["outputs"])
-    graph, outputs, rewrites = simplify(graph)
+    graph, outputs, rewrites, new_of = simplify(graph)
     groups, decisions = fuse_groups(graph, outputs, enabled=fuse)
     lowering = Lowering(graph, groups, outputs, target)
     held = lowering.run(outputs)
     rewrites = rewrites + lowering.notes
+    # NOTE: a kept node under the name simplify() gave it (a rewrite of its inputs, a merge)
+    keep = {n: new_of.get(n, n) for n in keep}
     return with_lifetimes(lowering.kernels, requested, held, decisions, rewrites, keep)
 
 
@@ -43,14 +45,15 @@ def schedule_nodes(graph: Dag, keep=frozenset()) -> Schedule:
         kind = _KIND_OF_GROUP.get(node.op.group.value, Kind.OPAQUE)
         kernels.append(Kernel(kind, (node,), (node,), tuple(dict.fromkeys(inputs_of(node)))))
     requested = list(graph.graph["outputs"])
-    return with_lifetimes(kernels, requested, requested, keep=keep)
+    return with_lifetimes(kernels, requested, requested, keep={n: n for n in keep})
 
 
-def with_lifetimes(
-    kernels, requested, outputs, decisions=(), rewrites=(), keep=frozenset()
-) -> Schedule:
-    """Attach to each kernel the values whose last reader it is (outputs are never freed)."""
-    kept = tuple(n for k in kernels if k.kind is not Kind.VIEW for n in k.outputs if n in keep)
+def with_lifetimes(kernels, requested, outputs, decisions=(), rewrites=(), keep=None) -> Schedule:
+    """Attach to each kernel the values whose last reader it is (outputs are never freed).
+    `keep` maps each node live arrays hold to the node computing it here."""
+    written = {n for k in kernels if k.kind is not Kind.VIEW for n in k.outputs}
+    held = tuple(n for n, new in (keep or {}).items() if new in written)
+    kept = tuple(keep[n] for n in held)
     last_use: dict[Node, int] = {}
     for i, kernel in enumerate(kernels):
         for node in kernel.reads:
@@ -69,6 +72,7 @@ def with_lifetimes(
         tuple(decisions),
         tuple(rewrites),
         kept,
+        held,
     )
 
 

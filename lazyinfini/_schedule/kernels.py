@@ -104,6 +104,7 @@ class Schedule:
     decisions: tuple[FusionDecision, ...] = field(default=())
     rewrites: tuple[str, ...] = field(default=())
     kept: tuple[Node, ...] = field(default=())  # kernel outputs also returned: arrays hold them
+    held: tuple[Node, ...] = field(default=())  # the node each of `kept` was in the graph given
 
     @property
     def buffers(self) -> tuple[Node, ...]:

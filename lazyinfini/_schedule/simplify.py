@@ -9,8 +9,10 @@ from __future__ import annotations
 from .._graph import Dag, Node, Op, frozen, inputs_of
 
 
-def simplify(graph: Dag) -> tuple[Dag, list[Node], list[str]]:
-    """The simplified graph, its outputs (parallel to graph.graph['outputs']) and a log."""
+def simplify(graph: Dag) -> tuple[Dag, list[Node], list[str], dict[Node, Node]]:
+    """The simplified graph, its outputs (parallel to graph.graph['outputs']), a log, and the
+    node each original became (a rewrite of its inputs makes a new node: a held node is kept
+    under its new name)."""
     new_of: dict[Node, Node] = {}
     seen: dict[tuple, Node] = {}
     log: list[str] = []
@@ -19,8 +21,8 @@ def simplify(graph: Dag) -> tuple[Dag, list[Node], list[str]]:
         new_of[node] = _rewrite(node, srcs, seen, log)
     outputs = [new_of.get(n, n) for n in graph.graph["outputs"]]
     if all(new is old for old, new in new_of.items()):
-        return graph, outputs, log
-    return Dag(outputs), outputs, log
+        return graph, outputs, log, new_of
+    return Dag(outputs), outputs, log, new_of
 
 
 def _rewrite(node: Node, srcs: tuple[Node, ...], seen: dict, log: list[str]) -> Node:
