@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._graph import Buffer, Dag, Node, Op, frozen, resolve, walk
+from ._graph import Buffer, Dag, Node, Op, arg_key, resolve, walk
 from ._schedule import Kind, Schedule, schedule
 
 MAX_NODES = 50_000  # template nodes kept in all (a template holds no data)
@@ -169,14 +169,14 @@ def _scan(order, srcs, keeps: bool):
                 held.append(i)
         arg = node.arg
         if op is _FULL:
-            value = fills[i] = frozen(arg)
+            value = fills[i] = arg_key(node)
             try:
                 first = firsts.setdefault((shape, dtype, value), i)
             except TypeError:  # NOTE: a value that is no key merges with no other fill
                 first = i
             parts.append((op, shape, dtype, first, node.source))
         else:
-            arg = arg if arg is None else frozen(arg)
+            arg = arg if arg is None else arg_key(node)
             parts.append((op, shape, dtype, arg, srcs[i], node.source))
     return parts, fills, tuple(held), evaluated
 

@@ -6,6 +6,7 @@ from .node import (
     Buffer,
     BufferLayout,
     Node,
+    arg_key,
     buffer_node,
     caller_source,
     fill_value,
@@ -20,6 +21,7 @@ from .ops import Group, Op
 from .walk import walk
 
 __all__ = [
+    "arg_key",
     "Buffer",
     "BufferLayout",
     "Dag",

@@ -169,6 +169,18 @@ def frozen(arg):
 _DOUBLE = struct.Struct("<d")
 
 
+def arg_key(node: Node):
+    """frozen(node.arg), worked out once per node: a pending node is scanned by every
+    materialization until it is computed, and an indexing key is a nest of tuples."""
+    known = node.__dict__.get("arg_key", _UNSET)
+    if known is _UNSET:
+        known = node.__dict__["arg_key"] = frozen(node.arg)
+    return known
+
+
+_UNSET = object()
+
+
 def fill_value(values: dict, node: Node) -> np.ndarray:
     """A FULL node's value, 0-d: the one bound for this run, else its own. A cached schedule's
     fills are parameters (_cache.py): a loop over `x * t` with a new `t` binds it, as it binds

@@ -6,7 +6,7 @@ requested output, in order) and a log of what it did, for explain().
 
 from __future__ import annotations
 
-from .._graph import Dag, Node, Op, frozen, inputs_of
+from .._graph import Dag, Node, Op, arg_key, inputs_of
 
 
 def simplify(graph: Dag) -> tuple[Dag, list[Node], list[str], dict[Node, Node]]:
@@ -84,7 +84,7 @@ def _key(node: Node, srcs: tuple[Node, ...]) -> tuple | None:
     # NOTE: parameters merge when their keys do (-0.0 and 0.0 do not); for fills this is also
     # what lets the schedule cache bind them as parameters (_cache.py): a schedule that merged
     # two fills is reused only where their values are equal again.
-    arg = frozen(node.arg)
+    arg = arg_key(node)
     key = (node.op, tuple(id(s) for s in srcs), node.shape, node.dtype, arg)
     try:
         hash(key)
