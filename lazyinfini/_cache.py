@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._graph import Buffer, Dag, Node, Op, arg_key, resolve, walk
+from ._graph import Buffer, Dag, Node, Op, arg_key, resolve, siblings_of, walk
 from ._schedule import Kind, Schedule, schedule
 
 MAX_NODES = 50_000  # template nodes kept in all (a template holds no data)
@@ -63,7 +63,12 @@ class ScheduleCache:
         """The job computing `pending` (plus the recomputed frontier, see below); `keeps`: the
         device keeps what live arrays hold (held nodes are outputs too)."""
         order, srcs = walk(pending)
-        parts, fills, keep, evaluated = _scan(order, srcs, keeps)
+        parts, fills, keep, evaluated, calls = _scan(order, srcs, keeps)
+        extra = _held_siblings(order) if calls and keeps else ()
+        if extra:  # NOTE: asked for too: their call runs once (see _held_siblings)
+            pending = [*pending, *extra]
+            order, srcs = walk(pending)
+            parts, fills, keep, evaluated, calls = _scan(order, srcs, keeps)
         again = _recomputed_frontier(order, srcs, keep, pending) if evaluated else ()
         outputs = _positions(order, pending) + again
         try:
@@ -154,7 +159,7 @@ def _scan(order, srcs, keeps: bool):
     A fill enters the key as its place among equal fills (the first position holding its
     value), not its value: a program differing only in its scalars reuses the schedule, while
     one whose equal fills simplify() merged never meets one where they differ."""
-    parts, firsts, fills, held, evaluated = [], {}, {}, [], False
+    parts, firsts, fills, held, evaluated, calls = [], {}, {}, [], False, False
     for i, node in enumerate(order):
         op, shape, dtype = node.op, node.shape, node.dtype
         if op is _BUFFER:
@@ -163,10 +168,9 @@ def _scan(order, srcs, keeps: bool):
             parts.append((op, shape, dtype, node.arg.strides, node.arg.device, node.source))
             continue
         evaluated = evaluated or node.evaluated
-        if keeps and node.holder is not None:
-            array = node.holder()
-            if array is not None and array._n is node:
-                held.append(i)
+        if keeps and _is_held(node):
+            held.append(i)
+        calls = calls or op is _LINALG  # NOTE: the ops whose items link_siblings links
         arg = node.arg
         if op is _FULL:
             value = fills[i] = arg_key(node)
@@ -178,10 +182,30 @@ def _scan(order, srcs, keeps: bool):
         else:
             arg = arg if arg is None else arg_key(node)
             parts.append((op, shape, dtype, arg, srcs[i], node.source))
-    return parts, fills, tuple(held), evaluated
+    return parts, fills, tuple(held), evaluated, calls
 
 
-_BUFFER, _FULL = Op.BUFFER, Op.FULL
+def _is_held(node: Node) -> bool:
+    """Whether a live array holds `node` (see _array.held_array)."""
+    ref = node.holder
+    array = ref() if ref is not None else None
+    return array is not None and array._n is node
+
+
+def _held_siblings(order) -> list[Node]:
+    """Items of the pending library calls that live arrays hold and nobody asked for yet (svd's
+    Vh, when S is asked for): computed by the same call now, not by a second call later."""
+    placed = {id(n) for n in order}
+    extra = []
+    for node in order:
+        for sibling in siblings_of(node):
+            if id(sibling) not in placed and sibling.realized is None and _is_held(sibling):
+                placed.add(id(sibling))
+                extra.append(sibling)
+    return extra
+
+
+_BUFFER, _FULL, _LINALG = Op.BUFFER, Op.FULL, Op.LINALG
 
 
 def _bindings(template: _Template, order, fills: dict) -> dict:

@@ -35,7 +35,7 @@ from ._api.linear_algebra import (
 )
 from ._api.views import link
 from ._array import Array, implicit_value, record
-from ._graph import Op, caller_source
+from ._graph import Op, caller_source, link_siblings
 
 __all__ = [
     "cholesky",
@@ -103,6 +103,13 @@ def _call(name: str, srcs, shape, dtype, source: str, index=None, **kwargs) -> A
     if index is not None:
         arg += (("_index", index),)
     return record(Op.LINALG, tuple(srcs), shape, dtype, arg, source)
+
+
+def _linked(items: tuple) -> tuple:
+    """The arrays of one library call's items (svd's U, S and Vh), their nodes linked: computing
+    one of them computes the others arrays still hold in the same call (_cache.py)."""
+    link_siblings([item._n for item in items])
+    return items
 
 
 def _matrices(func: str, x, category: str = "floating", square: bool = False) -> Array:
@@ -290,7 +297,8 @@ def eig(x, /) -> EigResult:
     x = _matrices("eig", x, square=True)
     source, dtype = caller_source(), _complex(x.dtype)
     values = _call("eig", (x._node,), x.shape[:-1], dtype, source, index=0)
-    return EigResult(values, _call("eig", (x._node,), x.shape, dtype, source, index=1))
+    vectors = _call("eig", (x._node,), x.shape, dtype, source, index=1)
+    return _linked(EigResult(values, vectors))
 
 
 def eigvals(x, /) -> Array:
@@ -304,7 +312,8 @@ def eigh(x, /) -> EighResult:
     x = _matrices("eigh", x, square=True)
     source = caller_source()
     values = _call("eigh", (x._node,), x.shape[:-1], _real(x.dtype), source, index=0)
-    return EighResult(values, _call("eigh", (x._node,), x.shape, x.dtype, source, index=1))
+    vectors = _call("eigh", (x._node,), x.shape, x.dtype, source, index=1)
+    return _linked(EighResult(values, vectors))
 
 
 def eigvalsh(x, /) -> Array:
@@ -322,7 +331,8 @@ def qr(x, /, *, mode="reduced") -> QRResult:
     k = m if mode == "complete" else min(m, n)
     source, batch = caller_source(), tuple(batch)
     q = _call("qr", (x._node,), batch + (m, k), x.dtype, source, index=0, mode=mode)
-    return QRResult(q, _call("qr", (x._node,), batch + (k, n), x.dtype, source, index=1, mode=mode))
+    r = _call("qr", (x._node,), batch + (k, n), x.dtype, source, index=1, mode=mode)
+    return _linked(QRResult(q, r))
 
 
 def slogdet(x, /) -> SlogdetResult:
@@ -330,7 +340,8 @@ def slogdet(x, /) -> SlogdetResult:
     x = _matrices("slogdet", x, square=True)
     source, shape = caller_source(), x.shape[:-2]
     sign = _call("slogdet", (x._node,), shape, x.dtype, source, index=0)
-    return SlogdetResult(sign, _call("slogdet", (x._node,), shape, _real(x.dtype), source, index=1))
+    logabsdet = _call("slogdet", (x._node,), shape, _real(x.dtype), source, index=1)
+    return _linked(SlogdetResult(sign, logabsdet))
 
 
 def svd(x, /, *, full_matrices=True) -> SVDResult:
@@ -344,12 +355,11 @@ def svd(x, /, *, full_matrices=True) -> SVDResult:
         (batch + (m, m), batch + (n, n)) if full else (batch + (m, k), batch + (k, n))
     )
     fields = [(u_shape, x.dtype), (batch + (k,), _real(x.dtype)), (vh_shape, x.dtype)]
-    return SVDResult(
-        *(
-            _call("svd", (x._node,), shape, dtype, source, index=i, full_matrices=full)
-            for i, (shape, dtype) in enumerate(fields)
-        )
+    items = (
+        _call("svd", (x._node,), shape, dtype, source, index=i, full_matrices=full)
+        for i, (shape, dtype) in enumerate(fields)
     )
+    return _linked(SVDResult(*items))
 
 
 def svdvals(x, /) -> Array:

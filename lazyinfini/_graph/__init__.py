@@ -12,10 +12,12 @@ from .node import (
     fill_value,
     frozen,
     inputs_of,
+    link_siblings,
     mark_evaluated,
     mark_realized,
     quick_node,
     resolve,
+    siblings_of,
 )
 from .ops import Group, Op
 from .walk import walk
@@ -34,9 +36,11 @@ __all__ = [
     "fill_value",
     "frozen",
     "inputs_of",
+    "link_siblings",
     "mark_evaluated",
     "mark_realized",
     "quick_node",
     "resolve",
+    "siblings_of",
     "walk",
 ]

@@ -7,6 +7,7 @@ import math
 import os
 import struct
 import sys
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,6 +124,21 @@ def _address(value) -> int:
 # A realized node is replaced by a BUFFER node. Pending consumers still point at the old node;
 # the graph builder follows its `realized` link and never walks the finished history behind it.
 # The old node (and its history) is freed when its last consumer goes.
+
+
+def link_siblings(nodes) -> None:
+    """Nodes taking the items of one library call (svd's U, S and Vh): a materialization that
+    computes one computes the others live arrays hold, in the same call (_cache.py), not in a
+    second call later. Weakly: an item no array holds is not kept alive for this."""
+    refs = tuple(weakref.ref(node) for node in nodes)
+    for node in nodes:
+        node.__dict__["siblings"] = refs
+
+
+def siblings_of(node: Node) -> tuple:
+    """The other live nodes of `node`'s library call (see link_siblings)."""
+    refs = node.__dict__.get("siblings", ())
+    return tuple(s for s in (ref() for ref in refs) if s is not None and s is not node)
 
 
 def mark_realized(node: Node, buffer: Node) -> None:

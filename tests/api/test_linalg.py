@@ -288,3 +288,29 @@ def test_linalg_errors_name_the_function():
         li.linalg.matrix_power(li.asarray(SQUARE), 1.5)
     with pytest.raises(ValueError, match="^vector_norm: "):
         li.linalg.vector_norm(x, axis=(0, 0))
+
+
+@pytest.mark.parametrize("name", ["svd", "qr", "eigh", "slogdet"])
+def test_one_item_of_a_call_computes_the_items_arrays_still_hold_in_the_same_call(name):
+    """scikit-learn's LDA reads S (a bool() of rank) and Vh later: one library call, not two."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((6, 4)) if name in ("svd", "qr") else rng.standard_normal((4, 4))
+    a = a @ a.T if name == "eigh" else a
+    expected = getattr(np.linalg, name)(a)
+    first, *rest = getattr(li.linalg, name)(li.asarray(a))
+    assert np.isfinite(float(li.sum(li.abs(first))))  # computes the first item
+    kernels = li.inspect.counters.kernels
+    for got, want in zip(rest, expected[1:]):
+        assert got._node.op.label == "buffer"  # computed by the same call
+        np.testing.assert_allclose(np.abs(np.asarray(got)), np.abs(want), atol=1e-10)
+    assert li.inspect.counters.kernels == kernels
+
+
+def test_an_item_no_array_holds_is_not_computed_for_its_siblings():
+    x = li.asarray(np.random.default_rng(1).standard_normal((8, 3)))
+    u, s, vh = li.linalg.svd(x, full_matrices=False)
+    del u  # nobody holds U (8 x 3 float64: 192 bytes)
+    written = li.inspect.counters.bytes_written
+    assert float(li.max(s)) > 0
+    assert vh._node.op.label == "buffer"
+    assert li.inspect.counters.bytes_written - written == (3 + 9 + 1) * 8  # S, Vh, the max
