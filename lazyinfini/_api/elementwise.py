@@ -206,8 +206,8 @@ _FILLED = frozenset(_dtypes.CATEGORIES["floating"])  # a Python float or int kee
 
 
 def _quick(op: Op, table: dict, x1, x2) -> Array | None:
-    """`op` over x1 and x2 as one node where nothing needs promoting, casting, broadcasting or
-    checking; None where the general path must run."""
+    """`op` over x1 and x2 as one node (and broadcasts) where nothing needs promoting, casting
+    or checking; None where the general path must run."""
     if type(x1) is Array:
         node, other = x1._n, x2
     elif type(x2) is Array:
@@ -218,9 +218,15 @@ def _quick(op: Op, table: dict, x1, x2) -> Array | None:
     if dtype is None or node.realized is not None:
         return None
     if type(other) is Array:
-        fill, source = other._n, caller_source()
-        if fill.realized is not None or fill.shape != node.shape or fill.dtype != node.dtype:
+        fill = other._n
+        if fill.realized is not None or fill.dtype != node.dtype:
             return None
+        source = caller_source()
+        if fill.shape != node.shape:
+            shape = _broadcast(node.shape, fill.shape)
+            if shape is None:
+                return None  # NOTE: the general path raises the error
+            node, fill = _widened(node, shape, source), _widened(fill, shape, source)
     elif type(other) in (float, int) and node.dtype in _FILLED:
         source = caller_source()
         fill = quick_node(_FULL, (), node.shape, node.dtype, other, source)
@@ -228,6 +234,27 @@ def _quick(op: Op, table: dict, x1, x2) -> Array | None:
         return None
     srcs = (node, fill) if other is x2 else (fill, node)
     return Array(quick_node(op, srcs, node.shape, dtype, None, source))
+
+
+def _broadcast(a: tuple, b: tuple) -> tuple | None:
+    """The broadcast of shapes `a` and `b`; None where they do not broadcast."""
+    if len(a) < len(b):
+        a, b = b, a
+    shape, offset = list(a), len(a) - len(b)
+    for axis, n in enumerate(b, offset):
+        if n != shape[axis]:
+            if shape[axis] == 1:
+                shape[axis] = n
+            elif n != 1:
+                return None
+    return tuple(shape)
+
+
+def _widened(node: Node, shape: tuple, source: str) -> Node:
+    """`node` broadcast to `shape` (conform() without its cast)."""
+    if node.shape == shape:
+        return node
+    return quick_node(_BROADCAST, (node,), shape, node.dtype, None, source)
 
 
 def _named(fn, name: str):
@@ -306,7 +333,8 @@ def _quick_clip(node: Node, low, high) -> Array | None:
     return Array(quick_node(_CLIP, srcs, shape, dtype, has, source))
 
 
-_FULL, _CLIP = Op.FULL, Op.CLIP  # NOTE: an Enum member's lookup costs ~60 ns, four per clip
+# NOTE: an Enum member's lookup costs ~60 ns, four per clip
+_FULL, _CLIP, _BROADCAST = Op.FULL, Op.CLIP, Op.BROADCAST
 _REAL_FILLED = frozenset(_dtypes.REAL_FLOATING)
 _QUICK_BOUNDS = {(a, b) for a in (float, int, type(None)) for b in (float, int, type(None))} - {
     (type(None), type(None))

@@ -189,7 +189,10 @@ def test_the_quick_recording_paths_name_the_users_line_too():
     c = li.clip(n, 0.0, 1.0)
     lines["add"] = _line() + 1
     y = 1.5 + c
+    lines["divide"] = _line() + 1
+    y = y / li.asarray(np.ones((3, 1)))  # broadcast both ways: (4,) against (3, 1)
     g = li.graph(y)
+    assert [n.shape for n in g if n.op.label == "broadcast_to"] == [(3, 4), (3, 4)]
     for op, line in lines.items():
         (node,) = _by_op(g, op)
         assert g.nodes[node]["source"] == f"{HERE}:{line}", op
