@@ -263,3 +263,18 @@ def test_two_fills_merged_for_equal_scalars_are_not_reused_for_unequal_ones():
     x_np = np.arange(4, dtype=np.float32)
     for (a, b), value in zip(((1.0, 1.0), (1.0, 2.0), (2.0, 2.0)), got):
         np.testing.assert_array_equal(value, (x_np - a) * (x_np - b))
+
+
+def test_a_computed_fill_shares_no_memory_with_the_cached_schedule():
+    """A fill's value is made once per template (read by every run), but an output that is a
+    fill gets its own memory: a DLPack consumer that cannot be told it is read-only may write
+    it (found by the official suite's test_dunder_dlpack)."""
+    results = []
+    for _ in range(3):
+        y = li.full((4,), 2.5)
+        y.compute()
+        y.__dlpack__(copy=False)  # a pre-1.0 consumer: shared memory, writable
+        alias = np.asarray(y)
+        assert not any(np.shares_memory(alias, r) for r in results)
+        results.append(alias)
+    np.testing.assert_array_equal(results[-1], [2.5] * 4)

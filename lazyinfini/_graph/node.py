@@ -185,6 +185,13 @@ def frozen(arg):
 _DOUBLE = struct.Struct("<d")
 
 
+def filled(values: dict, node: Node) -> np.ndarray:
+    """A FULL node's value at its shape: a broadcast of a fresh copy of fill_value, never of the
+    value a cached template keeps (the result may be exported, and a consumer told nothing of
+    read-only memory may write through it)."""
+    return np.broadcast_to(np.array(fill_value(values, node)), node.shape)
+
+
 def arg_key(node: Node):
     """frozen(node.arg), worked out once per node: a pending node is scanned by every
     materialization until it is computed, and an indexing key is a nest of tuples."""

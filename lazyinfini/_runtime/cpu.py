@@ -18,7 +18,7 @@ import numpy as np
 
 from .._counters import counters
 from .._device import Device
-from .._graph import Node, Op, fill_value
+from .._graph import Node, Op, fill_value, filled
 from .._graph.views import apply_movement, c_strides, stand_in
 from .._render import elementwise as c_kernels
 from .._render.compile import CompileError, NoCompiler
@@ -62,7 +62,7 @@ TARGET = Target(
 def value_of(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:
     """A node's value: computed, bound to a buffer stand-in, a buffer's own, or a fill."""
     if node.op is Op.FULL:
-        return np.broadcast_to(fill_value(values, node), node.shape)
+        return filled(values, node)
     value = values.get(node)
     if value is not None:
         return value

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._device import Device
-from .._graph import Node, Op, fill_value, inputs_of
+from .._graph import Node, Op, filled, inputs_of
 from .._graph.views import slice_key
 from .._schedule.kernels import Kind
 from .._schedule.target import Target
@@ -32,7 +32,7 @@ def _evaluate_kernel(kernel, values, memory) -> list[np.ndarray]:
 
 def _value(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:
     if node.op is Op.FULL:
-        return np.broadcast_to(fill_value(values, node), node.shape)
+        return filled(values, node)
     value = values.get(node)
     if value is not None:
         return value
