@@ -198,6 +198,8 @@ def _held_siblings(order) -> list[Node]:
     placed = {id(n) for n in order}
     extra = []
     for node in order:
+        if node.op is not _LINALG:
+            continue
         for sibling in siblings_of(node):
             if id(sibling) not in placed and sibling.realized is None and _is_held(sibling):
                 placed.add(id(sibling))

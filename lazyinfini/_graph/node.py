@@ -169,10 +169,10 @@ def frozen(arg):
     """A key for a parameter that tells apart what == does not: -0.0 from 0.0, 1 from 1.0, a
     NaN from -NaN (their bits: repr() shows both as nan)."""
     kind = type(arg)
+    if kind is int or kind is str or arg is None or kind is bool:
+        return arg  # NOTE: first: an indexing key is a nest of tuples of ints and names
     if kind is tuple:
-        return tuple(frozen(a) for a in arg)
-    if arg is None or kind in (int, str, bool):
-        return arg
+        return tuple([frozen(a) for a in arg])
     if isinstance(arg, np.generic):
         return (kind, arg.tobytes())
     if isinstance(arg, float):
