@@ -126,3 +126,17 @@ def test_library_calls_match_reference(call, how):
 
 
 BLOCKED_TOLERANCE = {np.dtype(k): v for k, v in {"e": 4e-3, "f": 2e-6, "d": 1e-13}.items()}
+
+
+def test_a_cached_schedule_binds_new_scalars_on_dask_too():
+    """Fills are parameters of a cached schedule (_cache.py): each run's block functions take
+    this run's values, equal scalars merged only where they are equal again."""
+    x_np = np.linspace(-2.0, 2.0, 9)
+    x = li.asarray(x_np)
+    before = li.inspect.counters.schedules_reused
+    with li.options(device="dask"):
+        for a, b in ((1.0, 1.0), (1.0, 2.0), (-0.0, 0.5), (2.0, 2.0)):
+            got = np.asarray(li.clip(x * a, -b, b) + a)
+            np.testing.assert_array_equal(got, np.clip(x_np * a, -b, b) + a)
+            assert np.array_equal(np.signbit(got), np.signbit(np.clip(x_np * a, -b, b) + a))
+    assert li.inspect.counters.schedules_reused - before >= 2
