@@ -136,6 +136,7 @@ class Lowering:
             block_bytes=self.target.block_bytes,
             set_ways=self.target.tile_set_ways,
             min_inner=self.target.tile_min_inner,
+            line_tiles=self.target.tile_lines,
         )
         method = copy_method(plan, view.shape, source.strides, dst, self.target)
         self._emit(Kind.REARRANGE, (copy,), (copy,), (source,), plan=plan, method=method)

@@ -36,3 +36,10 @@ class Target:
     # An elementwise kernel of at least this many elements is compiled to C (None: never); a
     # first compile costs ~50 ms, a disk-cached one ~15 us, the numpy path ~10 us a chunk.
     compile_min: int | None = 1 << 16
+
+    @property
+    def tile_lines(self) -> bool:
+        """Whether transposing rearranges are planned in line tiles (``LineTile``): on a device
+        that compiles, whose tiled rearranges run as C kernels moving those tiles through
+        registers; numpy's copies walk a block row by row and want its rows capped instead."""
+        return self.compile_min is not None

@@ -12,8 +12,11 @@ from lazyinfini._schedule.target import Target
 CPU = Target("numpy")  # NOTE: numpy's tiles and copy methods: these helpers run numpy copies
 
 
-def plan_for(src: np.ndarray, dst: np.ndarray, block_bytes: int = DEFAULT_BLOCK_BYTES):
-    """The RearrangePlan for copying these two arrays (their strides and addresses)."""
+def plan_for(
+    src: np.ndarray, dst: np.ndarray, block_bytes: int = DEFAULT_BLOCK_BYTES, line_tiles=False
+):
+    """The RearrangePlan for copying these two arrays (their strides and addresses); with
+    ``line_tiles``, planned as for a compiling device (a transposing block in line tiles)."""
     if src.shape != dst.shape or src.itemsize != dst.itemsize:
         raise ValueError(f"rearrange: src {src.shape} and dst {dst.shape} differ")
     size = src.itemsize
@@ -30,6 +33,7 @@ def plan_for(src: np.ndarray, dst: np.ndarray, block_bytes: int = DEFAULT_BLOCK_
         src_offset=src.ctypes.data % 32,
         dst_offset=dst.ctypes.data % 32,
         block_bytes=block_bytes,
+        line_tiles=line_tiles,
     )
 
 

@@ -36,11 +36,11 @@ def _raw(arr):
     )
 
 
-def check_c(src, make_dst, threads=False, block_bytes=DEFAULT_BLOCK_BYTES):
+def check_c(src, make_dst, threads=False, block_bytes=DEFAULT_BLOCK_BYTES, line_tiles=False):
     """The C kernel's whole destination buffer (slack included) equals the numpy executor's
     and numpy's raw copy; returns the plan."""
     got, tiled, want = make_dst(), make_dst(), make_dst()
-    plan = plan_for(src, got, block_bytes)
+    plan = plan_for(src, got, block_bytes, line_tiles)
     run_compiled(plan, src, got, threads)
     run_rearrange(plan, src, tiled, "tiled", threads=False)
     np.copyto(_raw(want), _raw(src))
@@ -115,6 +115,60 @@ def test_nchw_to_nhwc_tiles_threaded():
     x = strided((8, 3, 64, 96), contiguous((8, 3, 64, 96)), np.uint8, seed=11)
     nhwc = x.transpose(0, 2, 3, 1)
     check_c(nhwc, lambda: strided(nhwc.shape, contiguous(nhwc.shape), np.uint8, extra=32), True)
+
+
+# -- line tiles -----------------------------------------------------------------------------------
+
+TILED = [  # shape, permutation, tiled: square and ragged blocks, constraint tails, more dims
+    ((300, 200), (1, 0), True),
+    ((257, 1031), (1, 0), True),
+    ((1009, 1013), (1, 0), True),
+    ((130, 3, 70), (2, 1, 0), True),
+    ((6, 100, 90), (0, 2, 1), True),
+    ((3, 40, 5, 70), (3, 1, 2, 0), False),  # 3 units contiguous in dst: shorter than a line
+]
+
+
+@pytest.mark.parametrize("threads", [False, True])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape, axes, tiled", TILED)
+def test_line_tiles_copy_bit_exact(shape, axes, tiled, dtype, threads):
+    src = strided(shape, contiguous(shape), dtype, seed=16).transpose(axes)
+    make = lambda: strided(src.shape, contiguous(src.shape), dtype, seed=17, extra=64)  # noqa: E731
+    plan = check_c(src, make, threads, line_tiles=True)
+    assert (plan.tile is not None) == tiled, plan
+
+
+@pytest.mark.parametrize("block_bytes", [4096, DEFAULT_BLOCK_BYTES])
+def test_line_tiles_with_flipped_rows_and_gapped_destination(block_bytes):
+    src = strided((500, 300), (300, 1), np.float32, seed=18)[::-1].T  # rows read backwards
+    make = lambda: strided((300, 500), (520, 1), np.float32, seed=19, extra=16)  # noqa: E731
+    plan = check_c(src, make, True, block_bytes, line_tiles=True)
+    assert plan.tile is not None and any(s < 0 for s in plan.src_block_strides), plan
+
+
+@st.composite
+def transposes(draw):
+    """A 2- or 3-d array of up to 200 units a side, its axes permuted, at a random offset."""
+    shape = tuple(draw(st.lists(st.integers(1, 200), min_size=2, max_size=3)))
+    axes = tuple(draw(st.permutations(range(len(shape)))))
+    return shape, axes, draw(st.sampled_from(DTYPES)), draw(st.sampled_from([0, 4, 8, 16]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(transposes(), st.booleans(), st.sampled_from([1024, 8192, DEFAULT_BLOCK_BYTES]))
+def test_random_line_tiled_transposes_copy_bit_exact(case, threads, block_bytes):
+    shape, axes, dtype, offset = case
+    src = strided(shape, contiguous(shape), dtype, seed=20, offset=offset).transpose(axes)
+    make = lambda: strided(src.shape, contiguous(src.shape), dtype, seed=21, extra=8)  # noqa: E731
+    check_c(src, make, threads, block_bytes, line_tiles=True)
+
+
+def test_line_tile_kernel_shuffles_integer_lanes():
+    plan = plan_rearrange((2048, 2048), (1, 2048), (2048, 1), 2, line_tiles=True)
+    source = render_rearrange(plan, "k")
+    assert plan.tile is not None and "__builtin_shufflevector" in source
+    assert "uint16_t" in source and "float" not in source and "double" not in source
 
 
 # -- random layouts -------------------------------------------------------------------------------
