@@ -21,7 +21,7 @@ from .._device import Device
 from .._graph import Node, Op, fill_value, filled
 from .._graph.views import apply_movement, c_strides, stand_in
 from .._render import elementwise as c_kernels
-from .._render.compile import CompileError, NoCompiler
+from .._render.compile import CompileError, NoCompiler, compiler
 from .._schedule.kernels import Kind
 from .._schedule.target import Target
 from .compiled import TILED_MIN, compile_ahead, run_compiled
@@ -45,21 +45,31 @@ C_PARALLEL_MIN = 1 << 18
 # ms with 16 aliasing rows; NCHW->NHWC uint8 with the 3 channels as the inner loop 3.4 -> 0.7 ms).
 # A compiling target copies a transposing block in line tiles (Target.tile_lines: whole cache
 # lines read and written), where the aliasing-rows cap does not apply (2048^2 float32 7.2 ->
-# 1.0 ms). A machine without a compiler runs these plans in numpy, slower than numpy's own tiles
-# (2048^2 float32 2.5 -> 4.2 ms with the square line-tile blocks).
-TARGET = Target(
-    "cpu",
-    compile_min=int(os.environ.get("LAZYINFINI_COMPILE_MIN", 1 << 16)),
-    tile_set_ways=16,
-    tile_min_inner=1,
-    # NOTE: a compiled tiled copy beats numpy's destination-order walk even where that walk
-    # stays in cache (NCHW->NHWC (32,64,56,56) float32: 1.3 ms against 4.4 ms).
-    local_walk_rows=0,
-    # NOTE: a compiled kernel reads a transposed load in tiles (compiled.py): clip(aT - b) 4096^2
-    # float32 9.8 ms against 27 ms with a rearrange first. Over a short inner dim (NCHW->NHWC
-    # with 3 channels) the rearrange's tiles are better.
-    tiled_read_min_inner=64,
-)
+# 1.0 ms). These plans run slower in numpy than numpy's own tiles (2048^2 float32 2.5 -> 4.2
+# ms): a machine without a compiler plans with numpy's.
+def _cpu_target() -> Target:
+    """The cpu's Target: tuned for compiled kernels, or numpy's tiles where no compiler is
+    found (numpy then runs every kernel; compile_min stays, so explain() says why)."""
+    compile_min = int(os.environ.get("LAZYINFINI_COMPILE_MIN", 1 << 16))
+    if compiler() is None:
+        return Target("cpu", compile_min=compile_min)
+    return Target(
+        "cpu",
+        compile_min=compile_min,
+        tile_set_ways=16,
+        tile_min_inner=1,
+        # NOTE: a compiled tiled copy beats numpy's destination-order walk even where that
+        # walk stays in cache (NCHW->NHWC (32,64,56,56) float32: 1.3 ms against 4.4 ms).
+        local_walk_rows=0,
+        # NOTE: a compiled kernel reads a transposed load in tiles (compiled.py): clip(aT - b)
+        # 4096^2 float32 9.8 ms against 27 ms with a rearrange first. Over a short inner dim
+        # (NCHW->NHWC with 3 channels) the rearrange's tiles are better.
+        tiled_read_min_inner=64,
+        tile_lines=True,
+    )
+
+
+TARGET = _cpu_target()
 
 
 def value_of(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:

@@ -207,8 +207,12 @@ def test_line_tiled_blocks_are_whole_tiles_where_the_dim_allows(n):
     assert all(length % 16 == 0 for length in plan.block_len), plan
 
 
-def test_only_a_compiling_device_plans_line_tiles():
-    assert Target("cpu").tile_lines and not Target("numpy", compile_min=None).tile_lines
+def test_only_a_compiling_device_plans_line_tiles(monkeypatch):
+    from lazyinfini._runtime import cpu
+
+    assert cpu.TARGET.tile_lines and not Target("numpy", compile_min=None).tile_lines
+    monkeypatch.setattr(cpu, "compiler", lambda: None)  # a machine without a C compiler
+    assert cpu._cpu_target() == Target("cpu", compile_min=cpu.TARGET.compile_min)
     x = li.asarray(np.zeros((2048, 2048), np.float32))
     assert "LineTile(16x16" in li.explain(li.permute_dims(x, (1, 0)))
     with li.options(device="numpy"):
