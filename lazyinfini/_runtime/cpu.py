@@ -39,6 +39,8 @@ PARALLEL_MIN = 1 << 21  # elements: below this, threads cost more than they save
 # A C kernel starts in microseconds, not a chunk loop's tens: threads pay from fewer elements
 # (1M float32 clip(a - b): 0.39 ms on one thread, 0.28 ms on two).
 C_PARALLEL_MIN = 1 << 18
+
+
 # NOTE: LAZYINFINI_COMPILE_MIN (elements; read once, at import) moves the C path's threshold:
 # 0 compiles every elementwise kernel (to test the C path on small arrays).
 # Tiles for compiled copies (measured in C, 2 threads: an 8192^2 float32 transpose 33.6 -> 21.3
