@@ -146,6 +146,9 @@ def _path(kernel, target: Target) -> str:
         return f"{numpy} (under {least} elements: a compile costs more)"
     if _C_OFF:
         return f"{numpy} (no C compiler)"
+    if compiler() is None:  # NOTE: known before a compile fails: explain() says it, warned once
+        _fall_back(NoCompiler("no C compiler found ($CC, cc, gcc, clang)"), kernel)
+        return f"{numpy} (no C compiler)"
     if kernel.kind is Kind.REARRANGE:
         # NOTE: a direct copy is numpy's own cache-friendly walk; C runs the tiled plans.
         return C_PATH if kernel.method == "tiled" else f"{numpy} (a direct copy)"

@@ -179,6 +179,7 @@ def test_without_a_compiler_the_numpy_path_runs_with_one_warning(monkeypatch, co
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             with li.options(device=compiled_device):
+                explained = li.explain(li.clip(li.asarray(a) - 3.25, 0, 5))
                 first = np.asarray(li.clip(li.asarray(a) - 3.25, 0, 5))
                 second = np.asarray(li.asarray(a) * 3.5 + 1)
     finally:
@@ -186,6 +187,7 @@ def test_without_a_compiler_the_numpy_path_runs_with_one_warning(monkeypatch, co
         cpu._PATHS.clear()
     np.testing.assert_array_equal(first, np.clip(a - 3.25, 0, 5))
     np.testing.assert_array_equal(second, a * 3.5 + 1)
+    assert "numpy chunks (no C compiler)" in explained  # known before any compile is tried
     assert len([w for w in caught if "compiled kernels unavailable" in str(w.message)]) == 1
     assert li.inspect.counters.c_fallbacks == before + 1
 
