@@ -278,3 +278,22 @@ def test_a_computed_fill_shares_no_memory_with_the_cached_schedule():
         assert not any(np.shares_memory(alias, r) for r in results)
         results.append(alias)
     np.testing.assert_array_equal(results[-1], [2.5] * 4)
+
+
+def test_a_fill_computed_as_a_kernel_of_its_own_takes_this_runs_value():
+    """A target that does not fuse runs a requested fill as a source kernel: it must read the
+    value bound for this run, not the one the cached template was recorded with."""
+    import dataclasses
+
+    from lazyinfini._device import DEVICES, register_device
+    from lazyinfini._runtime import cpu
+
+    target = dataclasses.replace(DEVICES["cpu"].target, name="cpu-unfused", fuse=False)
+    register_device(cpu.host_device("cpu-unfused", target))
+    try:
+        with li.options(device="cpu-unfused"):
+            for value in (1.0, 2.0, -0.0):
+                got = np.asarray(li.full((3,), value))
+                assert got.tobytes() == np.full(3, value).tobytes(), value
+    finally:
+        DEVICES.pop("cpu-unfused")

@@ -32,7 +32,7 @@ from .memo import Memo
 from .numpy_loops import missing
 from .pool import POOL
 from .rearrange import SERIAL_BYTES, run_rearrange
-from .reference import evaluate
+from .reference import source_value
 from .threads import THREADS, run_parallel
 
 PARALLEL_MIN = 1 << 21  # elements: below this, threads cost more than they save (measured)
@@ -185,10 +185,10 @@ def _numpy_elementwise(kernel, values, outs, target) -> list[np.ndarray]:
     if len(work.parts) == 1:
         # NOTE: a small kernel is one chunk: its loads are read as they are (no reshape to the
         # iteration space, no slicing), in the calling thread (~4 us less a kernel).
-        loads = [_whole(i, ld, values, work) for i, ld in enumerate(kernel.loads)]
+        loads = [_operand(i, ld, values, work) for i, ld in enumerate(kernel.loads)]
         run_whole(work.program, loads, outs)
         return outs
-    loads = [_chunkable(i, ld, values, work) for i, ld in enumerate(kernel.loads)]
+    loads = [_operand(i, ld, values, work, work.space) for i, ld in enumerate(kernel.loads)]
     flat = [np.reshape(out, work.space) for out in outs]
     if work.parallel:
         run_parallel(lambda part: run_chunks(work.program, loads, flat, [part]), work.parts)
@@ -197,26 +197,17 @@ def _numpy_elementwise(kernel, values, outs, target) -> list[np.ndarray]:
     return outs
 
 
-def _chunkable(i: int, load, values, work) -> np.ndarray:
-    """Load `i` in the kernel's iteration space. A fully broadcast one is its 0-d value, so it
-    is converted (half floats) once, not once per chunk, and numpy uses its scalar loops."""
+def _operand(i: int, load, values, work, space=None) -> np.ndarray:
+    """Load `i` of an elementwise kernel: a fill or a fully broadcast load as its 0-d value (so
+    it is converted (half floats) once, not once per chunk, and numpy uses its scalar loops),
+    else its view, reshaped to the iteration `space` when the kernel runs in chunks (a kernel
+    of one chunk reads it as it is)."""
     if i in work.fills:
         return fill_value(values, load.base)
     view = load_view(load, values)
     if i in work.scalars:
         return np.asarray(view[(0,) * view.ndim])
-    return np.reshape(view, work.space)
-
-
-def _whole(i: int, load, values, work) -> np.ndarray:
-    """Load `i` of a one-chunk kernel: a fill or a fully broadcast load as its 0-d value, else
-    its view in the output's shape."""
-    if i in work.fills:
-        return fill_value(values, load.base)
-    view = load_view(load, values)
-    if i in work.scalars:
-        return np.asarray(view[(0,) * view.ndim])
-    return view
+    return view if space is None else np.reshape(view, space)
 
 
 @dataclass(frozen=True)
@@ -287,7 +278,7 @@ def _opaque(kernel, values, memory) -> list[np.ndarray]:
 
 def _source(kernel, values, memory) -> list[np.ndarray]:
     (node,) = kernel.nodes
-    return [evaluate(node, [])]
+    return [source_value(values, node)]
 
 
 def prepare_on(target: Target):

@@ -41,6 +41,12 @@ def _value(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:
     raise KeyError(node)
 
 
+def source_value(values: dict, node: Node) -> np.ndarray:
+    """A source node's value: a fill's as bound for this run (_cache.py), never the value the
+    cached template's node was recorded with; any other source's from its parameters."""
+    return filled(values, node) if node.op is Op.FULL else evaluate(node, [])
+
+
 def evaluate(node: Node, inputs: list[np.ndarray]) -> np.ndarray:
     """The value of one node from the values of its inputs."""
     op = node.op
@@ -81,7 +87,6 @@ def _linspace(node: Node) -> np.ndarray:
 
 
 _NUMPY = {
-    Op.FULL: lambda node: np.broadcast_to(np.asarray(node.arg, dtype=node.dtype), node.shape),
     Op.ARANGE: _arange,
     Op.EYE: lambda node: np.eye(*node.shape, k=node.arg[0], dtype=node.dtype),
     Op.LINSPACE: _linspace,

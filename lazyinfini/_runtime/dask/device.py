@@ -31,7 +31,7 @@ from ..._graph import Node, Op, fill_value
 from ..._graph.views import slice_key
 from ..._schedule.kernels import Kind
 from ..._schedule.target import Target
-from ..reference import evaluate
+from ..reference import source_value
 from . import calls
 from .blocks import FusedBlock, call_of, failure_note, fills_key
 from .calls import grid
@@ -259,7 +259,7 @@ def _source(kernel, values):
         x = da.arange(node.shape[0], dtype=wide, chunks=chunk_spec()) * step + start
         x = x.astype(node.dtype)
         return [x], f"dask arange: {grid(x)}"
-    x = da.from_array(evaluate(node, []), chunks=chunk_spec(), name=False)
+    x = da.from_array(source_value(values, node), chunks=chunk_spec(), name=False)
     return [x], f"computed on the client (numpy), then {grid(x)}"
 
 
