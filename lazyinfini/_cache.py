@@ -22,7 +22,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._graph import Buffer, Dag, Node, Op, arg_key, resolve, siblings_of, walk
+from ._array import held_array
+from ._graph import LINKED, Buffer, Dag, Node, Op, arg_key, resolve, siblings_of, walk
 from ._schedule import Kind, Schedule, schedule
 
 MAX_NODES = 50_000  # template nodes kept in all (a template holds no data)
@@ -168,9 +169,9 @@ def _scan(order, srcs, keeps: bool):
             parts.append((op, shape, dtype, node.arg.strides, node.arg.device, node.source))
             continue
         evaluated = evaluated or node.evaluated
-        if keeps and _is_held(node):
+        if keeps and held_array(node) is not None:
             held.append(i)
-        calls = calls or op is _LINALG  # NOTE: the ops whose items link_siblings links
+        calls = calls or op in LINKED
         arg = node.arg
         if op is _FULL:
             value = fills[i] = arg_key(node)
@@ -185,29 +186,24 @@ def _scan(order, srcs, keeps: bool):
     return parts, fills, tuple(held), evaluated, calls
 
 
-def _is_held(node: Node) -> bool:
-    """Whether a live array holds `node` (see _array.held_array)."""
-    ref = node.holder
-    array = ref() if ref is not None else None
-    return array is not None and array._n is node
-
-
 def _held_siblings(order) -> list[Node]:
     """Items of the pending library calls that live arrays hold and nobody asked for yet (svd's
     Vh, when S is asked for): computed by the same call now, not by a second call later."""
     placed = {id(n) for n in order}
     extra = []
     for node in order:
-        if node.op is not _LINALG:
+        if node.op not in LINKED:
             continue
         for sibling in siblings_of(node):
-            if id(sibling) not in placed and sibling.realized is None and _is_held(sibling):
+            if id(sibling) in placed or sibling.realized is not None:
+                continue
+            if held_array(sibling) is not None:
                 placed.add(id(sibling))
                 extra.append(sibling)
     return extra
 
 
-_BUFFER, _FULL, _LINALG = Op.BUFFER, Op.FULL, Op.LINALG
+_BUFFER, _FULL = Op.BUFFER, Op.FULL
 
 
 def _bindings(template: _Template, order, fills: dict) -> dict:

@@ -3,6 +3,7 @@
 from .build import build_graph
 from .dag import Dag
 from .node import (
+    LINKED,
     Buffer,
     BufferLayout,
     Node,
@@ -24,6 +25,7 @@ from .ops import Group, Op
 from .walk import walk
 
 __all__ = [
+    "LINKED",
     "arg_key",
     "Buffer",
     "BufferLayout",

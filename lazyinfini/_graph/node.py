@@ -132,7 +132,11 @@ def link_siblings(nodes) -> None:
     second call later. Weakly: an item no array holds is not kept alive for this."""
     refs = tuple(weakref.ref(node) for node in nodes)
     for node in nodes:
+        assert node.op in LINKED, node  # NOTE: the cache looks for siblings on these ops only
         node.__dict__["siblings"] = refs
+
+
+LINKED = frozenset({Op.LINALG})  # the ops whose nodes link_siblings may link
 
 
 def siblings_of(node: Node) -> tuple:

@@ -134,8 +134,8 @@ def _tile_loops(plan: RearrangePlan, name: str) -> list[str]:
         lines += ["    " + line for line in _block_loops(plan)] + ["    return;", "}"]
     for depth, k in enumerate(others):
         lines.append("    " * depth + f"for (int64_t b{k} = 0; b{k} < n{k}; ++b{k})")
-    src = f"src + {_dot_over(plan.src_block_strides, others)}"
-    dst = f"dst + {_dot_over(plan.dst_block_strides, others)}"
+    src = f"src + {_dot('b', plan.src_block_strides, others)}"
+    dst = f"dst + {_dot('b', plan.dst_block_strides, others)}"
     pad = "    " * len(others)
     return lines + [
         f"{pad}for (int64_t tj = 0; tj < {cols}; tj += {side})",
@@ -146,11 +146,6 @@ def _tile_loops(plan: RearrangePlan, name: str) -> list[str]:
         f"{pad}            {dst} + i * {unit} + j * ({dst_step}LL), {dst_step}LL);",
         f"{pad}    }}",
     ]
-
-
-def _dot_over(strides: tuple[int, ...], dims: list[int]) -> str:
-    """``_dot`` over block dims ``dims`` only (the tile loops move the other two)."""
-    return " + ".join(f"b{k} * ({strides[k]}LL)" for k in dims) or "0"
 
 
 def _tile_function(plan: RearrangePlan, name: str) -> list[str]:
@@ -235,6 +230,8 @@ def _elements(units: list[int], per: int) -> str:
     return ", ".join(str(u * per + e) for u in units for e in range(per))
 
 
-def _dot(index: str, strides: tuple[int, ...]) -> str:
-    """``i0 * s0 + i1 * s1 ...`` with int64 literals (byte strides may pass 2^31, or be < 0)."""
-    return " + ".join(f"{index}{k} * ({s}LL)" for k, s in enumerate(strides)) or "0"
+def _dot(index: str, strides: tuple[int, ...], dims=None) -> str:
+    """``i0 * s0 + i1 * s1 ...`` with int64 literals (byte strides may pass 2^31, or be < 0),
+    over every dim or only over ``dims`` (a line tile's loops move the other two)."""
+    dims = range(len(strides)) if dims is None else dims
+    return " + ".join(f"{index}{k} * ({strides[k]}LL)" for k in dims) or "0"

@@ -127,9 +127,7 @@ _local = threading.local()
 def run_chunks(program, loads, outs, parts, own_errstate=True) -> None:
     """Evaluate `program` over the chunks `parts` (one thread's share). A helper thread sets
     its own error state (numpy's is per thread); the caller's thread has it set already."""
-    # NOTE: each thread keeps its scratch between kernels: fresh pages cost page faults.
-    scratch = getattr(_local, "scratch", None) or Scratch()
-    _local.scratch = scratch
+    scratch = _thread_scratch()
     with np.errstate(all="ignore") if own_errstate else contextlib.nullcontext():
         for index in parts:
             chunk = [v[index] if v.ndim else v for v in loads]  # 0-d: a broadcast scalar
@@ -139,6 +137,12 @@ def run_chunks(program, loads, outs, parts, own_errstate=True) -> None:
 def run_whole(program, loads, outs) -> None:
     """Evaluate `program` over whole arrays in the calling thread, whose error state the run
     set (a kernel of one chunk)."""
-    scratch = getattr(_local, "scratch", None) or Scratch()
-    _local.scratch = scratch
-    evaluate(program, loads, outs, scratch)
+    evaluate(program, loads, outs, _thread_scratch())
+
+
+def _thread_scratch() -> Scratch:
+    # NOTE: each thread keeps its scratch between kernels: fresh pages cost page faults.
+    scratch = getattr(_local, "scratch", None)
+    if scratch is None:
+        scratch = _local.scratch = Scratch()
+    return scratch
