@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._array import held_array
-from ._graph import LINKED, Buffer, Dag, Node, Op, arg_key, resolve, siblings_of, walk
+from ._graph import LINKED, Buffer, Dag, Node, Op, arg_key, resolve, siblings_of
 from ._schedule import Kind, Schedule, schedule
 
 MAX_NODES = 50_000  # template nodes kept in all (a template holds no data)
@@ -63,13 +63,11 @@ class ScheduleCache:
     def prepare(self, target, fuse: bool, pending: list, keeps: bool) -> Job:
         """The job computing `pending` (plus the recomputed frontier, see below); `keeps`: the
         device keeps what live arrays hold (held nodes are outputs too)."""
-        order, srcs = walk(pending)
-        parts, fills, keep, evaluated, calls = _scan(order, srcs, keeps)
+        order, srcs, parts, fills, keep, evaluated, calls = _scan(pending, keeps)
         extra = _held_siblings(order) if calls and keeps else ()
         if extra:  # NOTE: asked for too: their call runs once (see _held_siblings)
             pending = [*pending, *extra]
-            order, srcs = walk(pending)
-            parts, fills, keep, evaluated, calls = _scan(order, srcs, keeps)
+            order, srcs, parts, fills, keep, evaluated, calls = _scan(pending, keeps)
         again = _recomputed_frontier(order, srcs, keep, pending) if evaluated else ()
         outputs = _positions(order, pending) + again
         try:
@@ -78,8 +76,9 @@ class ScheduleCache:
             template = self._get(key := (*parts, target, fuse, outputs, keep))
         except TypeError:  # a parameter that cannot be a key: schedule it, keep nothing
             key, fills, template = None, {}, None
-        reused = template is not None and all(
-            order[i].layout.misalignment == m for i, m in template.aligned
+        reused = template is not None and (
+            not template.aligned  # NOTE: most schedules have no rearrange plan (~0.4 us)
+            or all(order[i].layout.misalignment == m for i, m in template.aligned)
         )
         if not reused:
             template = _template(target, fuse, order, srcs, outputs, keep, fills)
@@ -88,8 +87,8 @@ class ScheduleCache:
         return Job(
             template.schedule,
             _bindings(template, order, fills),
-            tuple([order[i] for i in template.requested]),
-            tuple([order[i] for i in template.kept]),
+            tuple(map(order.__getitem__, template.requested)),
+            tuple(map(order.__getitem__, template.kept)),
             order,
             reused,
             template.devices,
@@ -152,38 +151,77 @@ def _recomputed_frontier(order, srcs, keep: tuple, pending) -> tuple[int, ...]:
     )
 
 
-def _scan(order, srcs, keeps: bool):
-    """One pass over the pending graph: each node's part of the cache key, each fill's value key
-    by position, the positions live arrays hold (where the device `keeps` them, see
-    _array.held_array), and whether an earlier run evaluated any node.
+def _scan(pending: list, keeps: bool):
+    """One pass over the pending graph (walk()'s post-order, which it repeats inline: this is
+    every materialization's walk): the nodes, each one's input positions and part of the cache
+    key, each fill's value key by position, the positions live arrays hold (where the device
+    `keeps` them, see _array.held_array), whether an earlier run evaluated any node, and
+    whether a linked library call is among them.
 
     A fill enters the key as its place among equal fills (the first position holding its
     value), not its value: a program differing only in its scalars reuses the schedule, while
     one whose equal fills simplify() merged never meets one where they differ."""
-    parts, firsts, fills, held, evaluated, calls = [], {}, {}, [], False, False
-    for i, node in enumerate(order):
-        op, shape, dtype = node.op, node.shape, node.dtype
+    order, srcs, parts, position = [], [], [], {}
+    firsts, fills, held, evaluated, calls = {}, {}, [], False, False
+    stack = [n.realized or n for n in reversed(pending)]
+    while stack:
+        node = stack.pop()
+        if node in position:
+            continue
+        inputs, waiting = [], None
+        for src in node.srcs:
+            src = src.realized or src
+            j = position.get(src)
+            if j is None:
+                waiting = [node] if waiting is None else waiting
+                waiting.append(src)
+            else:
+                inputs.append(j)
+        if waiting is not None:  # NOTE: placed once its inputs are (their last first)
+            stack += waiting
+            continue
+        i = position[node] = len(order)
+        order.append(node)
+        srcs.append(inputs := tuple(inputs))
+        op = node.op
         if op is _BUFFER:
-            # NOTE: not the alignment, which only rearrange plans read (checked on a hit, see
-            # _Template.aligned): small buffers from malloc start anywhere on 16 bytes.
-            parts.append((op, shape, dtype, node.arg.strides, node.arg.device, node.source))
+            parts.append(node.__dict__.get("part") or _buffer_part(node))
             continue
         evaluated = evaluated or node.evaluated
         if keeps and held_array(node) is not None:
             held.append(i)
         calls = calls or op in LINKED
-        arg = node.arg
         if op is _FULL:
-            value = fills[i] = arg_key(node)
-            try:
-                first = firsts.setdefault((shape, dtype, value), i)
-            except TypeError:  # NOTE: a value that is no key merges with no other fill
-                first = i
-            parts.append((op, shape, dtype, first, node.source))
+            parts.append(_fill_part(node, i, firsts, fills))
         else:
-            arg = arg if arg is None else arg_key(node)
-            parts.append((op, shape, dtype, arg, srcs[i], node.source))
-    return parts, fills, tuple(held), evaluated, calls
+            arg = None if node.arg is None else arg_key(node)
+            parts.append((op, node.shape, node.dtype, arg, inputs, node.source))
+    return order, srcs, parts, fills, tuple(held), evaluated, calls
+
+
+def _buffer_part(node: Node) -> tuple:
+    """A buffer's part of the key, kept on the node: loops read the same inputs every time."""
+    # NOTE: not the alignment, which only rearrange plans read (checked on a hit, see
+    # _Template.aligned): small buffers from malloc start anywhere on 16 bytes.
+    arg = node.arg
+    part = node.__dict__["part"] = (
+        _BUFFER,
+        node.shape,
+        node.dtype,
+        arg.strides,
+        arg.device,
+        node.source,
+    )
+    return part
+
+
+def _fill_part(node: Node, i: int, firsts: dict, fills: dict) -> tuple:
+    value = fills[i] = arg_key(node)
+    try:
+        first = firsts.setdefault((node.shape, node.dtype, value), i)
+    except TypeError:  # NOTE: a value that is no key merges with no other fill
+        first = i
+    return (_FULL, node.shape, node.dtype, first, node.source)
 
 
 def _held_siblings(order) -> list[Node]:
@@ -211,7 +249,7 @@ def _bindings(template: _Template, order, fills: dict) -> dict:
     the one the template was made with (the runtime reads a fill's own value otherwise)."""
     inputs = {stand_in: order[i].arg.data for i, stand_in in template.buffers}
     for i, stand_in, value in template.fills:
-        if fills.get(i, value) != value:
+        if fills[i] != value:
             inputs[stand_in] = np.asarray(order[i].arg, dtype=stand_in.dtype)
     return inputs
 

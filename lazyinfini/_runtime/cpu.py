@@ -182,13 +182,12 @@ def _warn(message: str) -> None:
 def _numpy_elementwise(kernel, values, outs, target) -> list[np.ndarray]:
     """The numpy path: the register program over the target's chunks, into `outs`."""
     work = _PASSES.get(kernel) or _prepare_pass(kernel, target.chunk)
-    if len(work.parts) == 1:
+    if work.whole:
         # NOTE: a small kernel is one chunk: its loads are read as they are (no reshape to the
         # iteration space, no slicing), in the calling thread (~4 us less a kernel).
-        loads = [_operand(i, ld, values, work) for i, ld in enumerate(kernel.loads)]
-        run_whole(work.program, loads, outs)
+        run_whole(work.program, [_operand(how, ld, values) for how, ld in work.reads], outs)
         return outs
-    loads = [_operand(i, ld, values, work, work.space) for i, ld in enumerate(kernel.loads)]
+    loads = [_operand(how, ld, values, work.space) for how, ld in work.reads]
     flat = [np.reshape(out, work.space) for out in outs]
     if work.parallel:
         run_parallel(lambda part: run_chunks(work.program, loads, flat, [part]), work.parts)
@@ -197,17 +196,20 @@ def _numpy_elementwise(kernel, values, outs, target) -> list[np.ndarray]:
     return outs
 
 
-def _operand(i: int, load, values, work, space=None) -> np.ndarray:
-    """Load `i` of an elementwise kernel: a fill or a fully broadcast load as its 0-d value (so
+def _operand(how: int, load, values, space=None) -> np.ndarray:
+    """A load of an elementwise kernel: a fill or a fully broadcast load as its 0-d value (so
     it is converted (half floats) once, not once per chunk, and numpy uses its scalar loops),
     else its view, reshaped to the iteration `space` when the kernel runs in chunks (a kernel
     of one chunk reads it as it is)."""
-    if i in work.fills:
+    if how is _FILL:
         return fill_value(values, load.base)
     view = load_view(load, values)
-    if i in work.scalars:
+    if how is _SCALAR:
         return np.asarray(view[(0,) * view.ndim])
     return view if space is None else np.reshape(view, space)
+
+
+_FILL, _SCALAR, _VIEW = 0, 1, 2  # how _operand reads a load
 
 
 @dataclass(frozen=True)
@@ -218,8 +220,10 @@ class _Pass:
     program: object  # the kernel record's register program (_schedule/linearize.py)
     space: tuple[int, ...]
     parts: tuple[tuple, ...]  # the chunks
-    fills: frozenset[int]  # loads of a fill: read as its 0-d value (bound anew each run)
-    scalars: frozenset[int]  # other loads that are fully broadcast: read as their 0-d value
+    # (how, load) for each load: a fill (bound anew each run) or another fully broadcast load
+    # is read as its 0-d value, any other as its view
+    reads: tuple[tuple[int, object], ...]
+    whole: bool  # one chunk
     parallel: bool
 
 
@@ -233,18 +237,18 @@ def _prepare_pass(kernel, chunk: int) -> _Pass:
         kernel.program,
         kernel.space,
         parts,
-        frozenset(
-            i for i, ld in enumerate(kernel.loads) if ld.base.op is Op.FULL and not any(ld.strides)
-        ),
-        frozenset(
-            i
-            for i, ld in enumerate(kernel.loads)
-            if ld.base.op is not Op.FULL and not any(ld.strides)
-        ),
+        tuple((_how(ld), ld) for ld in kernel.loads),
+        len(parts) == 1,
         parallel=size >= PARALLEL_MIN and THREADS > 1 and len(parts) > 1,
     )
     _PASSES[kernel] = work
     return work
+
+
+def _how(load) -> int:
+    if any(load.strides):
+        return _VIEW
+    return _FILL if load.base.op is Op.FULL else _SCALAR
 
 
 def rearrange_on(target: Target):

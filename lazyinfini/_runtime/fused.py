@@ -12,10 +12,12 @@ import contextlib
 import functools
 import math
 import threading
+from typing import NamedTuple
 
 import numpy as np
 
 from .._graph import Op
+from .memo import Memo
 from .ufuncs import UFUNCS, own_dtype
 
 SCRATCH = 1 << 17  # elements a scratch buffer holds at least (the CPU target's chunk)
@@ -23,23 +25,56 @@ SCRATCH = 1 << 17  # elements a scratch buffer holds at least (the CPU target's 
 
 def evaluate(program, loads: list[np.ndarray], outs: list[np.ndarray], scratch: Scratch) -> None:
     """Compute one chunk of a kernel's register program: `loads` and `outs` are views of it."""
-    regs: list = [None] * program.registers
-    for i, (view, dtype) in enumerate(zip(loads, program.load_dtypes)):
-        regs[i] = (
-            view if view.dtype == dtype else scratch.take(("load", i), view.shape, dtype, view)
-        )
+    plan = _PLANS.get(program) or _plan(program)
+    regs = [*loads, *plan.blank]
+    for i, dtype in plan.load_dtypes:
+        view = regs[i]
+        if view.dtype is not dtype and view.dtype != dtype:
+            regs[i] = scratch.take(("load", i), view.shape, dtype, view)
     shape = outs[0].shape
-    for step in program.steps:
-        if step.slot is None:
-            target = outs[program.direct[step.dst]]
-        else:
-            target = scratch.take(step.slot, shape, step.dtype)
-        regs[step.dst] = _run_step(step, [regs[s] for s in step.srcs], target, scratch)
+    for op, srcs, dst, out, step in plan.steps:
+        target = outs[out] if out is not None else scratch.take(step.slot, shape, step.dtype)
+        if op is not None:  # NOTE: most steps: the op's ufunc straight into its register
+            regs[dst] = UFUNCS[op]([regs[s] for s in srcs], step.node.arg, out=target)
+            continue
+        regs[dst] = _run_step(step, [regs[s] for s in srcs], target, scratch)
         if step.rounds:
             _round(target, step.node.dtype, scratch)
-    for j, reg in enumerate(program.outputs):
-        if reg not in program.direct:
-            np.copyto(outs[j], regs[reg], casting="unsafe")  # the one rounding
+    for j, reg in plan.copies:
+        np.copyto(outs[j], regs[reg], casting="unsafe")  # the one rounding
+
+
+class _Plan(NamedTuple):
+    """A register program as evaluate() runs it, worked out once per program (a cached
+    schedule runs the same programs again; a small kernel's run is mostly this bookkeeping)."""
+
+    blank: tuple  # the registers after the loads, empty
+    load_dtypes: tuple[tuple[int, np.dtype], ...]  # (load, the dtype it is computed in)
+    steps: tuple[tuple, ...]  # (op or None: see _run_step, srcs, dst, output or None, step)
+    copies: tuple[tuple[int, int], ...]  # (output, register) written after the steps
+
+
+def _plan(program) -> _Plan:
+    steps = []
+    for step in program.steps:
+        node = step.node
+        plain = node.op is not Op.ASTYPE and not step.rounds
+        plain = plain and not (node.dtype != step.dtype and own_dtype(node))
+        out = program.direct[step.dst] if step.slot is None else None
+        steps.append((node.op if plain else None, step.srcs, step.dst, out, step))
+    copies = tuple((j, r) for j, r in enumerate(program.outputs) if r not in program.direct)
+    loads = len(program.load_dtypes)
+    plan = _Plan(
+        (None,) * (program.registers - loads),
+        tuple(enumerate(program.load_dtypes)),
+        tuple(steps),
+        copies,
+    )
+    _PLANS[program] = plan
+    return plan
+
+
+_PLANS = Memo()
 
 
 def _round(values: np.ndarray, dtype: np.dtype, scratch) -> None:

@@ -50,9 +50,11 @@ def schedule_nodes(graph: Dag, keep=frozenset()) -> Schedule:
 
 def with_lifetimes(kernels, requested, outputs, decisions=(), rewrites=(), keep=None) -> Schedule:
     """Attach to each kernel the values whose last reader it is (outputs are never freed).
-    `keep` maps each node live arrays hold to the node computing it here."""
+    `keep` maps each node live arrays hold to the node computing it here (a requested one is
+    an output already: it is not kept twice)."""
     written = {n for k in kernels if k.kind is not Kind.VIEW for n in k.outputs}
-    held = tuple(n for n, new in (keep or {}).items() if new in written)
+    asked = set(requested)
+    held = tuple(n for n, new in (keep or {}).items() if new in written and n not in asked)
     kept = tuple(keep[n] for n in held)
     last_use: dict[Node, int] = {}
     for i, kernel in enumerate(kernels):

@@ -17,6 +17,10 @@ class Kind(enum.Enum):
     REARRANGE = "rearrange"  # a layout copy into a new buffer, following a RearrangePlan
     OPAQUE = "opaque"  # one library call
 
+    # NOTE: identity hashing (members are singletons): Enum's __hash__ is Python code, and the
+    # run loop looks up a handler by kind for every kernel it runs.
+    __hash__ = object.__hash__
+
 
 @dataclass(frozen=True, eq=False)
 class Kernel:
