@@ -14,9 +14,7 @@ same way: the key holds where equal fills are, not their values (see _scan).
 
 from __future__ import annotations
 
-import contextlib
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -56,8 +54,9 @@ class _Template:
 
 class ScheduleCache:
     def __init__(self):
-        self._templates: OrderedDict = OrderedDict()
+        self._templates: dict = {}
         self._nodes = 0
+        self._tick = 0  # the last use's stamp (recency, for eviction)
         self._lock = threading.Lock()
 
     def prepare(self, target, fuse: bool, pending: list, keeps: bool) -> Job:
@@ -71,9 +70,7 @@ class ScheduleCache:
         again = _recomputed_frontier(order, srcs, keep, pending) if evaluated else ()
         outputs = _positions(order, pending) + again
         try:
-            # NOTE: the whole Target, not the device's name: a device registered again with
-            # other tiles or chunks schedules anew.
-            template = self._get(key := (*parts, target, fuse, outputs, keep))
+            template = self._get(key := (*parts, _token(target), fuse, outputs, keep))
         except TypeError:  # a parameter that cannot be a key: schedule it, keep nothing
             key, fills, template = None, {}, None
         reused = template is not None and (
@@ -95,12 +92,12 @@ class ScheduleCache:
         )
 
     def _get(self, key) -> _Template | None:
-        # NOTE: no lock (realize's lock already makes one materialization at a time); a clear()
-        # from another thread between the two lines only loses the recency
+        # NOTE: no lock (realize's lock already makes one materialization at a time); recency
+        # is a stamp, not a move in an OrderedDict, which would hash the key a second time
         template = self._templates.get(key)
         if template is not None:
-            with contextlib.suppress(KeyError):
-                self._templates.move_to_end(key)
+            self._tick += 1
+            template.__dict__["used"] = self._tick
         return template
 
     def clear(self) -> None:
@@ -117,9 +114,33 @@ class ScheduleCache:
             self._nodes -= old.size if old is not None else 0
             self._templates[key] = template
             self._nodes += template.size
-            while self._nodes > MAX_NODES and len(self._templates) > 1:
-                _, old = self._templates.popitem(last=False)
-                self._nodes -= old.size
+            self._tick += 1
+            template.__dict__["used"] = self._tick
+            if self._nodes > MAX_NODES:
+                self._evict()
+
+    def _evict(self) -> None:
+        """Drop the least recently used templates down to 3/4 of MAX_NODES (one sort serves
+        many stores), keeping the newest."""
+        by_use = sorted(self._templates.items(), key=lambda item: item[1].__dict__["used"])
+        for key, template in by_use[:-1]:
+            if self._nodes <= MAX_NODES * 3 // 4:
+                break
+            del self._templates[key]
+            self._nodes -= template.size
+
+
+def _token(target) -> int:
+    """A small int standing for `target` in keys: equal Targets share one (a device registered
+    again with other tiles or chunks schedules anew), and a key hashes an int, not the
+    dataclass's fields (its __hash__ is Python code)."""
+    token = target.__dict__.get("token")
+    if token is None:
+        token = target.__dict__["token"] = _TOKENS.setdefault(target, len(_TOKENS))
+    return token
+
+
+_TOKENS: dict = {}
 
 
 def _positions(order, pending) -> tuple[int, ...]:

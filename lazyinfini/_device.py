@@ -85,9 +85,11 @@ class Registry(MutableMapping):
 
     def __setitem__(self, name: str, device: Device) -> None:
         self._devices[name] = device
+        _CHANGES[0] += 1
 
     def __delitem__(self, name: str) -> None:
         del self._devices[name]
+        _CHANGES[0] += 1
 
     def __iter__(self) -> Iterator[str]:
         self._load()
@@ -111,6 +113,16 @@ LOADERS: dict[str, Callable[[], Device]] = {}
 def register_device(device: Device) -> None:
     """Make `device` selectable by name: li.options(device=...), device= arguments."""
     DEVICES[device.name] = device
+    _CHANGES[0] += 1  # NOTE: DEVICES may be another mapping (a test's copy)
+
+
+def registry_version() -> tuple[int, int]:
+    """The registry's changes so far and which mapping it is (a test may swap in a copy):
+    realize() keeps the device an Options record names until this changes."""
+    return _CHANGES[0], id(DEVICES)
+
+
+_CHANGES = [0]
 
 
 def register_loader(name: str, load: Callable[[], Device]) -> None:

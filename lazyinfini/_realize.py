@@ -8,7 +8,7 @@ import time
 
 from ._array import held_array
 from ._counters import counters
-from ._device import check_memory, get_device, holder_of
+from ._device import check_memory, get_device, holder_of, registry_version
 from ._graph import Op, buffer_node, caller_source, mark_evaluated, mark_realized
 from ._options import current
 
@@ -33,13 +33,12 @@ def _realize(arrays, timings: list | None, implicit: str):
     if _RUNTIME is None:
         _load()
     options = current()
-    started = time.perf_counter()
-    device = get_device(options.device)
-    settings = _RUNTIME.Settings(options.pool_bytes, options.debug)
+    started = time.perf_counter() if options.debug else 0.0
+    device, holder, settings, _ = _setting(options)
     job = _CACHE.prepare(device.target, options.fuse, pending, device.keeps)
     check_memory(device, job.devices)
     values = _RUNTIME.run_schedule(job.schedule, device, job.inputs, settings, timings)
-    _swap_all(arrays, job, values, holder_of(device).name)
+    _swap_all(arrays, job, values, holder)
     if device.keeps:
         mark_evaluated(job.order)
     counters.materializations += 1
@@ -47,6 +46,19 @@ def _realize(arrays, timings: list | None, implicit: str):
     if options.debug:
         _debug_line(job, device, settings, time.perf_counter() - started, implicit)
     return job.schedule
+
+
+def _setting(options) -> tuple:
+    """The device `options` name, the name of the device holding what it computes, the run's
+    Settings and the registry's version: worked out once per Options record (a loop
+    materializes under the same one), again after any device was registered."""
+    known = options.__dict__.get("_setting")
+    if known is None or known[3] != registry_version():
+        device = get_device(options.device)
+        settings = _RUNTIME.Settings(options.pool_bytes, options.debug)
+        version = registry_version()  # NOTE: after get_device, which may register a loader's
+        known = options.__dict__["_setting"] = (device, holder_of(device).name, settings, version)
+    return known
 
 
 def _pending(arrays) -> list:

@@ -177,6 +177,8 @@ def frozen(arg):
         return arg  # NOTE: first: an indexing key is a nest of tuples of ints and names
     if kind is tuple:
         return tuple([frozen(a) for a in arg])
+    if kind is float:  # NOTE: before the isinstance checks: every Python scalar operand
+        return (float, _DOUBLE.pack(arg))
     if isinstance(arg, np.generic):
         return (kind, arg.tobytes())
     if isinstance(arg, float):

@@ -30,7 +30,7 @@ from .fused import chunks, run_chunks, run_whole
 from .library import call_library_outputs
 from .memo import Memo
 from .numpy_loops import missing
-from .pool import POOL
+from .pool import MIN_BYTES, POOL
 from .rearrange import SERIAL_BYTES, run_rearrange
 from .reference import source_value
 from .threads import THREADS, run_parallel
@@ -109,20 +109,27 @@ def elementwise_on(target: Target):
 
 def _elementwise(kernel, values, memory, target) -> list[np.ndarray]:
     """A fused kernel in C where it can run there (path_of says), else in numpy chunks."""
+    if path_of(kernel, target) != C_PATH:
+        work = _PASSES.get(kernel) or _prepare_pass(kernel, target.chunk)
+        if work.pooled:
+            outs = [memory(n.shape, n.dtype) for n in kernel.outputs]
+        else:  # NOTE: what the pool gives for small outputs, without its bookkeeping (~1 us)
+            outs = [np.empty(n.shape, n.dtype) for n in kernel.outputs]
+        return _numpy_elementwise(kernel, values, outs, work) if work.size else outs
     outs = [memory(n.shape, n.dtype) for n in kernel.outputs]
     if kernel.outputs[0].size == 0:
         return outs
-    if path_of(kernel, target) == C_PATH:
-        try:
-            space = kernel.space or ()
-            loads = [np.reshape(load_view(ld, values), space) for ld in kernel.loads]
-            flat = [np.reshape(out, space) for out in outs]
-            parallel = kernel.outputs[0].size >= C_PARALLEL_MIN and THREADS > 1
-            run_compiled(kernel, flat, loads, parallel)
-            return outs
-        except CompileError as error:
-            _fall_back(error, kernel)
-    return _numpy_elementwise(kernel, values, outs, target)
+    try:
+        space = kernel.space or ()
+        loads = [np.reshape(load_view(ld, values), space) for ld in kernel.loads]
+        flat = [np.reshape(out, space) for out in outs]
+        parallel = kernel.outputs[0].size >= C_PARALLEL_MIN and THREADS > 1
+        run_compiled(kernel, flat, loads, parallel)
+        return outs
+    except CompileError as error:
+        _fall_back(error, kernel)
+    work = _PASSES.get(kernel) or _prepare_pass(kernel, target.chunk)
+    return _numpy_elementwise(kernel, values, outs, work)
 
 
 C_PATH = "compiled C"
@@ -179,9 +186,8 @@ def _warn(message: str) -> None:
     warnings.warn(f"lazyinfini: {message}", RuntimeWarning, stacklevel=4)
 
 
-def _numpy_elementwise(kernel, values, outs, target) -> list[np.ndarray]:
-    """The numpy path: the register program over the target's chunks, into `outs`."""
-    work = _PASSES.get(kernel) or _prepare_pass(kernel, target.chunk)
+def _numpy_elementwise(kernel, values, outs, work) -> list[np.ndarray]:
+    """The numpy path: the register program over the pass's chunks, into `outs`."""
     if work.whole:
         # NOTE: a small kernel is one chunk: its loads are read as they are (no reshape to the
         # iteration space, no slicing), in the calling thread (~4 us less a kernel).
@@ -225,6 +231,8 @@ class _Pass:
     reads: tuple[tuple[int, object], ...]
     whole: bool  # one chunk
     parallel: bool
+    size: int  # elements of each output
+    pooled: bool  # an output is large enough for the pool to keep (pool.MIN_BYTES)
 
 
 _PASSES = Memo()
@@ -239,7 +247,9 @@ def _prepare_pass(kernel, chunk: int) -> _Pass:
         parts,
         tuple((_how(ld), ld) for ld in kernel.loads),
         len(parts) == 1,
-        parallel=size >= PARALLEL_MIN and THREADS > 1 and len(parts) > 1,
+        size >= PARALLEL_MIN and THREADS > 1 and len(parts) > 1,
+        size,
+        any(n.nbytes >= MIN_BYTES for n in kernel.outputs),
     )
     _PASSES[kernel] = work
     return work
