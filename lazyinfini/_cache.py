@@ -22,6 +22,7 @@ import numpy as np
 
 from ._array import held_array
 from ._graph import LINKED, Buffer, Dag, Node, Op, arg_key, resolve, siblings_of
+from ._native import Native, start
 from ._schedule import Kind, Schedule, schedule
 
 MAX_NODES = 50_000  # template nodes kept in all (a template holds no data)
@@ -62,11 +63,12 @@ class ScheduleCache:
     def prepare(self, target, fuse: bool, pending: list, keeps: bool) -> Job:
         """The job computing `pending` (plus the recomputed frontier, see below); `keeps`: the
         device keeps what live arrays hold (held nodes are outputs too)."""
-        order, srcs, parts, fills, keep, evaluated, calls = _scan(pending, keeps)
+        scan = Native.scan or _scan  # NOTE: the same function in C, once it is built
+        order, srcs, parts, fills, keep, evaluated, calls = scan(pending, keeps)
         extra = _held_siblings(order) if calls and keeps else ()
         if extra:  # NOTE: asked for too: their call runs once (see _held_siblings)
             pending = [*pending, *extra]
-            order, srcs, parts, fills, keep, evaluated, calls = _scan(pending, keeps)
+            order, srcs, parts, fills, keep, evaluated, calls = scan(pending, keeps)
         again = _recomputed_frontier(order, srcs, keep, pending) if evaluated else ()
         outputs = _positions(order, pending) + again
         try:
@@ -308,3 +310,4 @@ def _template(target, fuse: bool, order, srcs, outputs, keep, fills) -> _Templat
 
 
 CACHE = ScheduleCache()
+start((_BUFFER, _FULL, LINKED, _buffer_part, _fill_part, arg_key))  # see _native.py

@@ -19,6 +19,14 @@ settings.register_profile(
 )
 settings.load_profile("ci")
 
+# NOTE: the suite runs the schedule cache's compiled scan (lazyinfini/_native.py), which the
+# first materialization builds in a background thread: wait for it here, so every test runs the
+# same scan (the Python one where none can be built; LAZYINFINI_NATIVE=0 forces it).
+import lazyinfini._cache  # noqa: E402, F401 (starts the scan's build)
+from lazyinfini import _native  # noqa: E402
+
+_native.wait()
+
 
 @pytest.fixture(autouse=True, scope="module")
 def _device_registry_restored():

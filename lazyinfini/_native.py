@@ -1,0 +1,323 @@
+"""The schedule cache's scan in C: a CPython extension built by the system compiler at first use.
+
+Every materialization walks its pending graph and builds the cache key (`_cache._scan`): a few
+microseconds of Python per node, most of what a cached small materialization costs after its
+kernel. `scan` here is the same function over the same objects, ~5x faster. It is built once per
+machine into the kernel cache (`_render/compile.py`'s directory), in a background thread started
+at the first materialization, so no run waits for the compiler; until it is loaded (and wherever
+no compiler or no Python headers are found) the cache runs the Python scan. Both give the same
+result: `tests/test_native.py` compares them on the fuzz's programs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import os
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import threading
+
+# The function's contract is _cache._scan's: (order, srcs, parts, fills, held, evaluated, calls).
+SOURCE = r"""
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+static PyObject *BUFFER, *FULL, *LINKED, *BUFFER_PART, *FILL_PART, *ARG_KEY;
+static PyObject *s_op, *s_srcs, *s_shape, *s_dtype, *s_arg, *s_source, *s_realized,
+    *s_evaluated, *s_holder, *s_part, *s_arg_key, *s_n;
+
+/* A field of a node: from its own dict, else the class default (Node's late links). */
+static PyObject *field(PyObject *dict, PyObject *node, PyObject *name) {
+    PyObject *value = PyDict_GetItemWithError(dict, name);
+    if (value != NULL) { Py_INCREF(value); return value; }
+    if (PyErr_Occurred()) return NULL;
+    return PyObject_GetAttr(node, name);
+}
+
+/* node.realized or node (new reference) */
+static PyObject *resolved(PyObject *node) {
+    PyObject *dict = PyObject_GenericGetDict(node, NULL);
+    if (dict == NULL) return NULL;
+    PyObject *link = PyDict_GetItemWithError(dict, s_realized);
+    Py_DECREF(dict);
+    if (link == NULL && PyErr_Occurred()) return NULL;
+    if (link == NULL || link == Py_None) link = node;
+    Py_INCREF(link);
+    return link;
+}
+
+/* _array.held_array(node) is not None */
+static int is_held(PyObject *dict, PyObject *node) {
+    PyObject *ref = PyDict_GetItemWithError(dict, s_holder);
+    if (ref == NULL) return PyErr_Occurred() ? -1 : 0;
+    if (ref == Py_None) return 0;
+    PyObject *array = PyWeakref_GetObject(ref);
+    if (array == NULL) return -1;
+    if (array == Py_None) return 0;
+    PyObject *held = PyObject_GetAttr(array, s_n);
+    if (held == NULL) return -1;
+    Py_DECREF(held);
+    return held == node;
+}
+
+typedef struct {
+    PyObject *order, *srcs, *parts, *position, *firsts, *fills, *held;
+    int evaluated, calls, keeps;
+} Scan;
+
+/* Push node's unplaced inputs (after node itself) or collect its input positions. */
+static int inputs_of(Scan *s, PyObject *stack, PyObject *node, PyObject *dict, PyObject **out) {
+    PyObject *srcs = field(dict, node, s_srcs);
+    if (srcs == NULL) return -1;
+    PyObject *inputs = PyList_New(0);
+    int waiting = 0, failed = inputs == NULL;
+    for (Py_ssize_t k = 0; !failed && k < PyTuple_GET_SIZE(srcs); k++) {
+        PyObject *src = resolved(PyTuple_GET_ITEM(srcs, k));
+        if (src == NULL) { failed = 1; break; }
+        PyObject *j = PyDict_GetItemWithError(s->position, src);
+        if (j == NULL && PyErr_Occurred()) failed = 1;
+        else if (j == NULL) {
+            if (!waiting && PyList_Append(stack, node) < 0) failed = 1;
+            waiting = 1;
+            if (!failed && PyList_Append(stack, src) < 0) failed = 1;
+        } else if (PyList_Append(inputs, j) < 0) failed = 1;
+        Py_DECREF(src);
+    }
+    Py_DECREF(srcs);
+    if (failed) { Py_XDECREF(inputs); return -1; }
+    if (waiting) { Py_DECREF(inputs); *out = NULL; return 0; }
+    *out = PyList_AsTuple(inputs);
+    Py_DECREF(inputs);
+    return *out == NULL ? -1 : 0;
+}
+
+/* The key part of a node that is not a buffer (a new reference). */
+static PyObject *part_of(Scan *s, PyObject *node, PyObject *dict, PyObject *op, Py_ssize_t i,
+                         PyObject *inputs) {
+    if (op == FULL) {
+        PyObject *at = PyLong_FromSsize_t(i);
+        if (at == NULL) return NULL;
+        PyObject *part =
+            PyObject_CallFunctionObjArgs(FILL_PART, node, at, s->firsts, s->fills, NULL);
+        Py_DECREF(at);
+        return part;
+    }
+    PyObject *arg = field(dict, node, s_arg), *key;
+    if (arg == NULL) return NULL;
+    if (arg == Py_None) key = arg;
+    else {
+        Py_DECREF(arg);
+        key = PyDict_GetItemWithError(dict, s_arg_key);
+        if (key != NULL) Py_INCREF(key);
+        else if (PyErr_Occurred()) return NULL;
+        else if ((key = PyObject_CallOneArg(ARG_KEY, node)) == NULL) return NULL;
+    }
+    PyObject *shape = field(dict, node, s_shape), *dtype = field(dict, node, s_dtype);
+    PyObject *source = field(dict, node, s_source), *part = NULL;
+    if (shape && dtype && source)
+        part = PyTuple_Pack(6, op, shape, dtype, key, inputs, source);
+    Py_DECREF(key); Py_XDECREF(shape); Py_XDECREF(dtype); Py_XDECREF(source);
+    return part;
+}
+
+/* Place node at the end of the order; its facts and its key part. */
+static int place(Scan *s, PyObject *node, PyObject *dict, PyObject *inputs) {
+    Py_ssize_t i = PyList_GET_SIZE(s->order);
+    PyObject *at = PyLong_FromSsize_t(i);
+    if (at == NULL || PyDict_SetItem(s->position, node, at) < 0) { Py_XDECREF(at); return -1; }
+    if (PyList_Append(s->order, node) < 0 || PyList_Append(s->srcs, inputs) < 0) {
+        Py_DECREF(at); return -1;
+    }
+    PyObject *op = field(dict, node, s_op), *part = NULL;
+    if (op == NULL) { Py_DECREF(at); return -1; }
+    if (op == BUFFER) {
+        part = PyDict_GetItemWithError(dict, s_part);
+        if (part != NULL) Py_INCREF(part);
+        else if (!PyErr_Occurred()) part = PyObject_CallOneArg(BUFFER_PART, node);
+    } else {
+        PyObject *ev = field(dict, node, s_evaluated);
+        int truth = ev == NULL ? -1 : PyObject_IsTrue(ev);
+        Py_XDECREF(ev);
+        int held = truth < 0 ? -1 : s->keeps ? is_held(dict, node) : 0;
+        int linked = held < 0 || s->calls ? 0 : PySet_Contains(LINKED, op);
+        if (truth >= 0 && held >= 0 && linked >= 0) {
+            s->evaluated |= truth;
+            s->calls |= linked;
+            if (!held || PyList_Append(s->held, at) == 0)
+                part = part_of(s, node, dict, op, i, inputs);
+        }
+    }
+    Py_DECREF(op); Py_DECREF(at);
+    if (part == NULL) return -1;
+    int failed = PyList_Append(s->parts, part);
+    Py_DECREF(part);
+    return failed;
+}
+
+static int walk(Scan *s, PyObject *stack) {
+    while (PyList_GET_SIZE(stack) > 0) {
+        Py_ssize_t last = PyList_GET_SIZE(stack) - 1;
+        PyObject *node = PyList_GET_ITEM(stack, last), *inputs = NULL;
+        Py_INCREF(node);
+        if (PyList_SetSlice(stack, last, last + 1, NULL) < 0) { Py_DECREF(node); return -1; }
+        int placed = PyDict_Contains(s->position, node);
+        PyObject *dict = placed ? NULL : PyObject_GenericGetDict(node, NULL);
+        int failed = placed < 0 || (!placed && dict == NULL);
+        if (!failed && !placed) failed = inputs_of(s, stack, node, dict, &inputs) < 0;
+        if (!failed && inputs != NULL) failed = place(s, node, dict, inputs) < 0;
+        Py_XDECREF(inputs); Py_XDECREF(dict); Py_DECREF(node);
+        if (failed) return -1;
+    }
+    return 0;
+}
+
+static PyObject *scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyList_Check(args[0]) || BUFFER == NULL) {
+        PyErr_SetString(PyExc_TypeError, "scan(pending: list, keeps: bool) after setup()");
+        return NULL;
+    }
+    Scan s = {PyList_New(0), PyList_New(0), PyList_New(0), PyDict_New(), PyDict_New(),
+              PyDict_New(), PyList_New(0), 0, 0, PyObject_IsTrue(args[1])};
+    PyObject *stack = PyList_New(0), *result = NULL;
+    int failed = !s.order || !s.srcs || !s.parts || !s.position || !s.firsts || !s.fills ||
+                 !s.held || !stack || s.keeps < 0;
+    for (Py_ssize_t k = PyList_GET_SIZE(args[0]) - 1; !failed && k >= 0; k--) {
+        PyObject *node = resolved(PyList_GET_ITEM(args[0], k));
+        failed = node == NULL || PyList_Append(stack, node) < 0;
+        Py_XDECREF(node);
+    }
+    if (!failed && walk(&s, stack) == 0) {
+        PyObject *held = PyList_AsTuple(s.held);
+        if (held != NULL)
+            result = Py_BuildValue("(OOOONOO)", s.order, s.srcs, s.parts, s.fills, held,
+                                   s.evaluated ? Py_True : Py_False, s.calls ? Py_True : Py_False);
+    }
+    Py_XDECREF(stack); Py_XDECREF(s.order); Py_XDECREF(s.srcs); Py_XDECREF(s.parts);
+    Py_XDECREF(s.position); Py_XDECREF(s.firsts); Py_XDECREF(s.fills); Py_XDECREF(s.held);
+    return result;
+}
+
+static PyObject *setup(PyObject *self, PyObject *args) {
+    if (!PyArg_ParseTuple(args, "OOOOOO", &BUFFER, &FULL, &LINKED, &BUFFER_PART, &FILL_PART,
+                          &ARG_KEY))
+        return NULL;
+    Py_INCREF(BUFFER); Py_INCREF(FULL); Py_INCREF(LINKED);
+    Py_INCREF(BUFFER_PART); Py_INCREF(FILL_PART); Py_INCREF(ARG_KEY);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"scan", (PyCFunction)(void (*)(void))scan, METH_FASTCALL, "the cache's scan"},
+    {"setup", setup, METH_VARARGS, "the objects scan compares with and calls"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "lazyinfini_scan", NULL, -1, methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit_lazyinfini_scan(void) {
+    PyObject **names[] = {&s_op, &s_srcs, &s_shape, &s_dtype, &s_arg, &s_source, &s_realized,
+                          &s_evaluated, &s_holder, &s_part, &s_arg_key, &s_n};
+    const char *texts[] = {"op", "srcs", "shape", "dtype", "arg", "source", "realized",
+                           "evaluated", "holder", "part", "arg_key", "_n"};
+    for (int k = 0; k < 12; k++)
+        if ((*names[k] = PyUnicode_InternFromString(texts[k])) == NULL) return NULL;
+    return PyModule_Create(&module);
+}
+"""
+
+NAME = "lazyinfini_scan"
+_FLAGS = ("-O2", "-shared", "-fPIC", "-fno-strict-aliasing")
+
+
+class Native:
+    """The compiled scan, once loaded (None until then, or where none can be built)."""
+
+    scan = None
+    started = False
+    done = threading.Event()
+    error: str = ""
+
+
+def start(objects: tuple) -> None:
+    """Load the scan now where a build is cached, else build it in a background thread; the
+    cache uses it from the materialization after it is loaded. `objects` are what it compares
+    with and calls: (BUFFER, FULL, LINKED, buffer_part, fill_part, arg_key)."""
+    if Native.started:
+        return
+    Native.started = True
+    if os.environ.get("LAZYINFINI_NATIVE", "1") == "0":
+        return _finish("turned off by LAZYINFINI_NATIVE=0")
+    try:
+        path = _path()
+    except Exception as error:  # NOTE: no compiler, no headers, a cache dir not ours: Python
+        return _finish(str(error))
+    if os.path.exists(path):
+        return _load(path, objects)
+    threading.Thread(target=_build_and_load, args=(path, objects), daemon=True).start()
+
+
+def wait(timeout: float = 60.0) -> bool:
+    """Whether the compiled scan is loaded, once its build (if any) has ended."""
+    Native.done.wait(timeout)
+    return Native.scan is not None
+
+
+def _path() -> str:
+    from ._render.compile import cache_dir, compiler
+
+    found = compiler()
+    headers = sysconfig.get_paths()["include"]
+    if found is None or not os.path.exists(os.path.join(headers, "Python.h")):
+        raise ValueError("no C compiler or no Python headers")
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    key = "\0".join((SOURCE, *_FLAGS, found[1], headers, sys.version, suffix))
+    digest = hashlib.sha256(key.encode()).hexdigest()[:32]
+    return os.path.join(cache_dir(), f"scan-{digest}", NAME + suffix)
+
+
+def _build_and_load(path: str, objects: tuple) -> None:
+    try:
+        _build(path)
+    except (OSError, subprocess.SubprocessError, ValueError) as error:
+        return _finish(f"build failed: {error}")
+    _load(path, objects)
+
+
+def _build(path: str) -> None:
+    from ._render.compile import compiler
+
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=folder) as work:
+        source, built = os.path.join(work, "scan.c"), os.path.join(work, "scan.so")
+        with open(source, "w") as handle:
+            handle.write(SOURCE)
+        include = "-I" + sysconfig.get_paths()["include"]
+        command = [compiler()[0], *_FLAGS, include, source, "-o", built]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            raise ValueError(done.stderr.strip()[-500:])
+        os.replace(built, path)  # NOTE: atomic: another process may be loading it
+
+
+def _load(path: str, objects: tuple) -> None:
+    try:
+        loader = importlib.machinery.ExtensionFileLoader(NAME, path)
+        spec = importlib.util.spec_from_file_location(NAME, path, loader=loader)
+        module = importlib.util.module_from_spec(spec)
+        loader.exec_module(module)
+        module.setup(*objects)
+    except (ImportError, OSError) as error:
+        return _finish(f"load failed: {error}")
+    Native.scan = module.scan
+    _finish("")
+
+
+def _finish(error: str) -> None:
+    Native.error = error
+    Native.done.set()

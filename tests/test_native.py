@@ -1,0 +1,124 @@
+"""The compiled scan (lazyinfini/_native.py) gives what the Python scan gives, object for object.
+
+Every materialization of the suite runs the compiled scan once it is built (conftest.py waits
+for it); here each call also runs the Python scan on the same graph and the two results must be
+the same: the same nodes in the same order, the same input positions, key parts, fill keys,
+held positions and flags. The programs are the fuzz's, plus the cases the scan treats apart:
+held and realized intermediates, evaluated history, linked library calls, fills that are equal,
+-0.0, NaN of either sign, and unhashable parameters.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import lazyinfini as li
+from lazyinfini import _cache, _native
+from tests.fuzz import check_program, draw_program
+
+pytestmark = pytest.mark.skipif(
+    not _native.wait(), reason=f"no compiled scan here: {_native.Native.error}"
+)
+
+
+def _same(a, b) -> bool:
+    """Equal, element for element; identical objects (nodes, arrays) count as equal."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    return bool(a == b)
+
+
+@contextlib.contextmanager
+def _compared(calls: list):
+    """The compiled scan, checked against the Python scan at every call, counted in `calls`."""
+    compiled = _native.Native.scan
+
+    def both(pending, keeps):
+        ours = compiled(pending, keeps)
+        assert _same(ours, _cache._scan(pending, keeps)), pending
+        calls[0] += 1
+        return ours
+
+    _native.Native.scan = both
+    try:
+        yield
+    finally:
+        _native.Native.scan = compiled
+
+
+@pytest.fixture
+def compared():
+    calls = [0]
+    with _compared(calls):
+        yield
+    assert calls[0] > 0
+
+
+_CALLS = [0]  # the random programs' (some compute nothing: views of the inputs)
+
+
+@settings(max_examples=40)
+@given(st.data())
+def test_the_compiled_scan_agrees_on_random_programs(data):
+    with _compared(_CALLS):
+        check_program(draw_program(data), runs=[("cpu", True), ("reference", False)])
+
+
+def test_the_random_programs_ran_the_comparison():
+    assert _CALLS[0] > 40
+
+
+def test_held_realized_and_evaluated_nodes(compared):
+    x_np = np.linspace(-3, 3, 24).reshape(4, 6)
+    x = li.asarray(x_np)
+    t = x * 2.0  # held by t
+    u = li.sum(t - 1.0, axis=0)
+    np.asarray(u)  # t was evaluated, not kept
+    v = t + u  # reads t again: the recomputed frontier
+    w = li.clip(v, 0.0, 1.0)
+    t.compute()
+    np.testing.assert_array_equal(np.asarray(w), np.clip(x_np * 2 + (x_np * 2 - 1).sum(0), 0, 1))
+
+
+def test_fills_equal_signed_zero_and_nan(compared):
+    x_np = np.linspace(-1, 1, 8, dtype=np.float32)
+    x = li.asarray(x_np)
+    for low, high in [(0.0, 0.0), (-0.0, 0.0), (math.nan, 1.0), (-math.nan, 1.0), (0.5, 0.5)]:
+        y = li.clip(x * low - high, low, high)
+        np.testing.assert_array_equal(
+            np.asarray(y), np.clip(x_np * np.float32(low) - np.float32(high), low, high)
+        )
+
+
+def test_linked_calls_and_several_outputs(compared):
+    a_np = np.arange(12.0).reshape(4, 3) + np.eye(4, 3)
+    u, s, vh = li.linalg.svd(li.asarray(a_np), full_matrices=False)
+    np.asarray(s)  # U and Vh are held: one svd computes all three
+    np.testing.assert_allclose(np.asarray(u * s) @ np.asarray(vh), a_np, atol=1e-12)
+    b = li.asarray(a_np)
+    c, d = li.compute(b + 1, b * b)
+    np.testing.assert_array_equal(np.asarray(c), a_np + 1)
+    np.testing.assert_array_equal(np.asarray(d), a_np * a_np)
+
+
+def test_views_and_indexing_parameters(compared):
+    x_np = np.arange(60.0).reshape(3, 4, 5)
+    x = li.asarray(x_np)
+    y = li.permute_dims(x, (2, 0, 1))[1:, ::2] * 3.0
+    z = x[li.asarray(np.array([2, 0])), 1:3]
+    np.testing.assert_array_equal(np.asarray(y), np.transpose(x_np, (2, 0, 1))[1:, ::2] * 3)
+    np.testing.assert_array_equal(np.asarray(z), x_np[[2, 0], 1:3])
