@@ -10,7 +10,7 @@ from . import _dtypes
 from ._counters import counters
 from ._device import check_device, get_device, holder_of
 from ._graph import Node, Op, caller_source, resolve, walk
-from ._methods import NumpyMethods
+from ._methods import NumpyMethods, add_hints
 from ._options import current as current_options
 
 
@@ -456,6 +456,8 @@ def record(op: Op, srcs: tuple[Node, ...], shape, dtype, arg=None, source: str |
     node = Node(op, srcs, tuple(shape), dtype, arg, caller_source() if source is None else source)
     return Array(node)
 
+
+add_hints(Array)  # numpy's names Array lacks say the way to do it here (see _methods._Missing)
 
 # NOTE: imported last; these modules import Array from here.
 from . import _realize  # noqa: E402

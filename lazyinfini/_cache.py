@@ -310,4 +310,4 @@ def _template(target, fuse: bool, order, srcs, outputs, keep, fills) -> _Templat
 
 
 CACHE = ScheduleCache()
-start((_BUFFER, _FULL, LINKED, _buffer_part, _fill_part, arg_key))  # see _native.py
+start((_BUFFER, _FULL, LINKED, _buffer_part, arg_key))  # see _native.py

@@ -413,14 +413,6 @@ class NumpyMethods:
         """numpy's ndarray.nbytes: bytes of all elements (what computing x allocates)."""
         return self.size * self.dtype.itemsize
 
-    def __getattr__(self, name: str):
-        # Called only for names Array lacks: numpy's ndarray names get the way to do it here.
-        if name[:2] == "__":
-            # NOTE: np.asarray(x) asks for __array_struct__ and __array_interface__ first: a
-            # plain error, without the message (~1 us each, every conversion)
-            raise AttributeError(name)
-        raise AttributeError(missing_attribute(name), name=name)
-
 
 class FlatIterator:
     """What `x.flat` gives: indexing reads x as 1-d; an assignment writes x (and its views)."""
@@ -499,6 +491,30 @@ NDARRAY_HINTS = {
     "flat": "use x.ravel() or li.reshape(x, (-1,))",
     "tobytes": "use np.asarray(x).tobytes() (computes x)",
 }
+
+
+class _Missing:
+    """A name numpy's ndarray has and Array lacks: reading it raises the AttributeError that
+    says the way to do it here. A class attribute per name, not __getattr__: with __getattr__,
+    every failed lookup runs Python and raises twice, and np.asarray(x) looks up two names
+    Array lacks (__array_struct__, __array_interface__) at every conversion (~1.2 us)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __get__(self, instance, owner=None):
+        raise AttributeError(missing_attribute(self.name), name=self.name)
+
+
+def add_hints(cls) -> None:
+    """Give `cls` (Array) a _Missing for each public ndarray name and each hinted name it
+    lacks."""
+    names = {n for n in dir(np.ndarray) if not n.startswith("_")} | set(NDARRAY_HINTS)
+    for name in sorted(names):
+        if not hasattr(cls, name):
+            setattr(cls, name, _Missing(name))
 
 
 def missing_attribute(name: str) -> str:

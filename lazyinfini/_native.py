@@ -26,7 +26,7 @@ SOURCE = r"""
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-static PyObject *BUFFER, *FULL, *LINKED, *BUFFER_PART, *FILL_PART, *ARG_KEY;
+static PyObject *BUFFER, *FULL, *LINKED, *BUFFER_PART, *ARG_KEY;
 static PyObject *s_op, *s_srcs, *s_shape, *s_dtype, *s_arg, *s_source, *s_realized,
     *s_evaluated, *s_holder, *s_part, *s_arg_key, *s_n;
 
@@ -95,31 +95,44 @@ static int inputs_of(Scan *s, PyObject *stack, PyObject *node, PyObject *dict, P
     return *out == NULL ? -1 : 0;
 }
 
-/* The key part of a node that is not a buffer (a new reference). */
-static PyObject *part_of(Scan *s, PyObject *node, PyObject *dict, PyObject *op, Py_ssize_t i,
-                         PyObject *inputs) {
-    if (op == FULL) {
-        PyObject *at = PyLong_FromSsize_t(i);
-        if (at == NULL) return NULL;
-        PyObject *part =
-            PyObject_CallFunctionObjArgs(FILL_PART, node, at, s->firsts, s->fills, NULL);
-        Py_DECREF(at);
-        return part;
+/* _graph.arg_key(node): kept in the node's dict once worked out (a new reference). */
+static PyObject *arg_key(PyObject *node, PyObject *dict) {
+    PyObject *key = PyDict_GetItemWithError(dict, s_arg_key);
+    if (key != NULL) { Py_INCREF(key); return key; }
+    return PyErr_Occurred() ? NULL : PyObject_CallOneArg(ARG_KEY, node);
+}
+
+/* _cache._fill_part: a fill's place among equal fills, its value key kept in fills. */
+static PyObject *fill_part(Scan *s, PyObject *key, PyObject *at,
+                           PyObject *shape, PyObject *dtype, PyObject *source) {
+    if (PyDict_SetItem(s->fills, at, key) < 0) return NULL;
+    PyObject *same = PyTuple_Pack(3, shape, dtype, key);
+    if (same == NULL) return NULL;
+    PyObject *first = PyDict_SetDefault(s->firsts, same, at);
+    Py_DECREF(same);
+    if (first == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_TypeError)) return NULL;
+        PyErr_Clear(); /* a value that is no key merges with no other fill */
+        first = at;
     }
+    return PyTuple_Pack(5, FULL, shape, dtype, first, source);
+}
+
+/* The key part of a node that is not a buffer (a new reference). */
+static PyObject *part_of(Scan *s, PyObject *node, PyObject *dict, PyObject *op, PyObject *at,
+                         PyObject *inputs) {
     PyObject *arg = field(dict, node, s_arg), *key;
     if (arg == NULL) return NULL;
-    if (arg == Py_None) key = arg;
+    if (arg == Py_None && op != FULL) key = arg;
     else {
         Py_DECREF(arg);
-        key = PyDict_GetItemWithError(dict, s_arg_key);
-        if (key != NULL) Py_INCREF(key);
-        else if (PyErr_Occurred()) return NULL;
-        else if ((key = PyObject_CallOneArg(ARG_KEY, node)) == NULL) return NULL;
+        if ((key = arg_key(node, dict)) == NULL) return NULL;
     }
     PyObject *shape = field(dict, node, s_shape), *dtype = field(dict, node, s_dtype);
     PyObject *source = field(dict, node, s_source), *part = NULL;
     if (shape && dtype && source)
-        part = PyTuple_Pack(6, op, shape, dtype, key, inputs, source);
+        part = op == FULL ? fill_part(s, key, at, shape, dtype, source)
+                          : PyTuple_Pack(6, op, shape, dtype, key, inputs, source);
     Py_DECREF(key); Py_XDECREF(shape); Py_XDECREF(dtype); Py_XDECREF(source);
     return part;
 }
@@ -148,7 +161,7 @@ static int place(Scan *s, PyObject *node, PyObject *dict, PyObject *inputs) {
             s->evaluated |= truth;
             s->calls |= linked;
             if (!held || PyList_Append(s->held, at) == 0)
-                part = part_of(s, node, dict, op, i, inputs);
+                part = part_of(s, node, dict, op, at, inputs);
         }
     }
     Py_DECREF(op); Py_DECREF(at);
@@ -202,11 +215,10 @@ static PyObject *scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
 }
 
 static PyObject *setup(PyObject *self, PyObject *args) {
-    if (!PyArg_ParseTuple(args, "OOOOOO", &BUFFER, &FULL, &LINKED, &BUFFER_PART, &FILL_PART,
-                          &ARG_KEY))
+    if (!PyArg_ParseTuple(args, "OOOOO", &BUFFER, &FULL, &LINKED, &BUFFER_PART, &ARG_KEY))
         return NULL;
-    Py_INCREF(BUFFER); Py_INCREF(FULL); Py_INCREF(LINKED);
-    Py_INCREF(BUFFER_PART); Py_INCREF(FILL_PART); Py_INCREF(ARG_KEY);
+    Py_INCREF(BUFFER); Py_INCREF(FULL); Py_INCREF(LINKED); Py_INCREF(BUFFER_PART);
+    Py_INCREF(ARG_KEY);
     Py_RETURN_NONE;
 }
 
@@ -246,7 +258,7 @@ class Native:
 def start(objects: tuple) -> None:
     """Load the scan now where a build is cached, else build it in a background thread; the
     cache uses it from the materialization after it is loaded. `objects` are what it compares
-    with and calls: (BUFFER, FULL, LINKED, buffer_part, fill_part, arg_key)."""
+    with and calls: (BUFFER, FULL, LINKED, buffer_part, arg_key)."""
     if Native.started:
         return
     Native.started = True

@@ -538,3 +538,28 @@ def test_a_loop_that_reads_values_back_does_not_recompute_its_history():
     for _ in range(12):
         expected = np.sqrt(expected * expected + 1.0) - 0.5
     np.testing.assert_allclose(np.asarray(x), expected, rtol=1e-12)
+
+
+def test_a_run_ignores_numpy_errors_and_keeps_the_callers_error_state():
+    """IEEE special values are results inside a run, whatever error state the caller set; the
+    caller's state is back afterwards (the cpu device sets numpy's error state directly)."""
+    x_np = np.array([0.0, 1.0, -1.0, 800.0])
+    x = li.asarray(x_np)
+    with np.errstate(all="ignore"):
+        expected = (np.log(x_np) / x_np, np.exp(x_np * 2.0))
+    with np.errstate(all="raise"):
+        y = np.asarray(li.log(x) / x)  # divide by zero, invalid
+        assert np.geterr()["divide"] == "raise"
+        with np.errstate(over="warn"):  # another base state: an ignoring state made for it
+            z = np.asarray(li.exp(x * 2.0))  # overflow
+            assert np.geterr() == {
+                "divide": "raise",
+                "over": "warn",
+                "under": "raise",
+                "invalid": "raise",
+            }
+        assert np.geterr()["over"] == "raise"
+        z2 = np.asarray(li.exp(x * 2.0))
+    np.testing.assert_array_equal(y, expected[0])
+    np.testing.assert_array_equal(z, expected[1])
+    np.testing.assert_array_equal(z2, expected[1])
