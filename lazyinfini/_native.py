@@ -95,11 +95,20 @@ static int inputs_of(Scan *s, PyObject *stack, PyObject *node, PyObject *dict, P
     return *out == NULL ? -1 : 0;
 }
 
-/* _graph.arg_key(node): kept in the node's dict once worked out (a new reference). */
-static PyObject *arg_key(PyObject *node, PyObject *dict) {
+/* _graph.arg_key(node): kept in the node's dict once worked out (a new reference). A Python
+   float (every scalar operand) is keyed here as _graph.frozen keys it: (float, its bits). */
+static PyObject *arg_key(PyObject *node, PyObject *dict, PyObject *arg) {
     PyObject *key = PyDict_GetItemWithError(dict, s_arg_key);
     if (key != NULL) { Py_INCREF(key); return key; }
-    return PyErr_Occurred() ? NULL : PyObject_CallOneArg(ARG_KEY, node);
+    if (PyErr_Occurred()) return NULL;
+    if (!PyFloat_CheckExact(arg)) return PyObject_CallOneArg(ARG_KEY, node);
+    char bits[8];
+    if (PyFloat_Pack8(PyFloat_AS_DOUBLE(arg), bits, 1) < 0) return NULL;
+    PyObject *packed = PyBytes_FromStringAndSize(bits, 8);
+    key = packed == NULL ? NULL : PyTuple_Pack(2, (PyObject *)&PyFloat_Type, packed);
+    Py_XDECREF(packed);
+    if (key != NULL && PyDict_SetItem(dict, s_arg_key, key) < 0) Py_CLEAR(key);
+    return key;
 }
 
 /* _cache._fill_part: a fill's place among equal fills, its value key kept in fills. */
@@ -125,8 +134,9 @@ static PyObject *part_of(Scan *s, PyObject *node, PyObject *dict, PyObject *op, 
     if (arg == NULL) return NULL;
     if (arg == Py_None && op != FULL) key = arg;
     else {
+        key = arg_key(node, dict, arg);
         Py_DECREF(arg);
-        if ((key = arg_key(node, dict)) == NULL) return NULL;
+        if (key == NULL) return NULL;
     }
     PyObject *shape = field(dict, node, s_shape), *dtype = field(dict, node, s_dtype);
     PyObject *source = field(dict, node, s_source), *part = NULL;
@@ -214,6 +224,24 @@ static PyObject *scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     return result;
 }
 
+/* _graph.mark_evaluated(order): every node but the buffers was computed. */
+static PyObject *mark(PyObject *self, PyObject *order) {
+    if (!PyList_Check(order) || BUFFER == NULL) {
+        PyErr_SetString(PyExc_TypeError, "mark(order: list) after setup()");
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(order); k++) {
+        PyObject *node = PyList_GET_ITEM(order, k);
+        PyObject *dict = PyObject_GenericGetDict(node, NULL);
+        PyObject *op = dict == NULL ? NULL : field(dict, node, s_op);
+        int failed = op == NULL;
+        if (!failed && op != BUFFER) failed = PyDict_SetItem(dict, s_evaluated, Py_True) < 0;
+        Py_XDECREF(op); Py_XDECREF(dict);
+        if (failed) return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyObject *setup(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOO", &BUFFER, &FULL, &LINKED, &BUFFER_PART, &ARG_KEY))
         return NULL;
@@ -224,6 +252,7 @@ static PyObject *setup(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"scan", (PyCFunction)(void (*)(void))scan, METH_FASTCALL, "the cache's scan"},
+    {"mark", mark, METH_O, "mark_evaluated"},
     {"setup", setup, METH_VARARGS, "the objects scan compares with and calls"},
     {NULL, NULL, 0, NULL},
 };
@@ -250,6 +279,7 @@ class Native:
     """The compiled scan, once loaded (None until then, or where none can be built)."""
 
     scan = None
+    mark = None  # _graph.mark_evaluated
     started = False
     done = threading.Event()
     error: str = ""
@@ -326,7 +356,7 @@ def _load(path: str, objects: tuple) -> None:
         module.setup(*objects)
     except (ImportError, OSError) as error:
         return _finish(f"load failed: {error}")
-    Native.scan = module.scan
+    Native.scan, Native.mark = module.scan, module.mark
     _finish("")
 
 

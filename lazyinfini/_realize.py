@@ -40,7 +40,7 @@ def _realize(arrays, timings: list | None, implicit: str):
     values = _RUNTIME.run_schedule(job.schedule, device, job.inputs, settings, timings)
     _swap_all(arrays, job, values, holder)
     if device.keeps:
-        mark_evaluated(job.order)
+        (_NATIVE.mark or mark_evaluated)(job.order)  # NOTE: the same in C, once it is built
     counters.materializations += 1
     counters.schedules_reused += job.reused
     if options.debug:
@@ -70,17 +70,18 @@ def _pending(arrays) -> list:
 
 
 _BUFFER = Op.BUFFER
-_CACHE = _RUNTIME = None  # NOTE: loaded at the first materialization (see _load)
+_CACHE = _RUNTIME = _NATIVE = None  # NOTE: loaded at the first materialization (see _load)
 
 
 def _load() -> None:
     """The scheduler, the cache, the runtime and its compiler (~45 ms of imports): recording
     arrays needs none of them, so `import lazyinfini` does not load them."""
-    global _CACHE, _RUNTIME
+    global _CACHE, _RUNTIME, _NATIVE
     from . import _runtime
     from ._cache import CACHE
+    from ._native import Native
 
-    _CACHE, _RUNTIME = CACHE, _runtime
+    _CACHE, _RUNTIME, _NATIVE = CACHE, _runtime, Native
 
 
 def _swap_all(arrays, job, values, device: str) -> None:
@@ -88,32 +89,25 @@ def _swap_all(arrays, job, values, device: str) -> None:
     `device`."""
     sched = job.schedule
     for node, out in zip(job.requested, sched.outputs):
-        buffer = _swap(node, values[out], device)
-        holder = held_array(node)
-        if holder is not None:
-            holder._hold(buffer)
+        _swap(node, values[out], device)
     for array in arrays:
         _ = array._node  # NOTE: resolves every array that shared a swapped node
     for node, kept in zip(job.kept, sched.kept):  # computed anyway and held: not recomputed later
-        buffer = _swap(node, values[kept], device)
-        holder = held_array(node)
-        if holder is not None:
-            holder._hold(buffer)
+        _swap(node, values[kept], device)
 
 
-def _swap(node, value, device: str):
-    """The BUFFER node that replaces realized `node` from now on."""
-    buffer = buffer_node(_readonly(value), node.source, device)
-    mark_realized(node, buffer)
-    return buffer
-
-
-def _readonly(value):
+def _swap(node, value, device: str) -> None:
+    """Realized `node` is replaced by a read-only BUFFER node from now on (and so is it in the
+    array holding it)."""
     # NOTE: a realized buffer may be a view of a user's array or of another buffer; exported
     # views must not let anyone write into it.
     view = value.view()
     view.setflags(write=False)  # NOTE: not view.flags.writeable: no flags object (~0.2 us)
-    return view
+    buffer = buffer_node(view, node.source, device)
+    mark_realized(node, buffer)
+    holder = held_array(node)
+    if holder is not None:
+        holder._hold(buffer)
 
 
 def _debug_line(job, device, settings, seconds: float, implicit: str) -> None:

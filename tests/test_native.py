@@ -122,3 +122,16 @@ def test_views_and_indexing_parameters(compared):
     z = x[li.asarray(np.array([2, 0])), 1:3]
     np.testing.assert_array_equal(np.asarray(y), np.transpose(x_np, (2, 0, 1))[1:, ::2] * 3)
     np.testing.assert_array_equal(np.asarray(z), x_np[[2, 0], 1:3])
+
+
+def test_the_compiled_mark_marks_what_mark_evaluated_marks():
+    from lazyinfini._graph import mark_evaluated
+
+    x = li.asarray(np.arange(6.0))
+    graphs = [li.clip(x * 2.0 - x, 0.0, 3.0)._node for _ in range(2)]
+    orders = [_cache._scan([g], False)[0] for g in graphs]
+    _native.Native.mark(orders[0])
+    mark_evaluated(orders[1])
+    flags = [[(n.op, n.evaluated) for n in order] for order in orders]
+    assert flags[0] == flags[1]
+    assert [e for _, e in flags[0]] == [op is not li._graph.Op.BUFFER for op, _ in flags[0]]

@@ -112,7 +112,9 @@ _new = object.__new__
 
 def buffer_node(value, source: str = "", device: str = "cpu") -> Node:
     """A BUFFER node holding `value`, an array of `device` (numpy's on the host)."""
-    return quick_node(_BUFFER, (), tuple(value.shape), value.dtype, Buffer(device, value), source)
+    # NOTE: an ndarray's shape is a tuple already (another device's may be a list)
+    shape = value.shape if type(value.shape) is tuple else tuple(value.shape)
+    return quick_node(_BUFFER, (), shape, value.dtype, Buffer(device, value), source)
 
 
 def _address(value) -> int:

@@ -48,8 +48,9 @@ def run_schedule(schedule, device, inputs: dict, settings: Settings, timings=Non
                 values.pop(node, None)  # NOTE: its memory is free to reuse once nothing views it
     _account(schedule)
     device.finish(settings)
-    value_of = device.value_of
-    results = {node: value_of(values, node) for node in schedule.outputs}
+    value_of, results = device.value_of, {}
+    for node in schedule.outputs:
+        results[node] = value_of(values, node)
     for node in schedule.kept:
         results[node] = value_of(values, node)
     return device.gather(results)  # NOTE: a lazy device (dask) computes them all here, at once
