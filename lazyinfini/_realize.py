@@ -34,10 +34,10 @@ def _realize(arrays, timings: list | None, implicit: str):
         _load()
     options = current()
     started = time.perf_counter() if options.debug else 0.0
-    device, holder, settings, _ = _setting(options)
+    device, holder, settings, memory, _ = _setting(options)
     job = _CACHE.prepare(device.target, options.fuse, pending, device.keeps)
     check_memory(device, job.devices)
-    values = _RUNTIME.run_schedule(job.schedule, device, job.inputs, settings, timings)
+    values = _RUNTIME.run_schedule(job.schedule, device, job.inputs, settings, timings, memory)
     _swap_all(arrays, job, values, holder)
     if device.keeps:
         (_NATIVE.mark or mark_evaluated)(job.order)  # NOTE: the same in C, once it is built
@@ -50,14 +50,16 @@ def _realize(arrays, timings: list | None, implicit: str):
 
 def _setting(options) -> tuple:
     """The device `options` name, the name of the device holding what it computes, the run's
-    Settings and the registry's version: worked out once per Options record (a loop
-    materializes under the same one), again after any device was registered."""
+    Settings and allocator, and the registry's version: worked out once per Options record (a
+    loop materializes under the same one), again after any device was registered."""
     known = options.__dict__.get("_setting")
-    if known is None or known[3] != registry_version():
+    if known is None or known[4] != registry_version():
         device = get_device(options.device)
         settings = _RUNTIME.Settings(options.pool_bytes, options.debug)
+        memory = _RUNTIME.allocator(device, settings)
         version = registry_version()  # NOTE: after get_device, which may register a loader's
-        known = options.__dict__["_setting"] = (device, holder_of(device).name, settings, version)
+        holder = holder_of(device).name
+        known = options.__dict__["_setting"] = (device, holder, settings, memory, version)
     return known
 
 

@@ -11,11 +11,11 @@ from .._device import register_device, register_loader
 from .cpu import CPU, NUMPY
 from .dask import load_device as load_dask
 from .reference import REFERENCE
-from .run import Settings, run_schedule
+from .run import Settings, allocator, run_schedule
 
 register_device(REFERENCE)
 register_device(CPU)
 register_device(NUMPY)
 register_loader("dask", load_dask)  # NOTE: imports dask only when first asked for
 
-__all__ = ["CPU", "NUMPY", "REFERENCE", "Settings", "run_schedule"]
+__all__ = ["CPU", "NUMPY", "REFERENCE", "Settings", "allocator", "run_schedule"]

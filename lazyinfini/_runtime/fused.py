@@ -17,7 +17,6 @@ from typing import NamedTuple
 import numpy as np
 
 from .._graph import Op
-from .memo import Memo
 from .ufuncs import UFUNCS, own_dtype
 
 SCRATCH = 1 << 17  # elements a scratch buffer holds at least (the CPU target's chunk)
@@ -25,7 +24,7 @@ SCRATCH = 1 << 17  # elements a scratch buffer holds at least (the CPU target's 
 
 def evaluate(program, loads: list[np.ndarray], outs: list[np.ndarray], scratch: Scratch) -> None:
     """Compute one chunk of a kernel's register program: `loads` and `outs` are views of it."""
-    plan = _PLANS.get(program) or _plan(program)
+    plan = program.__dict__.get("plan") or _plan(program)
     regs = [*loads, *plan.blank]
     for i, dtype in plan.load_dtypes:
         view = regs[i]
@@ -70,11 +69,9 @@ def _plan(program) -> _Plan:
         tuple(steps),
         copies,
     )
-    _PLANS[program] = plan
+    # NOTE: kept in the program record itself (a plan is a function of the program alone)
+    program.__dict__["plan"] = plan
     return plan
-
-
-_PLANS = Memo()
 
 
 def _round(values: np.ndarray, dtype: np.dtype, scratch) -> None:

@@ -24,12 +24,13 @@ class Settings(NamedTuple):
     debug: int = 0  # >= 2: a line per kernel
 
 
-def run_schedule(schedule, device, inputs: dict, settings: Settings, timings=None) -> dict:
+def run_schedule(schedule, device, inputs: dict, settings: Settings, timings=None, memory=None):
     """Run `schedule` on `device`; `inputs` (a fresh dict, which the run fills) binds buffer
     stand-ins to the device's arrays. Returns the value of every output and kept node.
-    `timings` receives seconds per kernel."""
+    `timings` receives seconds per kernel; `memory` is allocator(device, settings), where the
+    caller kept it."""
     values = inputs  # NOTE: not copied: each materialization binds a new one (~0.3 us)
-    memory = functools.partial(device.empty, settings=settings)
+    memory = memory or allocator(device, settings)
     handlers = device.handlers
     timed = timings is not None or settings.debug >= 2
     device.prepare(schedule)
@@ -54,6 +55,11 @@ def run_schedule(schedule, device, inputs: dict, settings: Settings, timings=Non
     for node in schedule.kept:
         results[node] = value_of(values, node)
     return device.gather(results)  # NOTE: a lazy device (dask) computes them all here, at once
+
+
+def allocator(device, settings: Settings):
+    """What the handlers allocate outputs with: the device's `empty` within `settings`."""
+    return functools.partial(device.empty, settings=settings)
 
 
 _clock = time.perf_counter
