@@ -114,7 +114,9 @@ class Array(NumpyMethods):
         node = self._node
         if node.op is Op.BUFFER:
             return get_device(node.arg.device)
-        return holder_of(get_device(current_options().device))
+        # NOTE: arrays of a device with a memory of its own (a GPU's) are computed there
+        held = _placement.data_device(node)
+        return held or holder_of(get_device(current_options().device))
 
     @property
     def T(self) -> Array:
@@ -145,8 +147,12 @@ class Array(NumpyMethods):
         return lazyinfini
 
     def to_device(self, device, /, *, stream=None) -> Array:
-        check_device("to_device", device)
-        return self
+        """This array on `device`: itself where it is there, else a copy there (computed first
+        where pending)."""
+        target = check_device("to_device", device)
+        if target.name == self.device.name:
+            return self
+        return _placement.moved(self, target, caller_source())
 
     # -- materialization -------------------------------------------------------------------
     def compute(self) -> Array:
@@ -165,9 +171,10 @@ class Array(NumpyMethods):
         conversion that asked, for the debug line)."""
         if self._node.op is not Op.BUFFER:
             _realize.realize(self, implicit=implicit)
-        data = self._n.arg.data
-        if not isinstance(data, np.ndarray):  # NOTE: another device's data (a dask array)
-            data = get_device(self._n.arg.device).to_host(data)
+        buffer = self._n.arg
+        data = buffer.data
+        if buffer.device != "cpu" or not isinstance(data, np.ndarray):
+            data = get_device(buffer.device).to_host(data)  # NOTE: a copy from a GPU, dask...
         return data
 
     def __array__(self, dtype=None, copy=None):
@@ -198,7 +205,7 @@ class Array(NumpyMethods):
         return value.__dlpack__(**kwargs)
 
     def __dlpack_device__(self):
-        return (1, 0)  # kDLCPU, device 0
+        return tuple(self.device.dlpack)  # (1, 0) on the host: kDLCPU, device 0
 
     def tolist(self):
         return self._value().tolist()
@@ -468,6 +475,7 @@ from ._api import elementwise_functions as _elementwise_functions  # noqa: E402
 from ._api import indexing as _indexing  # noqa: E402
 from ._api import linear_algebra as _linalg  # noqa: E402
 from ._api import manipulation as _manipulation  # noqa: E402
+from ._api import placement as _placement  # noqa: E402
 from ._api import views as _views  # noqa: E402
 
 # The namespace functions the operators call (x + y calls add), by name: the methods above are

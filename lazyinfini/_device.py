@@ -48,6 +48,10 @@ class Device:
     # False for a device that only runs arrays held by another of its memory: the reference
     # device computes host arrays node by node, and they stay li.CPU's.
     holds_arrays: bool = True
+    # Its DLPack (device type, id): kDLCPU is 1, kDLCUDA 2. An object reporting another than
+    # the host's is taken by the device of that DLPack device, sharing its memory (`adopt`).
+    dlpack: tuple[int, int] = (1, 0)
+    adopt: Callable | None = None  # (a DLPack producer of its device) -> an array of its own
 
     # NOTE: equal by name, as the standard's `x.device == y.device` expects of device objects.
     def __eq__(self, other) -> bool:
@@ -152,19 +156,40 @@ def holder_of(device: Device) -> Device:
     return next(d for d in DEVICES.values() if d.holds_arrays and d.memory == device.memory)
 
 
-def check_memory(device: Device, names) -> None:
-    """Raise unless every device in `names` shares `device`'s memory: a device never copies
-    another's arrays silently (the standard asks for an error)."""
+def readable(device: Device, names) -> bool:
+    """Whether `device` reads the arrays of every device in `names` (its memory's, or one it
+    `reads`)."""
     if len(names) == 1 and device.name in names:
-        return  # NOTE: the common case, on every materialization
-    for name in names:
-        memory = DEVICES[name].memory
-        if memory != device.memory and memory not in device.reads:
-            raise ValueError(
-                f"compute: arrays on {name} cannot be computed on {device.name} "
-                f"({memory} memory vs {device.memory}); compute them with "
-                f"li.options(device={name!r}) or move them with to_device"
-            )
+        return True  # NOTE: the common case, on every materialization
+    return {DEVICES[name].memory for name in names} <= {device.memory, *device.reads}
+
+
+def computing_device(device: Device, names, sources: dict) -> Device:
+    """The device computing a program that reads arrays of the devices `names`: `device` (the
+    options') where it reads them all; else the device holding them all in a memory no other
+    device reads and that reads no other (a GPU's arrays are computed where they live; the
+    dask device, which reads host arrays too, is asked for). Otherwise ValueError: a device
+    never copies another's arrays silently (the standard asks for an error); `sources` (device
+    name -> a line that made one of its arrays) says where each came from."""
+    if readable(device, names):
+        return device
+    memories = {DEVICES[name].memory: name for name in sorted(names)}
+    if len(memories) > 1:
+        where = ", ".join(f"{n} (made at {sources.get(n) or '?'})" for n in memories.values())
+        raise ValueError(
+            f"compute: arrays of different devices meet in one computation: {where}; "
+            "move them to one device with x.to_device(...) first"
+        )
+    ((memory, name),) = memories.items()
+    holder = next(d for d in DEVICES.values() if d.holds_arrays and d.memory == memory)
+    own = memory != "host" and not holder.reads
+    if own and not any(memory in d.reads for d in DEVICES.values()):
+        return holder
+    raise ValueError(
+        f"compute: arrays on {name} cannot be computed on {device.name} "
+        f"({memory} memory vs {device.memory}); compute them with "
+        f"li.options(device={name!r}) or move them with to_device"
+    )
 
 
 def array_devices() -> tuple[Device, ...]:
@@ -180,10 +205,18 @@ def check_device_arg(func: str, device) -> None:
 
 
 def check_device(func: str, device) -> Device:
-    """The Device for a `device=` argument: None (the host CPU), a name, or a Device."""
+    """The Device for a `device=` argument: None (the host CPU), a name, or a Device. A device
+    whose backend is loaded on first use is loaded now; one that cannot load raises its
+    ImportError, naming what is missing (CuPy, a GPU)."""
     if device is None:
         return DEVICES["cpu"]
-    found = DEVICES.get(str(device)) if isinstance(device, (str, Device)) else None
+    name = str(device) if isinstance(device, (str, Device)) else None
+    if name in LOADERS and name not in DEVICES:
+        try:
+            get_device(name)
+        except ImportError as exc:
+            raise ImportError(f"{func}: device {name!r} is unavailable: {exc}") from None
+    found = DEVICES.get(name) if name is not None else None
     if found is None or not found.holds_arrays:
         known = [d.name for d in array_devices()]
         raise ValueError(f"{func}: unsupported device {device!r}; arrays live on {known}")

@@ -8,7 +8,7 @@ import time
 
 from ._array import held_array
 from ._counters import counters
-from ._device import check_memory, get_device, holder_of, registry_version
+from ._device import computing_device, get_device, holder_of, readable, registry_version
 from ._graph import Op, buffer_node, caller_source, mark_evaluated, mark_realized
 from ._options import current
 
@@ -36,7 +36,9 @@ def _realize(arrays, timings: list | None, implicit: str):
     started = time.perf_counter() if options.debug else 0.0
     device, holder, settings, memory, _ = _setting(options)
     job = _CACHE.prepare(device.target, options.fuse, pending, device.keeps)
-    check_memory(device, job.devices)
+    if not readable(device, job.devices):  # NOTE: arrays living elsewhere (a GPU's)
+        device, holder, settings, memory = _elsewhere(device, job, options)
+        job = _CACHE.prepare(device.target, options.fuse, pending, device.keeps)
     values = _RUNTIME.run_schedule(job.schedule, device, job.inputs, settings, timings, memory)
     _swap_all(arrays, job, values, holder)
     if device.keeps:
@@ -61,6 +63,15 @@ def _setting(options) -> tuple:
         holder = holder_of(device).name
         known = options.__dict__["_setting"] = (device, holder, settings, memory, version)
     return known
+
+
+def _elsewhere(device, job, options) -> tuple:
+    """(device, holder, settings, allocator) of the device computing a program whose arrays
+    `device` cannot read: their own device, or ValueError (see computing_device)."""
+    sources = {n.arg.device: n.source for n in job.order if n.op is _BUFFER}
+    device = computing_device(device, job.devices, sources)
+    settings = _RUNTIME.Settings(options.pool_bytes, options.debug)
+    return device, holder_of(device).name, settings, _RUNTIME.allocator(device, settings)
 
 
 def _pending(arrays) -> list:

@@ -24,6 +24,7 @@ from .checks import (
     error,
 )
 from .distributed import from_dask, is_dask_array
+from .placement import adopted, data_device, placed
 
 _PY_DEFAULTS = {"b": _dtypes.bool, "i": _dtypes.DEFAULT_INT, "f": _dtypes.DEFAULT_FLOAT}
 
@@ -42,13 +43,15 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
     dtype = None if dtype is None else check_dtype_arg("asarray", dtype)
     _check_copy("asarray", copy)
     if isinstance(obj, Array):
-        return _from_array(obj, dtype, copy)
+        return placed("asarray", _from_array(obj, dtype, copy), device)
     if is_dask_array(obj):  # NOTE: lazily, on the dask device: numpy's asarray would compute it
         return _from_array(from_dask(obj), dtype, copy)
+    if type(obj) is not np.ndarray and (taken := adopted("asarray", obj)) is not None:
+        return placed("asarray", _from_array(taken, dtype, copy), device)  # a GPU's array
     value = _to_numpy(obj, dtype, copy)
     if not _dtypes.is_supported(value.dtype):
         raise error(TypeError, "asarray", f"numpy dtype {value.dtype} has no lazyinfini dtype")
-    return Array(buffer_node(_readonly(value), caller_source()))
+    return placed("asarray", Array(buffer_node(_readonly(value), caller_source())), device)
 
 
 def _check_copy(func: str, copy) -> None:
@@ -181,11 +184,14 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Array:
     if not hasattr(x, "__dlpack__"):
         raise error(TypeError, "from_dlpack", f"{type(x).__name__} has no __dlpack__")
     _check_copy("from_dlpack", copy)
+    taken = adopted("from_dlpack", x)  # NOTE: a GPU's tensor stays on its device
+    if taken is not None:
+        return placed("from_dlpack", copied(taken) if copy else taken, device)
     try:
         value = np.from_dlpack(x, copy=copy)
     except (BufferError, TypeError, ValueError) as exc:
         raise error(ValueError, "from_dlpack", f"the producer refused ({exc})") from None
-    return Array(buffer_node(_readonly(value), caller_source()))
+    return placed("from_dlpack", Array(buffer_node(_readonly(value), caller_source())), device)
 
 
 def full(shape, fill_value, *, dtype=None, device=None) -> Array:
@@ -207,7 +213,7 @@ def _fill(func: str, shape, value, dtype, device) -> Array:
     dtype = _dtypes.scalar_dtype(value, None) if dtype is None else dtype
     _check_fits(func, value, dtype)
     check_size(func, shape, dtype.itemsize)
-    return record(Op.FULL, (), shape, dtype, value)
+    return placed(func, record(Op.FULL, (), shape, dtype, value), device)
 
 
 def _check_fits(func: str, value, dtype: np.dtype) -> None:
@@ -247,6 +253,8 @@ def _like(func: str, x, value, dtype, device) -> Array:
     dtype = x.dtype if dtype is None else check_dtype_arg(func, dtype)
     if dtype == _dtypes.bool and type(value) is int and value in (0, 1):
         value = builtins.bool(value)
+    if device is None:  # Note (spec): x's device (a GPU's array gives a GPU's array)
+        device = data_device(x._node)
     return _fill(func, x.shape, value, dtype, device)
 
 
@@ -296,7 +304,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
         for end in (start, start + (length - 1) * step):
             if not _dtypes.in_range(math.floor(end), dtype):
                 raise error(OutOfRangeError, "arange", f"value {end} out of range for {dtype.name}")
-    return record(Op.ARANGE, (), (length,), dtype, (start, step))
+    return placed("arange", record(Op.ARANGE, (), (length,), dtype, (start, step)), device)
 
 
 def _range_length(start, stop, step, exact: builtins.bool) -> int:
@@ -316,7 +324,8 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Array:
     cols = rows if n_cols is None else check_int("eye", "n_cols", n_cols, minimum=0)
     dtype = _dtypes.DEFAULT_FLOAT if dtype is None else check_dtype_arg("eye", dtype)
     check_size("eye", (rows, cols), dtype.itemsize)
-    return record(Op.EYE, (), (rows, cols), dtype, (check_int("eye", "k", k),))
+    array = record(Op.EYE, (), (rows, cols), dtype, (check_int("eye", "k", k),))
+    return placed("eye", array, device)
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Array:
@@ -338,7 +347,8 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
         )
     check_size("linspace", (num,), dtype.itemsize)
     # Note (spec): integer dtypes are implementation-defined; we round down, as numpy does.
-    return record(Op.LINSPACE, (), (num,), dtype, (start, stop, endpoint))
+    array = record(Op.LINSPACE, (), (num,), dtype, (start, stop, endpoint))
+    return placed("linspace", array, device)
 
 
 def _as_float(func: str, value):

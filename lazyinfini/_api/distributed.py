@@ -10,7 +10,7 @@ import math
 
 from .. import _dtypes
 from .._array import Array
-from .._device import check_memory, get_device
+from .._device import computing_device, get_device
 from .._graph import Buffer, BufferLayout, Node, Op, caller_source
 from .._graph.views import c_strides
 from .._options import current
@@ -82,6 +82,7 @@ def _translated(device, pending: list[Node]) -> dict:
     # NOTE: realize's lock: the walk must not see another thread swap buffers in under it.
     with _realize._REALIZING:
         job = CACHE.prepare(device.target, current().fuse, pending, keeps=False)
-        check_memory(device, job.devices)
+        if computing_device(device, job.devices, {}) is not device:
+            raise ValueError(f"to_dask: arrays on {sorted(job.devices)} stay where they live")
         values = run_schedule(job.schedule, lazy, job.inputs, Settings())
     return {node: values[out] for node, out in zip(job.requested, job.schedule.outputs)}

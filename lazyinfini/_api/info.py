@@ -10,6 +10,7 @@ from __future__ import annotations
 from .. import _dtypes
 from .._device import array_devices, check_device
 from .checks import error
+from .placement import destination
 
 # Note (spec): canonical names, standard dtypes only.
 _STANDARD = {
@@ -39,7 +40,8 @@ def capabilities() -> dict:
 
 def default_device():
     """The default device. https://data-apis.org/array-api/latest/API_specification/generated/array_api.info.default_device.html"""
-    return check_device("default_device", None)
+    # NOTE: under li.options(device=...) naming a device of its own memory, new arrays go there
+    return destination("default_device", None) or check_device("default_device", None)
 
 
 def default_dtypes(*, device=None) -> dict:

@@ -1,0 +1,130 @@
+"""Arrays on a device with a memory of its own (as a GPU's): placed there by device=, by the
+options' default device and by to_device, computed where they live, and never mixed with
+another memory's arrays silently. The device here is the cpu's device with a memory of its own
+name (numpy arrays, so it runs anywhere); tests/cuda runs the same paths on the CUDA device."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import lazyinfini as li
+from lazyinfini._device import DEVICES, register_device
+
+FAR = "far"
+
+
+@pytest.fixture(autouse=True)
+def far_device(monkeypatch):
+    """A device holding its arrays in memory `far`: copies in and out, counted."""
+    monkeypatch.setattr("lazyinfini._device.DEVICES", dict(DEVICES))
+    copies = {"in": 0, "out": 0}
+
+    def from_host(value):
+        copies["in"] += 1
+        return np.array(value, copy=True)
+
+    def to_host(value):
+        copies["out"] += 1
+        return np.array(value, copy=True)
+
+    cpu = DEVICES["cpu"]
+    device = dataclasses.replace(
+        cpu, name=FAR, memory=FAR, from_host=from_host, to_host=to_host, dlpack=(99, 0)
+    )
+    register_device(device)
+    return copies
+
+
+def _on_far(array) -> bool:
+    return array._node.arg.device == FAR
+
+
+def test_device_arguments_place_new_arrays_there(far_device):
+    x = li.asarray(np.arange(4.0), device=FAR)
+    assert _on_far(x) and x.device.name == FAR and far_device["in"] == 1
+    for made in (
+        li.zeros(3, device=FAR),
+        li.full((2,), 7.0, device=FAR),
+        li.arange(5, device=FAR),
+        li.eye(2, device=FAR),
+        li.linspace(0, 1, 3, device=FAR),
+        li.zeros_like(x),  # Note (spec): x's device
+        li.asarray(li.asarray(np.ones(2)), device=FAR),
+    ):
+        assert _on_far(made), made
+    np.testing.assert_array_equal(np.asarray(li.full((2,), 7.0, device=FAR)), [7.0, 7.0])
+    assert li.zeros_like(x, device="cpu").device == li.CPU
+
+
+def test_programs_run_where_their_arrays_live_and_come_back_on_request(far_device):
+    a_np = np.linspace(-2, 2, 12).reshape(3, 4).astype(np.float32)
+    a, b = li.asarray(a_np, device=FAR), li.asarray(a_np.T.copy(), device=FAR)
+    y = li.clip(a - li.permute_dims(b, (1, 0)) * 0.5, -1.0, 1.0)
+    assert y.device.name == FAR and y.__dlpack_device__() == (99, 0)
+    y.compute()
+    assert _on_far(y)
+    out = far_device["out"]
+    np.testing.assert_array_equal(np.asarray(y), np.clip(a_np - a_np * np.float32(0.5), -1, 1))
+    assert far_device["out"] == out + 1  # np.asarray copies to the host
+    assert float(li.sum(y)) == pytest.approx(float(np.clip(a_np * 0.5, -1, 1).sum()))
+
+
+def test_to_device_moves_a_value_and_is_identity_on_its_own_device(far_device):
+    x_np = np.arange(6.0).reshape(2, 3)
+    x = li.asarray(x_np)
+    assert x.to_device("cpu") is x and x.to_device(li.CPU) is x
+    far = (x + 1).to_device(FAR)  # computed on the cpu, then copied
+    assert _on_far(far) and far.to_device(FAR) is far
+    back = (far * 2).to_device("cpu")
+    assert back.device == li.CPU and back._node.arg.device == "cpu"
+    np.testing.assert_array_equal(np.asarray(back), (x_np + 1) * 2)
+    assert not np.asarray(back).flags.writeable
+
+
+def test_the_options_default_device_holds_new_arrays(far_device):
+    with li.options(device=FAR):
+        assert li.__array_namespace_info__().default_device().name == FAR
+        x = li.asarray([1.0, 2.0])
+        z = li.zeros(2)
+        assert _on_far(x) and _on_far(z)
+        np.testing.assert_array_equal(np.asarray(x + z), [1.0, 2.0])
+    assert li.asarray([1.0]).device == li.CPU
+
+
+def test_arrays_of_two_memories_never_meet_silently(far_device):
+    near = li.asarray(np.ones(3))
+    far = li.asarray(np.ones(3), device=FAR)
+    y = near + far
+    with pytest.raises(ValueError, match=r"^compute: arrays of different devices meet"):
+        y.compute()
+    with pytest.raises(ValueError, match="to_device"):
+        np.asarray(li.sum(far) * near)
+    np.testing.assert_array_equal(np.asarray(near + far.to_device("cpu")), 2.0)  # moved: fine
+    assert y._node.op is not li._graph.Op.BUFFER  # the failed run lost nothing: still pending
+    np.testing.assert_array_equal(np.asarray(far), 1.0)
+
+
+def test_a_cached_schedule_on_the_far_device_is_reused_with_new_buffers(far_device):
+    from lazyinfini.inspect import counters
+
+    for i in range(3):
+        x = li.asarray(np.full(8, float(i), dtype=np.float32), device=FAR)
+        before = counters.schedules_reused
+        np.testing.assert_array_equal(np.asarray(li.clip(x - 1.0, 0.0, 1.0)), min(max(i - 1, 0), 1))
+        reused = counters.schedules_reused - before
+    assert reused == 1
+
+
+def test_unknown_and_unavailable_devices_are_named(monkeypatch):
+    with pytest.raises(ValueError, match="^asarray: unsupported device 'nowhere'"):
+        li.asarray([1.0], device="nowhere")
+
+    def missing():
+        raise ImportError('CuPy is not installed: pip install "lazyinfini[cuda]"')
+
+    monkeypatch.setitem(li._device.LOADERS, "gone", missing)
+    with pytest.raises(ImportError, match=r"^zeros: device 'gone' is unavailable: CuPy"):
+        li.zeros(2, device="gone")
