@@ -12,6 +12,7 @@ import pytest
 
 import lazyinfini as li
 from lazyinfini._device import DEVICES, register_device
+from lazyinfini._graph.memories import OWN
 
 FAR = "far"
 
@@ -35,7 +36,8 @@ def far_device(monkeypatch):
         cpu, name=FAR, memory=FAR, from_host=from_host, to_host=to_host, dlpack=(99, 0)
     )
     register_device(device)
-    return copies
+    yield copies
+    OWN.pop(FAR, None)  # NOTE: recording stops checking memories (as before the first)
 
 
 def _on_far(array) -> bool:
@@ -97,14 +99,37 @@ def test_the_options_default_device_holds_new_arrays(far_device):
 def test_arrays_of_two_memories_never_meet_silently(far_device):
     near = li.asarray(np.ones(3))
     far = li.asarray(np.ones(3), device=FAR)
-    y = near + far
-    with pytest.raises(ValueError, match=r"^compute: arrays of different devices meet"):
-        y.compute()
-    with pytest.raises(ValueError, match="to_device"):
-        np.asarray(li.sum(far) * near)
+    with pytest.raises(ValueError, match=r"^add: arrays in host memory and in far memory meet"):
+        near + far  # at the line recording it, as the standard asks
+    with pytest.raises(ValueError, match=r"^multiply: .* meet at test_placement.py:\d+"):
+        li.sum(far) * (near - 1.0)
+    with pytest.raises(ValueError, match=r"meet"):
+        li.where(near > 0, far, 0.0)
     np.testing.assert_array_equal(np.asarray(near + far.to_device("cpu")), 2.0)  # moved: fine
-    assert y._node.op is not li._graph.Op.BUFFER  # the failed run lost nothing: still pending
-    np.testing.assert_array_equal(np.asarray(far), 1.0)
+    np.testing.assert_array_equal(np.asarray(far * 2.0), 2.0)  # a scalar is of no memory
+
+
+def test_arrays_made_before_the_first_far_array_are_checked_too(far_device):
+    OWN.pop(FAR, None)
+    near = li.asarray(np.ones(3)) * 2.0  # recorded before any array lived elsewhere
+    far = li.asarray(np.ones(3), device=FAR)
+    with pytest.raises(ValueError, match="meet"):
+        far - near
+    y = far.to_device("cpu") - near
+    np.testing.assert_array_equal(np.asarray(y), -1.0)
+
+
+def test_the_computing_device_refuses_mixed_buffers_made_below_the_api(monkeypatch):
+    """Buffers made directly (as devices make them), unseen by recording's check, are refused
+    when computed, naming each device and where its array was made."""
+    from lazyinfini._array import Array
+    from lazyinfini._graph import buffer_node
+
+    OWN.clear()
+    far = Array(buffer_node(np.ones(3), "made.py:7", device=FAR))
+    y = far + li.asarray(np.ones(3))
+    with pytest.raises(ValueError, match=r"^compute: arrays of different devices .*made.py:7"):
+        y.compute()
 
 
 def test_a_cached_schedule_on_the_far_device_is_reused_with_new_buffers(far_device):

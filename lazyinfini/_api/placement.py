@@ -15,6 +15,7 @@ from .. import _device
 from .._array import Array
 from .._device import LOADERS, Device, check_device, get_device, holder_of, registry_version
 from .._graph import Op, buffer_node, caller_source
+from .._graph.memories import OWN
 from .._options import current
 from .checks import error
 
@@ -51,6 +52,7 @@ def moved(array: Array, target: Device, source: str) -> Array:
     value = array._value()  # NOTE: host memory: _value copies another device's to the host
     if target.memory == "host":
         return Array(buffer_node(_readonly(value.copy()), source, target.name))
+    OWN[target.name] = target.memory  # NOTE: from now on recording checks memories
     return Array(buffer_node(target.from_host(value), source, target.name))
 
 
@@ -70,6 +72,7 @@ def adopted(func: str, obj) -> Array | None:
     if kind == 1:  # kDLCPU: host memory, read by numpy
         return None
     device = _by_dlpack(func, (kind, index))
+    OWN[device.name] = device.memory
     return Array(buffer_node(device.adopt(obj), caller_source(), device.name))
 
 

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from .memories import OWN as _OWN
+from .memories import memory_of
 from .ops import Op
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -80,6 +82,8 @@ class Node:
         # NOTE: below the API only invariants are asserted; users see errors from _api.
         assert op.arity < 0 or len(srcs) == op.arity, (op, len(srcs))
         assert all(type(d) is int and d >= 0 for d in shape), shape
+        if _OWN:  # NOTE: some array lives in a memory of its own: no silent mixing (memories.py)
+            memory_of(self)
 
     @property
     def layout(self) -> BufferLayout:
@@ -104,6 +108,8 @@ def quick_node(op: Op, srcs: tuple, shape: tuple, dtype: np.dtype, arg, source: 
     already (elementwise ops over arrays of one dtype and shape: _api/elementwise.py)."""
     node = _new(Node)
     node.__dict__.update(op=op, srcs=srcs, shape=shape, dtype=dtype, arg=arg, source=source)
+    if _OWN:  # NOTE: as in Node.__init__
+        memory_of(node)
     return node
 
 

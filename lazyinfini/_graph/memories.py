@@ -1,0 +1,56 @@
+"""Which memory a node's data lives in, checked as nodes are recorded once some array lives in a
+memory of its own (a GPU's): arrays of two memories meeting in one op raise a ValueError at the
+line recording it (the standard asks for an error, never a silent copy). Until such an array
+exists nothing is checked: a program of host arrays pays one dict test per node.
+"""
+
+from __future__ import annotations
+
+from .ops import Op
+
+# Device name -> its memory, for the devices holding arrays in a memory of their own (filled by
+# _api/placement.py as it places the first array on one). NOTE: mutated, never rebound: node.py
+# tests it at every node it makes.
+OWN: dict[str, str] = {}
+HOST = "host"
+
+
+def memory_of(node) -> str | None:
+    """The memory of the data `node` reads: "host", a device's own memory, or None (a fill, a
+    range: data of no memory yet). Worked out once per node (kept in it), from its inputs';
+    ValueError where two memories meet."""
+    stack = [node]
+    while stack:
+        top = stack[-1]
+        if "memory" in top.__dict__:
+            stack.pop()
+            continue
+        if top.op is Op.BUFFER:
+            top.__dict__["memory"] = OWN.get(top.arg.device, HOST)
+            stack.pop()
+            continue
+        waiting = [s for s in _inputs(top) if "memory" not in s.__dict__]
+        if waiting:
+            stack += waiting
+            continue
+        stack.pop()
+        top.__dict__["memory"] = _joined(top)
+    return node.__dict__["memory"]
+
+
+def _inputs(node) -> list:
+    return [src.realized or src for src in node.srcs]
+
+
+def _joined(node) -> str | None:
+    found = None
+    for src in _inputs(node):
+        memory = src.__dict__["memory"]
+        if memory is not None and found is not None and memory != found:
+            where = f" at {node.source}" if node.source else ""
+            raise ValueError(
+                f"{node.op.label}: arrays in {found} memory and in {memory} memory meet{where}; "
+                "move them to one device with x.to_device(...) first"
+            )
+        found = found or memory
+    return found
