@@ -153,3 +153,22 @@ def test_unknown_and_unavailable_devices_are_named(monkeypatch):
     monkeypatch.setitem(li._device.LOADERS, "gone", missing)
     with pytest.raises(ImportError, match=r"^zeros: device 'gone' is unavailable: CuPy"):
         li.zeros(2, device="gone")
+
+
+def test_devices_lists_a_gpu_device_when_it_loads_and_not_when_it_cannot(monkeypatch):
+    from lazyinfini._api import info
+
+    monkeypatch.setattr(info, "_MISSING", set())
+    calls = []
+
+    def missing():
+        calls.append(1)
+        raise ImportError("no CUDA GPU found")
+
+    monkeypatch.setitem(li._device.LOADERS, "cuda", missing)
+    assert [d.name for d in li.__array_namespace_info__().devices()] == ["cpu", FAR]
+    assert len(li.__array_namespace_info__().devices()) == 2 and len(calls) == 1
+    info._MISSING.clear()
+    gpu = dataclasses.replace(DEVICES["cpu"], name="cuda", memory="cuda-test")
+    monkeypatch.setitem(li._device.LOADERS, "cuda", lambda: gpu)
+    assert [d.name for d in li.__array_namespace_info__().devices()] == ["cpu", FAR, "cuda"]

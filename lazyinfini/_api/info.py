@@ -8,7 +8,7 @@ everywhere, absent from dtypes() as the spec requires of non-standard types).
 from __future__ import annotations
 
 from .. import _dtypes
-from .._device import array_devices, check_device
+from .._device import LOADERS, array_devices, check_device
 from .checks import error
 from .placement import destination
 
@@ -57,7 +57,19 @@ def default_dtypes(*, device=None) -> dict:
 
 def devices() -> tuple:
     """The devices arrays can live on. https://data-apis.org/array-api/latest/API_specification/generated/array_api.info.devices.html"""
+    for name in _PROBED:
+        if name in LOADERS and name not in _MISSING:
+            try:
+                check_device("devices", name)  # NOTE: loads it: CuPy and a GPU are found
+            except ImportError:
+                _MISSING.add(name)  # NOTE: not tried again (an import costs milliseconds)
     return array_devices()
+
+
+# Devices loaded on first use that devices() lists when they load: a GPU is what users look for
+# (the dask device is asked for by name: it would import dask).
+_PROBED = ("cuda",)
+_MISSING: set = set()
 
 
 def dtypes(*, device=None, kind=None) -> dict:
