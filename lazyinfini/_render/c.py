@@ -2,8 +2,10 @@
 
 Pure functions of the kernel record (its `program`, its loads' and outputs' dtypes) and of the
 inner-stride kind of each operand (contiguous, broadcast or strided); shapes and outer strides
-are arguments, so a new batch size does not recompile. A dialect is a table: C types, one
-expression per op, load/store/round forms. CUDA C (the next dialect) changes a few rows.
+are arguments, so a new batch size does not recompile. A dialect is a table (`Dialect`): the
+op tables below are every dialect's, and a dialect names its memory types, its half float load,
+store and round forms, and the few rows it writes otherwise. `C` is this one; CUDA C's is in
+cuda.py.
 
 Every op gives numpy's bits. Arithmetic, comparisons, logic, bit ops and shifts, integer floor
 division and remainder, clip/maximum/minimum with numpy's NaN propagation, sqrt, rounding and
@@ -16,6 +18,8 @@ kernel on the numpy path, and `unsupported` says why.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -157,7 +161,24 @@ _COMPARISONS = {
     Op.GREATER_EQUAL: "({0} >= {1})",
 }
 
-PRELUDE = """#include <stdint.h>
+ORDERINGS = """\
+/* numpy's maximum/minimum: NaN from either operand; on a -0.0/+0.0 tie the second operand.
+   Functions, not nested expressions: gcc vectorises a clip of two nested conditionals 2.5x
+   slower than two calls (measured: 1M float32 clip(a - b), 0.33 against 0.13 ms). */
+static inline float li_maxf(float x, float b) { return (x > b || x != x) ? x : b; }
+static inline float li_minf(float x, float b) { return (x < b || x != x) ? x : b; }
+static inline double li_max(double x, double b) { return (x > b || x != x) ? x : b; }
+static inline double li_min(double x, double b) { return (x < b || x != x) ? x : b; }
+/* The same where x wins a tie (max_keep(-0.0, 0.0) is -0.0), a NaN on either side still winning:
+   numpy's float16 maximum/minimum/clip, and its float32/64 clip between two scalar bounds. */
+static inline float li_max_keepf(float x, float b) { return (x < b || b != b) ? b : x; }
+static inline float li_min_keepf(float x, float b) { return (x > b || b != b) ? b : x; }
+static inline double li_max_keep(double x, double b) { return (x < b || b != b) ? b : x; }
+static inline double li_min_keep(double x, double b) { return (x > b || b != b) ? b : x; }
+"""
+
+PRELUDE = (
+    """#include <stdint.h>
 #include <string.h>
 #include <math.h>
 static inline float li_bf16_load(uint16_t h) {
@@ -189,26 +210,50 @@ static inline void li_f32_to_f16(const float *src, _Float16 *dst, int64_t n) {
 #endif
     for (; i < n; i++) dst[i] = (_Float16)src[i];
 }
-/* numpy's maximum/minimum: NaN from either operand; on a -0.0/+0.0 tie the second operand.
-   Functions, not nested expressions: gcc vectorises a clip of two nested conditionals 2.5x
-   slower than two calls (measured: 1M float32 clip(a - b), 0.33 against 0.13 ms). */
-static inline float li_maxf(float x, float b) { return (x > b || x != x) ? x : b; }
-static inline float li_minf(float x, float b) { return (x < b || x != x) ? x : b; }
-static inline double li_max(double x, double b) { return (x > b || x != x) ? x : b; }
-static inline double li_min(double x, double b) { return (x < b || x != x) ? x : b; }
-/* The same where x wins a tie (max_keep(-0.0, 0.0) is -0.0), a NaN on either side still winning:
-   numpy's float16 maximum/minimum/clip, and its float32/64 clip between two scalar bounds. */
-static inline float li_max_keepf(float x, float b) { return (x < b || b != b) ? b : x; }
-static inline float li_min_keepf(float x, float b) { return (x > b || b != b) ? b : x; }
-static inline double li_max_keep(double x, double b) { return (x < b || b != b) ? b : x; }
-static inline double li_min_keep(double x, double b) { return (x > b || b != b) ? b : x; }
-static inline uint16_t li_bf16_store(float f) {
+"""
+    + ORDERINGS
+    + """static inline uint16_t li_bf16_store(float f) {
     uint32_t u; memcpy(&u, &f, 4);
     if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u); /* quiet NaN */
     u += 0x7fffu + ((u >> 16) & 1u);
     return (uint16_t)(u >> 16);
 }
 """
+)
+
+
+@dataclass(frozen=True, eq=False)
+class Dialect:
+    """What one C-like language writes its own way; the op tables above are every dialect's.
+
+    Forms are format strings over ``{}``, a value. Half floats load into float registers
+    (`widen`), store from them (`narrow`), and round through both."""
+
+    name: str
+    prelude: str
+    memory: dict  # dtype -> the type of its elements in memory, where not its register's
+    widen: dict  # half float dtype -> its memory value {} read as a float
+    narrow: dict  # half float dtype -> the float {} as its memory value, rounded to nearest even
+    narrow_double: str  # a double {} as a float16 memory value, rounded once
+    borrows: bool = False  # ops without a row run numpy's own loop (BORROWED): C only
+    rows: dict = field(default_factory=dict)  # Op -> a float row replacing _FLOAT_OPS', or
+    # adding one for an op C borrows (over {0}, {1} and the libm suffix {f})
+    saturates: bool = False  # float -> integer casts have a form (else: the numpy path)
+
+
+C = Dialect(
+    name="C",
+    prelude=PRELUDE,
+    memory={
+        np.dtype(np.float16): "_Float16",
+        _dtypes.bfloat16: "uint16_t",
+        np.dtype(np.bool_): "uint8_t",
+    },
+    widen={np.dtype(np.float16): "(float){}", _dtypes.bfloat16: "li_bf16_load({})"},
+    narrow={np.dtype(np.float16): "(_Float16)({})", _dtypes.bfloat16: "li_bf16_store({})"},
+    narrow_double="(_Float16)({})",
+    borrows=True,
+)
 
 
 def ctype(dtype: np.dtype) -> str | None:
@@ -221,15 +266,11 @@ def ctype(dtype: np.dtype) -> str | None:
     return _INTS.get(dtype)
 
 
-def memory_type(dtype: np.dtype) -> str | None:
+def memory_type(dtype: np.dtype, dialect: Dialect = C) -> str | None:
     """The C type of an element in memory."""
     dtype = np.dtype(dtype)
-    if dtype == np.float16:
-        return "_Float16"
-    if dtype == _dtypes.bfloat16:
-        return "uint16_t"
-    if dtype == np.bool_:
-        return "uint8_t"
+    if dtype in dialect.memory:
+        return dialect.memory[dtype]
     if dtype in _FLOATS:
         return _FLOATS[dtype][0]
     return _INTS.get(dtype)
@@ -250,39 +291,48 @@ def _element(i: int, dtype, kinds, index) -> str:
 
 
 def load(i: int, node, kinds, index="j") -> str:
-    raw = _element(i, node.dtype, kinds, index)
-    if node.dtype == _dtypes.bfloat16:
-        return f"li_bf16_load({raw})"
-    if node.dtype == np.bool_:
+    return widened(node.dtype, _element(i, node.dtype, kinds, index))
+
+
+def widened(dtype, raw: str, dialect: Dialect = C) -> str:
+    """The register value of the memory element `raw` of `dtype`."""
+    dtype = np.dtype(dtype)
+    if dtype in dialect.widen:
+        return dialect.widen[dtype].format(raw)
+    if dtype == np.bool_:
         return f"({raw} != 0)"
-    return f"({ctype(node.dtype)}){raw}"
+    return f"({ctype(dtype)}){raw}"
 
 
 def store(i: int, node, value: str, kinds) -> str:
     mtype = memory_type(node.dtype)
-    if node.dtype == _dtypes.bfloat16:
-        value = f"li_bf16_store({value})"
-    elif node.dtype == np.bool_:
-        value = f"(uint8_t)({value} != 0)"
-    else:
-        value = f"({mtype})({value})"
+    value = narrowed(node.dtype, value)
     if kinds[i] == CONTIGUOUS:
         return f"(({mtype} *)q[{i}])[j] = {value};"
     return f"*({mtype} *)(q[{i}] + j * s[{i}]) = {value};"
 
 
-def rounded(dtype, value: str) -> str:
+def narrowed(dtype, value: str, dialect: Dialect = C) -> str:
+    """The memory element of `dtype` holding the register value `value`."""
+    dtype = np.dtype(dtype)
+    if dtype in dialect.narrow:
+        return dialect.narrow[dtype].format(value)
+    if dtype == np.bool_:
+        return f"(uint8_t)({value} != 0)"
+    return f"({memory_type(dtype, dialect)})({value})"
+
+
+def rounded(dtype, value: str, dialect: Dialect = C) -> str:
     """`value` (a float) rounded to the half float `dtype` and back."""
-    if dtype == _dtypes.bfloat16:
-        return f"li_bf16_load(li_bf16_store({value}))"
-    return f"(float)(_Float16)({value})"
+    dtype = np.dtype(dtype)
+    return dialect.widen[dtype].format(dialect.narrow[dtype].format(value))
 
 
-def expression(step, src_dtypes, operands, scalar_bounds: bool = True) -> str:
+def expression(step, src_dtypes, operands, scalar_bounds: bool = True, dialect: Dialect = C) -> str:
     """The C expression of one step; KeyError when the op has no C form for these dtypes."""
     op, out = step.node.op, step.node.dtype
     if op is Op.ASTYPE:
-        return _cast(src_dtypes[0], out, operands[0])
+        return _cast(src_dtypes[0], out, operands[0], dialect)
     if op is Op.WHERE:
         return "({} ? {} : {})".format(*operands)
     if op is Op.CLIP:
@@ -293,7 +343,7 @@ def expression(step, src_dtypes, operands, scalar_bounds: bool = True) -> str:
     if compute in _FLOATS:
         if op in _KEEPING and out == np.float16:
             return _KEEPING[op].format(*operands, f=_FLOATS[compute][1])
-        return _FLOAT_OPS[op].format(*operands, f=_FLOATS[compute][1])
+        return _float_row(op, out, compute, dialect).format(*operands, f=_FLOATS[compute][1])
     if compute == np.bool_:
         return _BOOL_OPS[op].format(*operands)
     # NOTE: unsigned int at least: uint8/uint16 operands would be promoted to (signed) int.
@@ -302,9 +352,20 @@ def expression(step, src_dtypes, operands, scalar_bounds: bool = True) -> str:
     return table[op].format(*operands, T=_INTS[compute], U=wide, bits=8 * compute.itemsize)
 
 
-def _cast(src, out, value: str) -> str:
+def _float_row(op, out, compute, dialect: Dialect) -> str:
+    """The form of a float op in `dialect`; KeyError where it has none (C: a borrowed op)."""
+    if op in dialect.rows:
+        if op in _OWN_DTYPE and np.dtype(out) != compute:
+            raise KeyError(op)  # NOTE: a half float's own spacing: float32's is another
+        after = _BORROWED_AFTER.get(op)  # the numpy path's fix-up, as after a borrowed loop
+        return dialect.rows[op] if after is None else after.replace("{r}", dialect.rows[op])
+    return _FLOAT_OPS[op]
+
+
+def _cast(src, out, value: str, dialect: Dialect = C) -> str:
     """Casts C does as numpy does: to bool, from bool and integers, between floats. A float to
-    an integer is undefined in C out of range: KeyError (the numpy path)."""
+    an integer is undefined in C out of range: KeyError (the numpy path), unless the dialect
+    `saturates` (NaN gives 0, out of range the nearest end)."""
     src, out = np.dtype(src), np.dtype(out)
     if out == np.bool_:
         return f"({value} != 0)"
@@ -312,13 +373,32 @@ def _cast(src, out, value: str) -> str:
     if target is None or ctype(src) is None:
         raise KeyError(out)
     if _dtypes.compute_dtype(src) in _FLOATS and _dtypes.compute_dtype(out) not in _FLOATS:
-        raise KeyError(out)
+        if not dialect.saturates:
+            raise KeyError(out)
+        return _saturated(out, value)
     if out == np.float16:
         # NOTE: one rounding from the source type (a float64 via float32 would round twice).
-        return f"(float)(_Float16)({value})"
+        narrow = dialect.narrow_double if src == np.float64 else dialect.narrow[out]
+        return dialect.widen[out].format(narrow.format(value))
     if out == _dtypes.bfloat16:  # NOTE: ml_dtypes casts through float32: so do we
-        return rounded(out, f"(float)({value})")
+        return rounded(out, f"(float)({value})", dialect)
     return f"({target})({value})"
+
+
+def _saturated(out: np.dtype, value: str) -> str:
+    """A float `value` as the integer `out`: truncated (numpy's result in range), NaN as 0, out
+    of range as the nearest end. The bounds are powers of two, exact in every float type."""
+    bits = 8 * out.itemsize
+    if out.kind == "u":
+        low, high, least, most = "-1.0", f"{2.0**bits:.1f}", "0", f"{2**bits - 1}ULL"
+    else:
+        low, high = f"{-(2.0 ** (bits - 1)):.1f}", f"{2.0 ** (bits - 1):.1f}"
+        least, most = f"(-{2 ** (bits - 1) - 1}LL - 1)", f"{2 ** (bits - 1) - 1}LL"
+    t = _INTS[out]
+    return (
+        f"({value} != {value} ? ({t})0 : {value} <= {low} ? ({t}){least} : "
+        f"{value} >= {high} ? ({t}){most} : ({t})({value}))"
+    )
 
 
 # numpy's float16 loops keep the first operand of maximum/minimum on a tie (-0.0 against 0.0);

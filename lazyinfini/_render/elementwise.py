@@ -19,23 +19,45 @@ from . import c
 from .c import BROADCAST, CONTIGUOUS
 
 
-def unsupported(kernel) -> str | None:
-    """Why `kernel` cannot run as C (None when it can): the first dtype or op without a form."""
+def unsupported(kernel, dialect: c.Dialect = c.C) -> str | None:
+    """Why `kernel` cannot run in `dialect` (None when it can): the first dtype or op without a
+    form."""
     if kernel.program is None:
         return "no register program"
     for node in (*(ld.node for ld in kernel.loads), *kernel.outputs):
-        if c.memory_type(node.dtype) is None:
-            return f"dtype {node.dtype.name} has no C form"
+        if c.memory_type(node.dtype, dialect) is None:
+            return f"dtype {node.dtype.name} has no {dialect.name} form"
     dtypes = c.register_dtypes(kernel)
     for step in kernel.program.steps:
-        if c.borrowed(step, dtypes):
+        if dialect.borrows and c.borrowed(step, dtypes):
             continue
         try:
-            c.expression(step, [dtypes[r] for r in step.srcs], [f"r{r}" for r in step.srcs])
+            srcs = [f"r{r}" for r in step.srcs]
+            c.expression(step, [dtypes[r] for r in step.srcs], srcs, dialect=dialect)
         except KeyError:
             names = ", ".join(dtypes[r].name for r in step.srcs)
-            return f"{step.node.op.label}({names}) has no C form"
+            return f"{step.node.op.label}({names}) has no {dialect.name} form"
     return None
+
+
+def scalar_bounds(kernel, step) -> bool:
+    """Whether every operand of `step` after the first is a load of one value (every stride
+    0): numpy's clip breaks a tie with such bounds differently from array bounds (a (3, 1)
+    bound of a (3, 4) clip is an array bound to numpy, though its inner stride is 0)."""
+    loads = kernel.loads
+    return all(r < len(loads) and not any(loads[r].strides) for r in step.srcs[1:])
+
+
+def computed(kernel, step, dtypes, dialect: c.Dialect = c.C) -> list[str]:
+    """The statements computing one step into its register `r<dst>`, rounded where the
+    program rounds it (half floats, `step.rounds`)."""
+    srcs = [f"r{r}" for r in step.srcs]
+    scalar = scalar_bounds(kernel, step)
+    expr = c.expression(step, [dtypes[r] for r in step.srcs], srcs, scalar, dialect)
+    lines = [f"{c.ctype(step.node.dtype)} r{step.dst} = {expr};"]
+    if step.rounds:
+        lines.append(f"r{step.dst} = {c.rounded(step.node.dtype, f'r{step.dst}', dialect)};")
+    return lines
 
 
 def borrowed(kernel) -> list[tuple[str, np.dtype]]:
@@ -153,13 +175,6 @@ class _Walk:
             return f"float r{reg} = li_buf{k}[jb];"
         return f"{ctype} r{reg} = {c.load(k, self.operands[k], self.kinds)};"
 
-    def scalar(self, step) -> bool:
-        """Whether every operand after the first is a load of one value (every stride 0):
-        numpy's clip breaks a tie with such bounds differently from array bounds (a (3, 1)
-        bound of a (3, 4) clip is an array bound to numpy, though its inner stride is 0)."""
-        loads = self.kernel.loads
-        return all(r < len(loads) and not any(loads[r].strides) for r in step.srcs[1:])
-
     def element(self, steps, ready: set[int], buffered: set[int], final: bool) -> list[str]:
         """One element's statements: read the registers `steps` need (from the block buffers
         for those in `ready`), compute `steps`, keep the `buffered` ones, store when `final`."""
@@ -170,11 +185,7 @@ class _Walk:
         needed += sorted(r for r in buffered if r < len(self.kernel.loads) and r not in ready)
         body = [self.read(r, ready) for r in dict.fromkeys(needed) if r not in defined]
         for step in steps:
-            srcs = [f"r{r}" for r in step.srcs]
-            expr = c.expression(step, [self.dtypes[r] for r in step.srcs], srcs, self.scalar(step))
-            body.append(f"{c.ctype(step.node.dtype)} r{step.dst} = {expr};")
-            if step.rounds:
-                body.append(f"r{step.dst} = {c.rounded(step.node.dtype, f'r{step.dst}')};")
+            body += computed(self.kernel, step, self.dtypes)
         kept = sorted(r for r in buffered if r in defined or r in dict.fromkeys(needed))
         body += [f"li_b{r}[jb] = r{r};" for r in kept if r not in ready]
         if final:
