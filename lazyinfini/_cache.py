@@ -176,8 +176,9 @@ def _recomputed_frontier(order, srcs, keep: tuple, pending) -> tuple[int, ...]:
 
 def _scan(pending: list, keeps: bool):
     """One pass over the pending graph (a post-order walk like walk()'s, inline: this is every
-    materialization's walk; _native.py has the same function in C): the nodes, each one's input positions and part of the cache
-    key, each fill's value key by position, the positions live arrays hold (where the device
+    materialization's walk; _native.py has the same function in C): the nodes, each one's
+    input positions and part of the cache key, each fill's value key by position, the
+    positions live arrays hold (where the device
     `keeps` them, see _array.held_array), whether an earlier run evaluated any node, and
     whether a linked library call is among them.
 
