@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .._device import register_device, register_loader
 from .cpu import CPU, NUMPY
+from .cuda import load_device as load_cuda
 from .dask import load_device as load_dask
 from .reference import REFERENCE
 from .run import Settings, allocator, run_schedule
@@ -17,5 +18,6 @@ register_device(REFERENCE)
 register_device(CPU)
 register_device(NUMPY)
 register_loader("dask", load_dask)  # NOTE: imports dask only when first asked for
+register_loader("cuda", load_cuda)  # NOTE: imports CuPy only when first asked for
 
 __all__ = ["CPU", "NUMPY", "REFERENCE", "Settings", "allocator", "run_schedule"]

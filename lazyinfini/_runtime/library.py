@@ -1,4 +1,5 @@
-"""Reductions and opaque ops: one call into array_api_compat.numpy (spec-correct numpy wrappers).
+"""Reductions and opaque ops: one call into an Array API namespace (array_api_compat.numpy, the
+spec-correct numpy wrappers, unless a device gives its own: the cuda device's is CuPy's).
 
 A node's `arg` is a tuple of (keyword, value) pairs passed to the call. Two keys are ours:
 "_function" names the function when the op is a namespace (linalg, fft), and "_index" picks one
@@ -6,6 +7,10 @@ item of a function that returns several arrays (eigh, qr, svd, ...).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -24,35 +29,61 @@ CUSTOM.update(differences.IMPLEMENTATIONS)  # diff (prepend/append, n=0)
 _NAMESPACES = {Op.LINALG: "linalg", Op.FFT: "fft"}  # NOTE: names: compat loads at first use
 
 
+def _numpy_contiguous(result, dtype) -> np.ndarray:
+    # NOTE: the scheduler plans every view and copy of a kernel's output with C strides (numpy
+    # keeps an F-order or transposed input's layout in sum, sort, cumulative_sum, take, ...).
+    return np.asarray(result).astype(dtype, order="C", copy=False)
+
+
+@dataclass(frozen=True)
+class Library:
+    """Where a device's library calls run: an Array API `namespace`, the ops that are no plain
+    call there (`custom`: Op -> function of the node's inputs and keywords), and `contiguous`
+    (result, dtype) -> a C-contiguous array of that dtype, the layout every plan assumes."""
+
+    namespace: Any
+    custom: Mapping[Op, Callable]
+    contiguous: Callable
+
+
+NUMPY = Library(compat, CUSTOM, _numpy_contiguous)  # the host devices'
+
+
 def call_library(node: Node, inputs: list[np.ndarray]) -> np.ndarray:
     """The value of a REDUCE or OPAQUE node from its inputs' values."""
     (value,) = call_library_outputs((node,), inputs)
     return value
 
 
-def call_library_outputs(nodes, inputs: list[np.ndarray]) -> list[np.ndarray]:
+def call_library_outputs(nodes, inputs: list, library: Library = NUMPY) -> list:
     """The values of nodes that differ only in which item ("_index") of one call they take:
     the library is called once (qr's Q and R, eigh's values and vectors)."""
     kwargs = dict(nodes[0].arg or ())
     kwargs.pop("_index", None)
     name = kwargs.pop("_function", nodes[0].op.label)
+    xp = library.namespace
     # Half floats compute in float32 and round once, as elementwise ops do.
-    inputs = [x.astype(_dtypes.compute_dtype(x.dtype), copy=False) for x in inputs]
-    if nodes[0].op in CUSTOM:
-        result = CUSTOM[nodes[0].op](*inputs, **kwargs)
+    inputs = [_widened(xp, x) for x in inputs]
+    if nodes[0].op in library.custom:
+        result = library.custom[nodes[0].op](*inputs, **kwargs)
     else:
         space = _NAMESPACES.get(nodes[0].op)
-        namespace = compat if space is None else getattr(compat, space)
+        namespace = xp if space is None else getattr(xp, space)
         result = getattr(namespace, name)(*inputs, **kwargs)
-    return [_finish(node, result) for node in nodes]
+    return [_finish(node, result, library) for node in nodes]
 
 
-def _finish(node: Node, result) -> np.ndarray:
+def _widened(xp, x):
+    dtype = _dtypes.compute_dtype(x.dtype)
+    if type(x) is np.ndarray:  # NOTE: the method, not the namespace's function (~90 ns less)
+        return x.astype(dtype, copy=False)
+    return xp.astype(x, dtype, copy=False)
+
+
+def _finish(node: Node, result, library: Library):
     index = dict(node.arg or ()).get("_index")
     if index is not None:
         result = result[index]
-    # NOTE: the scheduler plans every view and copy of a kernel's output with C strides (numpy
-    # keeps an F-order or transposed input's layout in sum, sort, cumulative_sum, take, ...).
-    result = np.asarray(result).astype(node.dtype, order="C", copy=False)
-    assert result.shape == node.shape, (node, result.shape)
+    result = library.contiguous(result, node.dtype)
+    assert tuple(result.shape) == node.shape, (node, result.shape)
     return result

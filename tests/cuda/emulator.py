@@ -1,0 +1,206 @@
+"""The cuda device's seam (lazyinfini/_runtime/cuda/backend.py) emulated on the CPU: arrays are
+numpy arrays held in `DeviceArray`, which is not an ndarray and refuses to become one (as CuPy's
+arrays do: numpy's implicit conversion raises TypeError), kernels are the rendered CUDA compiled
+by the host g++ under the shim (tests/render/shim.py) and launched with their grid and block on
+CPU threads, and the namespace is array_api_compat.numpy applied to the unwrapped arrays.
+
+So the device's code runs as written, and code that takes a device array for numpy's fails
+here as it would on a GPU. What this does not check: CUDA's math library (the shim runs
+glibc's), the GPU's memory model, speed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+
+import array_api_compat.numpy as compat
+import numpy as np
+
+from lazyinfini._runtime.cuda.backend import ALIGN
+from tests.render import shim
+
+# numpy's implicit conversion of a CuPy array raises this (CuPy's own words)
+REFUSAL = (
+    "Implicit conversion to a NumPy array is not allowed. "
+    "Please use `.get()` to construct a NumPy array explicitly."
+)
+
+
+class DeviceArray:
+    """An array in the emulated device's memory: what CuPy's ndarray offers the device (shape,
+    dtype, strides, indexing, `T`, `view`, `__cuda_array_interface__`), and no way into numpy."""
+
+    __slots__ = ("held",)  # NOTE: not CuPy's `data` (a device pointer): a numpy array
+
+    def __init__(self, data: np.ndarray):
+        assert isinstance(data, np.ndarray), type(data)
+        self.held = data
+
+    shape = property(lambda self: self.held.shape)
+    dtype = property(lambda self: self.held.dtype)
+    strides = property(lambda self: self.held.strides)
+    ndim = property(lambda self: self.held.ndim)
+    size = property(lambda self: self.held.size)
+    nbytes = property(lambda self: self.held.nbytes)
+
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        interface = self.held.__array_interface__
+        return {
+            "shape": self.held.shape,
+            "typestr": interface["typestr"],
+            "data": interface["data"],
+            "strides": None if self.held.flags.c_contiguous else self.held.strides,
+            "version": 3,
+        }
+
+    @property
+    def T(self) -> DeviceArray:
+        return DeviceArray(self.held.T)
+
+    def view(self) -> DeviceArray:
+        return DeviceArray(self.held.view())
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(REFUSAL)
+
+    def __getitem__(self, key) -> DeviceArray:
+        return wrap(self.held[unwrap(key)])
+
+    def __setitem__(self, key, value) -> None:
+        self.held[unwrap(key)] = unwrap(value)
+
+    def __repr__(self) -> str:
+        return f"DeviceArray(shape={self.shape}, dtype={self.dtype.name})"
+
+
+def unwrap(value):
+    """Device arrays (in tuples, lists, dicts) as the numpy arrays they hold."""
+    if isinstance(value, DeviceArray):
+        return value.held
+    if isinstance(value, (tuple, list)):
+        return type(value)(unwrap(v) for v in value)
+    if isinstance(value, dict):
+        return {k: unwrap(v) for k, v in value.items()}
+    return value
+
+
+def wrap(value):
+    """numpy results as device arrays (a numpy scalar as a 0-d one; tuples item by item)."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return DeviceArray(np.asarray(value))
+    if isinstance(value, tuple):
+        items = [wrap(v) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    if isinstance(value, list):
+        return [wrap(v) for v in value]
+    return value
+
+
+class Namespace:
+    """array_api_compat.numpy (or its linalg, fft) over device arrays: arguments unwrapped,
+    results wrapped; dtypes and constants as they are."""
+
+    def __init__(self, module=compat):
+        self._module = module
+
+    def __getattr__(self, name: str):
+        found = getattr(self._module, name)
+        if name in ("linalg", "fft"):
+            found = Namespace(found)
+        elif callable(found) and not isinstance(found, type) and not isinstance(found, np.dtype):
+            found = _wrapped(found)
+        setattr(self, name, found)
+        return found
+
+
+def _wrapped(function):
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        return wrap(function(*unwrap(args), **unwrap(kwargs)))
+
+    return call
+
+
+def aligned(shape: tuple[int, ...], dtype) -> np.ndarray:
+    """An uninitialized C-contiguous numpy array starting on an ALIGN-byte boundary, as
+    CuPy's pool allocates (the rearrange plans assume fresh buffers are aligned)."""
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape, dtype=np.int64))
+    nbytes = max(size, 1) * dtype.itemsize  # NOTE: an empty array still views one element
+    raw = np.empty(nbytes + ALIGN, np.uint8)
+    skip = -raw.__array_interface__["data"][0] % ALIGN
+    return raw[skip : skip + nbytes].view(dtype)[:size].reshape(shape)
+
+
+class EmulatedBackend:
+    """The cuda device's Backend on the CPU (see the module's docstring)."""
+
+    label = "the CPU emulating a GPU (tests/cuda/emulator.py)"
+    memory = "cuda-emulated"  # NOTE: its own: its arrays are no real GPU's
+    # Its arrays export host DLPack (Array.__dlpack__ exports a host copy): nothing adopts.
+    dlpack = (1, 0)
+    adopt = None
+
+    def __init__(self):
+        self.namespace = Namespace()
+        self.units: list[tuple] = []  # the Rendered records of each unit compiled, in order
+        self.launches: list = []  # (kernel name, method) of every launch, in order
+
+    def devices(self) -> int:
+        return 1
+
+    def context(self):
+        # NOTE: numpy (under the namespace) warns on IEEE special values; CuPy does not
+        return np.errstate(all="ignore")
+
+    def empty(self, shape, dtype) -> DeviceArray:
+        return DeviceArray(aligned(tuple(shape), dtype))
+
+    def from_host(self, array: np.ndarray) -> DeviceArray:
+        assert isinstance(array, np.ndarray), type(array)
+        out = aligned(array.shape, array.dtype)
+        out[...] = array
+        return DeviceArray(out)
+
+    def to_host(self, array: DeviceArray) -> np.ndarray:
+        assert isinstance(array, DeviceArray), type(array)
+        return np.array(array.held, order="C", copy=True)
+
+    def contiguous(self, array, dtype) -> DeviceArray:
+        data = unwrap(array)
+        address = data.__array_interface__["data"][0]
+        if data.flags.c_contiguous and data.dtype == dtype and address % ALIGN == 0:
+            return array if isinstance(array, DeviceArray) else DeviceArray(data)
+        out = aligned(data.shape, dtype)
+        out[...] = data.astype(dtype, copy=False)
+        return DeviceArray(out)
+
+    @property
+    def compiles(self) -> int:
+        return len(self.units)
+
+    def compile(self, rendered):
+        self.units.append(tuple(rendered))
+        return shim.build(list(rendered))
+
+    def launch(self, module, launch, arrays) -> None:
+        assert all(isinstance(a, DeviceArray) for a in arrays), [type(a) for a in arrays]
+        self.launches.append((launch.name, launch.method))
+        pointers = [a.held.__array_interface__["data"][0] for a in arrays]
+        shim.run(module, launch, pointers)
+
+
+@contextlib.contextmanager
+def registered(backend: EmulatedBackend, name: str = "cuda-emulated"):
+    """The cuda device on `backend`, registered as `name` while the block runs."""
+    from lazyinfini._device import DEVICES, register_device
+    from lazyinfini._runtime.cuda.device import make_device
+
+    device = make_device(backend, name)
+    register_device(device)
+    try:
+        yield device
+    finally:
+        DEVICES.pop(name, None)

@@ -1,0 +1,240 @@
+"""The cuda device on the emulated backend (emulator.py: its kernels compiled by g++ under the
+shim and run on CPU threads as the Launch says; numpy underneath the namespace) against the
+reference device, bit for bit: the programs here use no CUDA math function (exp, sin, ...: the
+shim would run glibc's), so every bit is the rendered kernel's or numpy's own.
+
+Kept small: a GPU thread costs a CPU function call here, and each new schedule one g++ run."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+import lazyinfini as li
+from lazyinfini._render import nvrtc
+from lazyinfini._runtime import run
+from lazyinfini._runtime.cuda.backend import cubin
+from lazyinfini._runtime.cuda.device import TARGET
+from lazyinfini._runtime.cuda.kernels import rendered
+from lazyinfini._schedule import Kind
+from tests.cuda.emulator import REFUSAL, DeviceArray, EmulatedBackend, registered
+from tests.cuda.programs import (
+    HALF_AND_FLOATS,
+    LIBRARY,
+    REARRANGES,
+    assert_same_bits,
+    clip_sub,
+    computed_together,
+    expected_path,
+    laid_out,
+    layout_cases,
+    layouts,
+    on_device,
+    on_reference,
+    put,
+    random_bytes,
+    values,
+)
+from tests.render import shim
+from tests.runtime.test_cpu_differential import OPS, programs
+
+pytestmark = pytest.mark.skipif(shim.COMPILER is None, reason="no C++ compiler (g++) for the shim")
+
+
+@pytest.mark.parametrize("dtype", HALF_AND_FLOATS, ids=lambda d: np.dtype(d).name)
+def test_clip_of_a_difference_matches_the_reference_bit_for_bit(device, backend, dtype):
+    cases = layout_cases(dtype)
+    compiles = backend.compiles
+    for got, inputs in zip(computed_together(clip_sub, cases, device), cases):
+        assert_same_bits(got, on_reference(clip_sub, inputs))
+    assert backend.compiles == compiles + 1  # NOTE: one translation unit for the schedule
+
+
+def test_unfused_kernels_round_every_op_as_the_reference(device):
+    cases = layout_cases(np.float16)[:4]
+    for got, inputs in zip(computed_together(clip_sub, cases, device, fuse=False), cases):
+        assert_same_bits(got, on_reference(clip_sub, inputs))
+
+
+@settings(max_examples=8, deadline=None)
+@given(programs())
+def test_drawn_programs_match_the_reference_bit_for_bit(device, program):
+    data, steps = program
+
+    def run(v):
+        for name, seed in steps:
+            v = OPS[name](v, seed)
+        return v
+
+    data = laid_out(data)
+    assert_same_bits(on_device(run, [data], device), on_reference(run, [data]))
+
+
+def test_a_transposed_operand_is_read_through_the_shared_tile(device, backend):
+    a, b = values(np.float32, (300, 260)), values(np.float32, (260, 300))
+    with li.options(device=device.name):
+        y = clip_sub(put(device, a), li.permute_dims(put(device, b), (1, 0)))
+        (kernel,) = li.inspect.schedule(y).kernels  # NOTE: no rearrange first (the Target)
+        assert kernel.kind is Kind.ELEMENTWISE
+        got = np.asarray(y)
+    assert backend.launches[-1][1] == "tiled"
+    assert_same_bits(got, on_reference(clip_sub, [a, b.T]))
+
+
+def test_a_load_the_space_cannot_view_is_passed_as_a_contiguous_copy(device, backend):
+    """The layout (cuda.layout) assumes a C-contiguous copy of a load numpy cannot reshape to
+    the kernel's space; coalesced spaces never ask for one, so a record is made to ask."""
+    a, b = values(np.float32, (9, 40)), layouts(values(np.float32, (9, 40)))["transposed"]
+    with li.options(device=device.name):
+        y = put(device, a) - put(device, b)
+        (kernel,) = li.inspect.schedule(y).kernels
+    flat = dataclasses.replace(kernel, space=(360,))  # NOTE: no view of the transposed load
+    assert rendered(flat)[2] == (False, True)
+    memory = run.allocator(device, run.Settings())
+    with device.context():
+        (got,) = device.handlers[Kind.ELEMENTWISE](flat, {}, memory)
+    assert backend.launches[-1][1] == "grid-stride"
+    assert_same_bits(device.to_host(got), on_reference(lambda x, z: x - z, [a, b]))
+
+
+def test_rearranges_copy_every_layout_exactly(device, backend):
+    inputs = [random_bytes(shape, dtype) for shape, dtype, _ in REARRANGES]
+    with li.options(device=device.name):
+        outs = [view(put(device, x)) for x, (_, _, view) in zip(inputs, REARRANGES)]
+        kernels = li.inspect.schedule(*outs).kernels
+        compiles, launched = backend.compiles, len(backend.launches)
+        li.compute(*outs)
+    assert {k.kind for k in kernels} == {Kind.REARRANGE}
+    assert any(k.plan.constraints for k in kernels)
+    assert backend.compiles == compiles + 1
+    methods = [method for _, method in backend.launches[launched:]]
+    assert methods.count("shared tile") == 7 and methods.count("direct") == 1
+    for out, x, (_, _, view) in zip(outs, inputs, REARRANGES):
+        with li.options(device="reference"):
+            want = np.asarray(view(li.asarray(x)))
+        assert_same_bits(np.asarray(out), want)
+
+
+def test_requested_views_are_views_of_the_device_arrays(device):
+    x = values(np.float32, (6, 8))
+    with li.options(device=device.name):
+        base = put(device, x)
+        outs = [base[2:], li.reshape(base, (4, 12)), base[1]]
+        assert all(k.kind is Kind.VIEW for k in li.inspect.schedule(*outs).kernels)
+        li.compute(*outs)
+    for out, want in zip(outs, [x[2:], x.reshape(4, 12), x[1]]):
+        assert isinstance(out._node.arg.data, DeviceArray)
+        assert_same_bits(np.asarray(out), want)
+
+
+@pytest.mark.parametrize("name, fn, inputs", LIBRARY, ids=[c[0] for c in LIBRARY])
+def test_library_calls_run_in_the_namespace(device, name, fn, inputs):
+    with li.options(device=device.name):
+        kinds = {k.kind for k in li.inspect.schedule(fn(*[put(device, x) for x in inputs])).kernels}
+    assert Kind.OPAQUE in kinds
+    assert_same_bits(on_device(fn, inputs, device), on_reference(fn, inputs))
+
+
+def test_sources_are_made_on_the_device(device):
+    x = values(np.float32, (3, 4))
+
+    def program(x):  # NOTE: ranges recorded lazily, computed where x lives
+        ranges = li.reshape(li.arange(1.5, 13.5, 1.0, dtype=li.float32), (3, 4))
+        ints = li.astype(li.reshape(li.arange(-6, 6, dtype=li.int16), (3, 4)), li.float32)
+        return ranges * x + ints + li.eye(3, 4, k=1) + li.linspace(0, 1, 4, dtype=li.float32)
+
+    y = program(put(device, x))  # NOTE: recorded with the host's options: sources stay lazy
+    with li.options(device=device.name):
+        assert sum(k.kind is Kind.SOURCE for k in li.inspect.schedule(y).kernels) == 4
+    assert_same_bits(np.asarray(y), on_reference(program, [x]))
+    with li.options(device=device.name):
+        filled = li.full((2, 3), -2.5, dtype=li.bfloat16)
+        assert_same_bits(np.asarray(filled), np.full((2, 3), -2.5, li.bfloat16))
+
+
+def test_a_cached_schedule_runs_again_with_new_buffers_and_scalars(device, backend):
+    def step(x, t):
+        return li.clip(x - t, -2.0, 3.0)
+
+    cases = [(values(np.float32, (5, 7)), t) for t in (1.25, -0.75, 2.0)]
+    wants = [on_reference(step, [x, np.float32(t)]) for x, t in cases]
+    with li.options(device=device.name):
+        np.asarray(step(put(device, values(np.float32, (5, 7))), 0.5))
+        compiles, reused = backend.compiles, li.inspect.counters.schedules_reused
+        gots = [np.asarray(step(put(device, x), t)) for x, t in cases]
+    assert backend.compiles == compiles  # NOTE: the kernel met again is not compiled again
+    assert li.inspect.counters.schedules_reused - reused == 3
+    for got, want in zip(gots, wants):
+        assert_same_bits(got, want)
+
+
+def test_kernels_without_a_cuda_form_run_node_by_node(device, backend):
+    z = values(np.float32, (4, 5)) + 1j * values(np.float32, (4, 5))
+    w = values(np.float32, (5,)).astype(np.complex64)
+
+    def program(z, w):
+        return li.exp(z * w - 1) + li.real(z)
+
+    launched = len(backend.launches)
+    assert_same_bits(on_device(program, [z, w], device), on_reference(program, [z, w]))
+    assert len(backend.launches) == launched  # NOTE: no kernel of ours ran
+
+
+def test_explain_prints_each_kernels_launch(device):
+    a, b = put(device, values(np.float32, (30, 50))), put(device, values(np.float32, (50, 30)))
+    z = put(device, np.ones(3, np.complex64))
+    with li.options(device=device.name):
+        arrays = [clip_sub(a, b.T), clip_sub(a, a), li.permute_dims(b, (1, 0)), z * 2, li.sum(a)]
+        for y in arrays:
+            (kernel,) = [k for k in li.inspect.schedule(y).kernels if k.kind is not Kind.SOURCE]
+            assert (
+                f"    path {expected_path(kernel, EmulatedBackend.label)}"
+                in li.explain(y).splitlines()
+            )
+
+
+@pytest.mark.skipif(not nvrtc.available(), reason="NVRTC (nvidia-cuda-nvrtc-cu12) is not installed")
+def test_the_units_the_device_compiles_are_cubins_for_a_gpu():
+    """What CupyBackend.compile hands NVRTC: each unit the device compiled (here for the shim)
+    compiles to a cubin for an A100 and an H100, the shared tiles and half floats included."""
+    backend = EmulatedBackend()  # NOTE: a device of its own: every kernel is compiled anew
+    with registered(backend, "cuda-emulated-units") as device:
+        cases = layout_cases(np.float16)
+        computed_together(clip_sub, cases[:3], device)  # NOTE: the last b is transposed: tiled
+        computed_together(clip_sub, cases[3:4], device)
+        with li.options(device=device.name):
+            li.compute(*[view(put(device, random_bytes(s, d))) for s, d, view in REARRANGES[:3]])
+    methods = {r.launch.method for unit in backend.units for r in unit}
+    assert methods == {"grid-stride", "tiled", "shared tile"}
+    for unit in backend.units:
+        for arch in ("sm_80", "sm_90"):
+            assert cubin(unit, arch).startswith(b"\x7fELF")
+
+
+def test_device_arrays_never_become_numpy_arrays(device):
+    a = put(device, values(np.float32, (3, 4)))
+    with pytest.raises(TypeError, match=REFUSAL[:40]):
+        np.asarray(a._node.arg.data)
+    y = (a - 1).compute()
+    assert isinstance(y._node.arg.data, DeviceArray) and y.device == device
+
+
+def test_host_and_device_arrays_never_meet(device):
+    with pytest.raises(ValueError, match="different devices|memory"):
+        (put(device, np.ones(3, np.float32)) + li.asarray(np.ones(3, np.float32))).compute()
+
+
+def test_empty_arrays_launch_nothing(device, backend):
+    x = np.ones((0, 3), np.float32)
+    launched = len(backend.launches)
+    assert on_device(clip_sub, [x, x], device).shape == (0, 3)
+    assert on_device(lambda v: li.permute_dims(v, (1, 0)), [x], device).shape == (3, 0)
+    assert len(backend.launches) == launched
+
+
+def test_the_target_fuses_and_renders_every_elementwise_kernel():
+    assert TARGET.fuse and TARGET.compile_min == 0 and TARGET.transposed_copy_min is None
+    assert not TARGET.tile_lines

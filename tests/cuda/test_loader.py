@@ -1,0 +1,91 @@
+"""Loading the cuda device: registered by name, loaded on first use; `import lazyinfini` and
+computing on the host never import CuPy; without CuPy or without a GPU, asking for the device
+raises an ImportError saying which is missing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import types
+
+import pytest
+
+from lazyinfini._device import LOADERS, check_device
+from lazyinfini._runtime.cuda import EXTRA, load_device
+
+
+def _run(script: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_device_is_registered_to_load_on_first_use():
+    import lazyinfini._runtime  # noqa: F401 (registers the devices)
+
+    assert LOADERS["cuda"] is load_device
+
+
+def test_computing_on_the_host_never_imports_cupy():
+    script = """
+    import sys
+
+    class Refuse:  # any import of CuPy fails the run
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] == "cupy":
+                raise AssertionError(f"imported {name}")
+
+    sys.meta_path.insert(0, Refuse())
+    import lazyinfini as li
+
+    y = li.sum(li.clip(li.asarray([1.0, 5.0]) - 2, 0, 1))
+    li.explain(y)
+    print(float(y))
+    """
+    assert _run(script).strip() == "1.0"
+
+
+def test_without_cupy_asking_for_the_device_names_the_extra():
+    script = """
+    import sys
+
+    sys.modules["cupy"] = None  # NOTE: `import cupy` raises ImportError
+    import lazyinfini as li
+
+    try:
+        li.options(device="cuda").__enter__()
+    except ImportError as error:
+        print(error)
+    """
+    assert EXTRA in _run(script)
+
+
+def _no_devices():
+    raise RuntimeError("cudaErrorNoDevice: no CUDA-capable device is detected")
+
+
+@pytest.mark.parametrize("count", [lambda: 0, _no_devices], ids=["zero", "driver error"])
+def test_with_cupy_but_no_gpu_asking_for_the_device_says_so(monkeypatch, count):
+    cupy = types.ModuleType("cupy")  # NOTE: only what loading reads
+    cupy.cuda = types.SimpleNamespace(runtime=types.SimpleNamespace(getDeviceCount=count))
+    cupy.from_dlpack = lambda obj: obj
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    with pytest.raises(ImportError, match="no CUDA GPU was found"):
+        load_device()
+    with pytest.raises(ImportError, match="asarray: device 'cuda' is unavailable: no CUDA GPU"):
+        check_device("asarray", "cuda")
+
+
+def test_with_cupy_installed_and_no_gpu_asking_for_the_device_says_so():
+    cupy = pytest.importorskip("cupy")
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception:  # NOTE: CuPy's CUDARuntimeError: no driver
+        count = 0
+    if count:
+        pytest.skip("a GPU is present: tests/cuda/test_gpu.py runs there")
+    with pytest.raises(ImportError, match="asarray: device 'cuda' is unavailable: no CUDA GPU"):
+        check_device("asarray", "cuda")
