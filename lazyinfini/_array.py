@@ -166,6 +166,13 @@ class Array(NumpyMethods):
 
         return explain(self, analyze=analyze)
 
+    def _stored(self):
+        """The computed value as its device holds it (a CuPy array on a GPU), computing it
+        first if needed."""
+        if self._node.op is not Op.BUFFER:
+            _realize.realize(self)
+        return self._n.arg.data
+
     def _value(self, implicit: str = "") -> np.ndarray:
         """The realized ndarray (read-only), computing it first if needed (`implicit` names a
         conversion that asked, for the debug line)."""
@@ -189,6 +196,14 @@ class Array(NumpyMethods):
         return value.astype(dtype)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        kwargs = {"stream": stream}
+        if max_version is not None:
+            kwargs["max_version"] = max_version
+        data = self._stored()
+        here = tuple(self.device.dlpack)
+        if here != (1, 0) and (dl_device is None or tuple(dl_device) == here):
+            # NOTE: a GPU's array is exported where it lives (zero copy), copied when asked
+            return (data.copy() if copy else data).__dlpack__(**kwargs)
         value = self._value()
         # NOTE: DLPack before 1.0 cannot mark a tensor read-only, and our buffers are; such a
         # consumer gets a copy (numpy would refuse to export at all).
@@ -197,9 +212,6 @@ class Array(NumpyMethods):
             value = value.copy()
         elif legacy:
             value = _writable_alias(value)  # copy=False: share, trusting the consumer not to write
-        kwargs = {"stream": stream}
-        if max_version is not None:
-            kwargs["max_version"] = max_version
         if dl_device is not None:
             kwargs["dl_device"] = dl_device
         return value.__dlpack__(**kwargs)

@@ -6,6 +6,8 @@ import sys
 import threading
 import time
 
+import numpy as np
+
 from ._array import held_array
 from ._counters import counters
 from ._device import computing_device, get_device, holder_of, readable, registry_version
@@ -115,7 +117,8 @@ def _swap(node, value, device: str) -> None:
     # NOTE: a realized buffer may be a view of a user's array or of another buffer; exported
     # views must not let anyone write into it.
     view = value.view()
-    view.setflags(write=False)  # NOTE: not view.flags.writeable: no flags object (~0.2 us)
+    if isinstance(view, np.ndarray):  # NOTE: a GPU's arrays (CuPy's) have no read-only flag
+        view.setflags(write=False)  # NOTE: not view.flags.writeable: no flags object (~0.2 us)
     buffer = buffer_node(view, node.source, device)
     mark_realized(node, buffer)
     holder = held_array(node)

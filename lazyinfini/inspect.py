@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ._array import Array
 from ._counters import counters
-from ._device import get_device
+from ._device import computing_device, get_device
 from ._graph import Dag, Op, build_graph
 from ._graph.dot import to_dot as _dot_text
 from ._options import current
@@ -68,9 +68,15 @@ def schedule(*arrays: Array) -> Schedule:
     """The schedule computing `arrays` now would run on the current device (runs nothing)."""
     from ._schedule import schedule as _schedule_for
 
-    options = current()
     dag = Dag(_nodes("schedule", arrays))
-    return _schedule_for(dag, get_device(options.device).target, fuse=options.fuse)
+    return _schedule_for(dag, _computing(dag).target, fuse=current().fuse)
+
+
+def _computing(dag: Dag):
+    """The device computing `dag` now: the options', or the one its arrays live on (a GPU's)."""
+    buffers = [n for n in dag.graph["order"] if n.op is Op.BUFFER]
+    sources = {n.arg.device: n.source for n in buffers}
+    return computing_device(get_device(current().device), set(sources), sources)
 
 
 def explain(*arrays: Array, analyze: bool = False) -> str:
@@ -80,28 +86,29 @@ def explain(*arrays: Array, analyze: bool = False) -> str:
     analyze=True also runs it (the arrays are computed) and adds time and GB/s per kernel,
     against the machine's measured copy bandwidth.
     """
-    _nodes("explain", arrays)
+    nodes = _nodes("explain", arrays)
     if not isinstance(analyze, bool):
         raise TypeError(f"explain: analyze must be True or False, got {analyze!r}")
+    device = _computing(Dag(nodes))
     if not analyze:
-        return format_schedule(schedule(*arrays))
+        return format_schedule(schedule(*arrays), device=device)
     from ._realize import realize
 
     timings: list[float] = []
     sched = realize(*arrays, timings=timings)
     if sched is None:
         return "nothing pending: every array is already computed"
-    return format_schedule(sched, timings)
+    return format_schedule(sched, timings, device)
 
 
-def format_schedule(sched: Schedule, timings: list[float] | None = None) -> str:
-    options = current()
+def format_schedule(sched: Schedule, timings: list[float] | None = None, device=None) -> str:
+    """`sched` as text (see explain), as `device` runs it (the options' by default)."""
+    device = device or get_device(current().device)
     head = (
         f"{len(sched.kernels)} kernel(s) for {len(sched.outputs)} output(s) "
-        f"[device={options.device}, fuse={options.fuse}]"
+        f"[device={device.name}, fuse={current().fuse}]"
     )
     lines = [head]
-    device = get_device(options.device)
     bandwidth = _bandwidth() if timings else None
     for i, kernel in enumerate(sched.kernels):
         lines += _kernel_lines(i, kernel, device)

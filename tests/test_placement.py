@@ -172,3 +172,32 @@ def test_devices_lists_a_gpu_device_when_it_loads_and_not_when_it_cannot(monkeyp
     gpu = dataclasses.replace(DEVICES["cpu"], name="cuda", memory="cuda-test")
     monkeypatch.setitem(li._device.LOADERS, "cuda", lambda: gpu)
     assert [d.name for d in li.__array_namespace_info__().devices()] == ["cpu", FAR, "cuda"]
+
+
+def test_dlpack_exports_a_device_array_where_it_lives_and_copies_only_when_asked(far_device):
+    from lazyinfini._array import Array
+    from lazyinfini._graph import buffer_node
+
+    class Held:  # a device array: DLPack export is all this test reads of it
+        def __init__(self, value):
+            self.value, self.shape, self.dtype = value, value.shape, value.dtype
+
+        def __dlpack__(self, **kwargs):
+            return ("capsule", self, kwargs)
+
+        def copy(self):
+            return Held(self.value.copy())
+
+        def __array__(self, dtype=None, copy=None):
+            return self.value
+
+    held = Held(np.arange(3.0))
+    x = Array(buffer_node(held, "made.py:1", device=FAR))
+    assert x.__dlpack_device__() == (99, 0)
+    kind, exported, kwargs = x.__dlpack__(max_version=(1, 0))
+    assert exported is held and kwargs == {"stream": None, "max_version": (1, 0)}
+    assert x.__dlpack__(copy=True)[1] is not held  # a copy, still on the device
+    assert x.__dlpack__(dl_device=(99, 0))[1] is held
+    copies = far_device["out"]
+    capsule = x.__dlpack__(dl_device=(1, 0), max_version=(1, 0))  # the host asks: a host copy
+    assert type(capsule).__name__ == "PyCapsule" and far_device["out"] == copies + 1
