@@ -238,3 +238,26 @@ def test_empty_arrays_launch_nothing(device, backend):
 def test_the_target_fuses_and_renders_every_elementwise_kernel():
     assert TARGET.fuse and TARGET.compile_min == 0 and TARGET.transposed_copy_min is None
     assert not TARGET.tile_lines
+
+
+def test_the_public_api_places_and_computes_arrays_on_the_device(device):
+    """What a user writes: asarray(device=), creation with device=, arithmetic that runs where
+    the arrays live (whatever the options say), to_device, np.asarray back, no silent mixing."""
+    name = device.name
+    a_np = np.linspace(-3, 3, 24, dtype=np.float32).reshape(4, 6)
+    a = li.asarray(a_np, device=name)
+    b = li.ones((6,), dtype=li.float32, device=name)
+    assert a.device.name == b.device.name == name
+    y = li.clip(a - b * 0.5, -1.0, 1.0)
+    assert y.device.name == name and "kernel(s)" in li.explain(y)
+    got = np.asarray(y)  # computed on the device, copied back
+    assert isinstance(y._n.arg.data, DeviceArray) and y._n.arg.device == name
+    np.testing.assert_array_equal(got, np.clip(a_np - np.float32(0.5), -1, 1))
+    back = y.to_device("cpu")
+    assert back.device == li.CPU and np.array_equal(np.asarray(back), got)
+    with pytest.raises(ValueError, match="meet"):
+        y + back
+    with li.options(device=name):
+        z = li.arange(5, dtype=li.float32) * 2.0  # the default device holds new arrays
+    assert z.device.name == name
+    np.testing.assert_array_equal(np.asarray(z), np.arange(5, dtype=np.float32) * 2)
