@@ -1,0 +1,202 @@
+"""lazyinfini's cuda device against torch.compile and CuPy on one NVIDIA GPU, in one run (#14).
+
+    python benchmarks/cuda.py            # the workloads of issue 14 (an H100: a few minutes)
+    python benchmarks/cuda.py --smoke    # tiny sizes on the emulated device (no GPU needed):
+                                         # checks this script runs, measures nothing useful
+
+Each figure is the median wall time of one synchronized call, measured side by side in this
+process: lazyinfini's includes recording, the cached schedule and the launch (its result stays
+on the GPU), as a user's loop pays. GB/s counts bytes read + written once; the percentage is of
+the GPU's copy bandwidth, measured here the same way (a device-to-device copy). Every peer's
+result is checked against lazyinfini's once before timing; a peer that is not installed is left
+out of its row (and said so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import lazyinfini as li
+
+WORKLOADS = (  # (name, what, shape, dtype): the anchors of issue 14
+    ("clip(a - b) 64M f32", "clip_sub", (1 << 26,), np.float32),
+    ("clip(a - b) 256M f32", "clip_sub", (1 << 28,), np.float32),
+    ("clip(a - b) 64M f16", "clip_sub", (1 << 26,), np.float16),
+    ("clip(aT - b) 8192^2 f32", "clip_transposed_sub", (8192, 8192), np.float32),
+    ("transpose 8192^2 f32", "transpose", (8192, 8192), np.float32),
+    ("NCHW -> NHWC (8,3,1024,1024) u8", "nhwc", (8, 3, 1024, 1024), np.uint8),
+)
+SMOKE = {(1 << 26,): (4096,), (1 << 28,): (8192,), (8192, 8192): (48, 40)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes, the emulated device")
+    args = parser.parse_args()
+    bench = Bench.emulated() if args.smoke else Bench.on_gpu()
+    if bench is None:
+        print("no NVIDIA GPU with CuPy here: nothing to measure (--smoke checks the script)")
+        return
+    print(f"{bench.label}; copy bandwidth {bench.bandwidth / 1e9:.0f} GB/s")
+    try:
+        for name, what, shape, dtype in WORKLOADS:
+            if args.smoke:
+                shape = SMOKE.get(shape, (2, 3, 16, 24))
+            bench.row(name, what, shape, np.dtype(dtype))
+        bench.small_program()
+    finally:
+        bench.close()
+
+
+class Bench:
+    """The device, how to wait for it, and the peers found (torch.compile, CuPy's kernels)."""
+
+    def __init__(self, device: str, sync, to_device, peers: dict, label: str, repeat: int):
+        self.device, self.sync, self.to_device = device, sync, to_device
+        self.peers, self.label, self.repeat = peers, label, repeat
+        self.bandwidth = self._copy_bandwidth()
+
+    @classmethod
+    def on_gpu(cls):
+        try:
+            device = li.__array_namespace_info__().devices()
+            gpu = next(d for d in device if d.name == "cuda")
+        except StopIteration:
+            return None
+        import cupy
+
+        peers = {"cupy": cupy}
+        try:
+            import torch
+
+            peers["torch"] = torch
+        except ImportError:
+            pass
+        label = f"{cupy.cuda.runtime.getDeviceProperties(0)['name']}"
+        return cls(gpu.name, cupy.cuda.Device(0).synchronize, cupy.asarray, peers, label, 20)
+
+    @classmethod
+    def emulated(cls):
+        sys.path.insert(0, ".")  # NOTE: the emulator is test code (tests/cuda/emulator.py)
+        from tests.cuda.emulator import EmulatedBackend, registered
+
+        backend = EmulatedBackend()
+        held = registered(backend)  # NOTE: registered for the whole run (see close)
+        device = held.__enter__()
+        bench = cls(device.name, lambda: None, backend.from_host, {}, "emulated (smoke)", 2)
+        bench.held = held
+        return bench
+
+    held = None  # the emulated device's registration, undone by close()
+
+    def close(self) -> None:
+        if self.held is not None:
+            self.held.__exit__(None, None, None)
+
+    def _copy_bandwidth(self) -> float:
+        n = 1 << 26 if self.repeat > 2 else 1 << 10
+        x = li.asarray(np.ones(n, np.float32), device=self.device)
+        seconds = self._median(lambda: li.asarray(x, copy=True).compute())
+        return 2 * x.size * 4 / seconds
+
+    def _median(self, fn) -> float:
+        fn()
+        self.sync()
+        times = []
+        for _ in range(self.repeat):
+            started = time.perf_counter()
+            fn()
+            self.sync()
+            times.append(time.perf_counter() - started)
+        return statistics.median(times)
+
+    def row(self, name: str, what: str, shape: tuple, dtype: np.dtype) -> None:
+        rng = np.random.default_rng(0)
+        a = rng.standard_normal(shape, dtype=np.float32).astype(dtype)
+        b = rng.standard_normal(shape[::-1] if what == "clip_transposed_sub" else shape)
+        b = b.astype(np.float32).astype(dtype)
+        la, lb = li.asarray(a, device=self.device), li.asarray(b, device=self.device)
+        ours = LAZY[what](la, lb)
+        expected = np.asarray(ours())
+        fns = {"lazyinfini": lambda: ours().compute()}
+        for peer, make in PEERS.get(what, {}).items():
+            if peer in self.peers:
+                fn = make(self.peers[peer], self.to_device(a), self.to_device(b))
+                if np.array_equal(_host(fn()), expected, equal_nan=True):
+                    fns[peer] = fn
+                else:
+                    print(f"  {peer} disagrees with lazyinfini on {name}: left out")
+        times = {peer: self._median(fn) for peer, fn in fns.items()}
+        nbytes = expected.nbytes + sum(x.nbytes for x in (a, b) if what.startswith("clip"))
+        nbytes += 0 if what.startswith("clip") else a.nbytes
+        self._print(name, nbytes, times)
+
+    def _print(self, name: str, nbytes: int, times: dict) -> None:
+        ours = times.pop("lazyinfini")
+        rate = nbytes / ours
+        peers = "  ".join(f"{k} {v * 1e3:.3f} ms (x{ours / v:.2f})" for k, v in times.items())
+        print(
+            f"{name:<34} lazyinfini {ours * 1e3:8.3f} ms {rate / 1e9:7.1f} GB/s "
+            f"({100 * rate / self.bandwidth:3.0f}%)  {peers or 'no peer installed'}",
+            flush=True,
+        )
+
+    def small_program(self) -> None:
+        """Host time of a cached small program (1K clip(a - b), the result kept on the GPU)."""
+        la = li.asarray(np.ones(1024, np.float32), device=self.device)
+        lb = li.asarray(np.zeros(1024, np.float32), device=self.device)
+        seconds = self._median(lambda: li.clip(la - lb, 0.0, 1.0).compute())
+        print(f"cached 1K clip(a - b), host time {seconds * 1e6:.1f} us (target <= 50 us)")
+
+
+def _host(value) -> np.ndarray:
+    if hasattr(value, "get"):  # NOTE: CuPy
+        return value.get()
+    if hasattr(value, "cpu"):  # NOTE: torch
+        return value.cpu().numpy()
+    return np.asarray(value)
+
+
+LAZY = {
+    "clip_sub": lambda a, b: lambda: li.clip(a - b, -0.5, 0.5),
+    "clip_transposed_sub": lambda a, b: lambda: li.clip(li.permute_dims(a, (1, 0)) - b, -0.5, 0.5),
+    "transpose": lambda a, b: lambda: li.permute_dims(a, (1, 0)),
+    "nhwc": lambda a, b: lambda: li.permute_dims(a, (0, 2, 3, 1)),
+}
+
+
+def _torch_compiled(torch, fn):
+    compiled = torch.compile(fn)
+    return lambda *xs: compiled(*(torch.from_dlpack(x) for x in xs))
+
+
+def _torch(fn):
+    def make(torch, a, b):
+        compiled = _torch_compiled(torch, fn)
+        return lambda: compiled(a, b)
+
+    return make
+
+
+def _cupy_clip(cupy, a, b):
+    kernel = cupy.ElementwiseKernel(
+        "T a, T b", "T y", "T d = a - b; y = d != d ? d : min(max(d, (T)-0.5), (T)0.5)", "clip_sub"
+    )
+    return lambda: kernel(a, b)
+
+
+PEERS = {
+    "clip_sub": {"torch": _torch(lambda a, b: (a - b).clamp(-0.5, 0.5)), "cupy": _cupy_clip},
+    "clip_transposed_sub": {"torch": _torch(lambda a, b: (a.T - b).clamp(-0.5, 0.5))},
+    "transpose": {"torch": _torch(lambda a, b: a.T.contiguous())},
+    "nhwc": {"torch": _torch(lambda a, b: a.permute(0, 2, 3, 1).contiguous())},
+}
+
+
+if __name__ == "__main__":
+    main()
