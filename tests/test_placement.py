@@ -165,13 +165,16 @@ def test_devices_lists_a_gpu_device_when_it_loads_and_not_when_it_cannot(monkeyp
         calls.append(1)
         raise ImportError("no CUDA GPU found")
 
-    monkeypatch.setitem(li._device.LOADERS, "cuda", missing)
+    monkeypatch.setitem(li._device.LOADERS, "cuda:0", missing)
     assert [d.name for d in li.__array_namespace_info__().devices()] == ["cpu", FAR]
     assert len(li.__array_namespace_info__().devices()) == 2 and len(calls) == 1
     info._MISSING.clear()
-    gpu = dataclasses.replace(DEVICES["cpu"], name="cuda", memory="cuda-test")
-    monkeypatch.setitem(li._device.LOADERS, "cuda", lambda: gpu)
-    assert [d.name for d in li.__array_namespace_info__().devices()] == ["cpu", FAR, "cuda"]
+    gpus = [dataclasses.replace(DEVICES["cpu"], name=f"cuda:{i}", memory=f"g{i}") for i in (0, 1)]
+    monkeypatch.setitem(li._device.LOADERS, "cuda:0", lambda: gpus[0])
+    monkeypatch.setitem(li._device.LOADERS, "cuda:1", lambda: gpus[1])
+    monkeypatch.setitem(li._device.LOADERS, "cuda:2", missing)
+    names = [d.name for d in li.__array_namespace_info__().devices()]
+    assert names == ["cpu", FAR, "cuda:0", "cuda:1"]
 
 
 def test_dlpack_exports_a_device_array_where_it_lives_and_copies_only_when_asked(far_device):

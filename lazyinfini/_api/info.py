@@ -57,18 +57,19 @@ def default_dtypes(*, device=None) -> dict:
 
 def devices() -> tuple:
     """The devices arrays can live on. https://data-apis.org/array-api/latest/API_specification/generated/array_api.info.devices.html"""
-    for name in _PROBED:
-        if name in LOADERS and name not in _MISSING:
-            try:
-                check_device("devices", name)  # NOTE: loads it: CuPy and a GPU are found
-            except ImportError:
-                _MISSING.add(name)  # NOTE: not tried again (an import costs milliseconds)
+    for index in range(_GPUS):  # NOTE: each GPU found ("cuda:0", "cuda:1", ...) loads now
+        name = f"cuda:{index}"
+        if name not in LOADERS or name in _MISSING:
+            break
+        try:
+            check_device("devices", name)
+        except ImportError:
+            _MISSING.add(name)  # NOTE: not tried again (an import costs milliseconds)
+            break
     return array_devices()
 
 
-# Devices loaded on first use that devices() lists when they load: a GPU is what users look for
-# (the dask device is asked for by name: it would import dask).
-_PROBED = ("cuda",)
+_GPUS = 16  # the GPU devices devices() looks for (the dask device is asked for by name)
 _MISSING: set = set()
 
 

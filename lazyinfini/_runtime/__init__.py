@@ -7,8 +7,11 @@ backend is one module (or folder) and one registration line.
 
 from __future__ import annotations
 
+import functools
+
 from .._device import register_device, register_loader
 from .cpu import CPU, NUMPY
+from .cuda import GPUS
 from .cuda import load_device as load_cuda
 from .dask import load_device as load_dask
 from .reference import REFERENCE
@@ -19,5 +22,7 @@ register_device(CPU)
 register_device(NUMPY)
 register_loader("dask", load_dask)  # NOTE: imports dask only when first asked for
 register_loader("cuda", load_cuda)  # NOTE: imports CuPy only when first asked for
+for _gpu in range(GPUS):  # NOTE: "cuda:0", "cuda:1", ...: each GPU by its index
+    register_loader(f"cuda:{_gpu}", functools.partial(load_cuda, f"cuda:{_gpu}"))
 
 __all__ = ["CPU", "NUMPY", "REFERENCE", "Settings", "allocator", "run_schedule"]

@@ -266,7 +266,7 @@ def _dtype(param, valid) -> list:
 
 
 def _device(param, valid) -> list:
-    return [("gpu", True), (3, True), ("cuda:0", True), (None, False), ("cpu", False)]
+    return [("gpu", True), (3, True), ("tpu:0", True), (None, False), ("cpu", False)]
 
 
 def _flag(param, valid) -> list:

@@ -196,6 +196,7 @@ class EmulatedBackend:
 def registered(backend: EmulatedBackend, name: str = "cuda-emulated"):
     """The cuda device on `backend`, registered as `name` while the block runs."""
     from lazyinfini._device import DEVICES, register_device
+    from lazyinfini._graph.memories import OWN
     from lazyinfini._runtime.cuda.device import make_device
 
     device = make_device(backend, name)
@@ -204,3 +205,4 @@ def registered(backend: EmulatedBackend, name: str = "cuda-emulated"):
         yield device
     finally:
         DEVICES.pop(name, None)
+        OWN.pop(name, None)  # NOTE: recording stops checking memories for it

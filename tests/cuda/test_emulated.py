@@ -261,3 +261,18 @@ def test_the_public_api_places_and_computes_arrays_on_the_device(device):
         z = li.arange(5, dtype=li.float32) * 2.0  # the default device holds new arrays
     assert z.device.name == name
     np.testing.assert_array_equal(np.asarray(z), np.arange(5, dtype=np.float32) * 2)
+
+
+def test_two_gpus_are_two_memories_that_never_mix(device):
+    """A second emulated GPU (its own memory, as "cuda:1" is CuPy's GPU 1): arrays move between
+    the two only by to_device; an op joining them raises at its line."""
+    other = EmulatedBackend()
+    other.memory = "cuda-emulated:1"
+    with registered(other, "cuda-emulated-1") as second:
+        a = li.asarray(np.arange(6.0).reshape(2, 3), device=device.name)
+        b = li.asarray(np.ones((2, 3)), device=second.name)
+        with pytest.raises(ValueError, match=r"^add: arrays in cuda-emulated memory and in"):
+            a + b
+        moved = a.to_device(second.name)
+        assert moved.device.name == second.name
+        np.testing.assert_array_equal(np.asarray(moved + b), np.arange(6.0).reshape(2, 3) + 1)

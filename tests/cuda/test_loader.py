@@ -89,3 +89,20 @@ def test_with_cupy_installed_and_no_gpu_asking_for_the_device_says_so():
         pytest.skip("a GPU is present: tests/cuda/test_gpu.py runs there")
     with pytest.raises(ImportError, match="asarray: device 'cuda' is unavailable: no CUDA GPU"):
         check_device("asarray", "cuda")
+
+
+def test_each_gpu_is_a_device_of_its_own_memory(monkeypatch):
+    cupy = types.ModuleType("cupy")
+    cupy.cuda = types.SimpleNamespace(runtime=types.SimpleNamespace(getDeviceCount=lambda: 2))
+    cupy.from_dlpack = lambda obj: obj
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    monkeypatch.setattr("lazyinfini._runtime.cuda._BACKENDS", {})
+    namespace = property(lambda self: types.SimpleNamespace())  # NOTE: array_api_compat.cupy's
+    monkeypatch.setattr("lazyinfini._runtime.cuda.backend.CupyBackend.namespace", namespace)
+    default, first, second = (load_device(n) for n in ("cuda", "cuda:0", "cuda:1"))
+    assert (default.name, first.name, second.name) == ("cuda", "cuda:0", "cuda:1")
+    assert default.memory == first.memory == "cuda:0" != second.memory == "cuda:1"
+    assert default.dlpack == first.dlpack == (2, 0) and second.dlpack == (2, 1)
+    assert all(LOADERS[f"cuda:{i}"]().name == f"cuda:{i}" for i in (0, 1))
+    with pytest.raises(ImportError, match="there is no GPU 2: CuPy counts 2"):
+        load_device("cuda:2")

@@ -17,9 +17,10 @@ from __future__ import annotations
 EXTRA = 'pip install "lazyinfini[cuda]"'
 
 
-def load_device():
-    """The cuda Device on GPU 0; an ImportError naming what is missing: CuPy (the extra to
-    install) or a GPU (or its driver)."""
+def load_device(name: str = "cuda"):
+    """The cuda Device called `name`: "cuda" (GPU 0, the default) or "cuda:<i>" (GPU i); an
+    ImportError naming what is missing: CuPy (the extra to install) or the GPU (or its
+    driver). "cuda" and "cuda:0" share GPU 0's memory, and its compiled kernels."""
     try:
         import cupy
     except ImportError as error:
@@ -27,11 +28,18 @@ def load_device():
     from .backend import CupyBackend
     from .device import make_device
 
-    backend = CupyBackend(cupy)
+    index = 0 if name == "cuda" else int(name.split(":", 1)[1])
     try:
-        count = backend.devices()
+        count = cupy.cuda.runtime.getDeviceCount()
     except Exception as error:  # NOTE: CuPy's CUDARuntimeError: no driver, no device
         raise ImportError(f"no CUDA GPU was found (CuPy: {error})") from error
     if count < 1:
         raise ImportError("no CUDA GPU was found (CuPy counts 0 devices)")
-    return make_device(backend, "cuda")
+    if index >= count:
+        raise ImportError(f"there is no GPU {index}: CuPy counts {count}")
+    backend = _BACKENDS.get(index) or _BACKENDS.setdefault(index, CupyBackend(cupy, index))
+    return make_device(backend, name)
+
+
+_BACKENDS: dict = {}  # GPU index -> its CupyBackend (one per GPU, whatever its names)
+GPUS = 16  # the "cuda:<i>" names registered to load (_runtime/__init__.py)

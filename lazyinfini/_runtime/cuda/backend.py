@@ -74,11 +74,10 @@ class CupyBackend:
     subnormals) into a cubin for the GPU's architecture and loaded as a CuPy module: CuPy's
     own `RawModule(code=...)` would add `-ftz=true`."""
 
-    memory = "cuda"
-
     def __init__(self, cupy, index: int = 0):
         self._cupy = cupy
         self.index = index
+        self.memory = f"cuda:{index}"  # NOTE: each GPU's own: arrays of two GPUs never mix
         self.dlpack = (2, index)  # kDLCUDA
         self.adopt = cupy.from_dlpack
         self._namespace = None
