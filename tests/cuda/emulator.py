@@ -148,9 +148,6 @@ class EmulatedBackend:
         self.units: list[tuple] = []  # the Rendered records of each unit compiled, in order
         self.launches: list = []  # (kernel name, method) of every launch, in order
 
-    def devices(self) -> int:
-        return 1
-
     def context(self):
         # NOTE: numpy (under the namespace) warns on IEEE special values; CuPy does not
         return np.errstate(all="ignore")

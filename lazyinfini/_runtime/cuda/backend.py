@@ -33,10 +33,6 @@ class Backend(Protocol):
     adopt: Callable | None  # a DLPack producer of that device -> an array sharing its memory
     namespace: Any  # an Array API namespace for its arrays (array_api_compat.cupy)
 
-    def devices(self) -> int:
-        """How many GPUs the machine has (0 when there is no driver)."""
-        ...
-
     def context(self):
         """The context manager a run happens in (the GPU made current)."""
         ...
@@ -102,9 +98,6 @@ class CupyBackend:
         """The GPU's real architecture ("sm_90"): kernels are compiled to a cubin for it (a
         cubin needs no JIT by the driver, which PTX of a newer NVRTC than the driver would)."""
         return f"sm_{self._cupy.cuda.Device(self.index).compute_capability}"
-
-    def devices(self) -> int:
-        return self._cupy.cuda.runtime.getDeviceCount()
 
     def context(self):
         return self._cupy.cuda.Device(self.index)
