@@ -1,8 +1,8 @@
-"""The InfiniCore operator matrices for sub and clip on the cuda device (emulated here; the same
-cases run on a GPU in test_gpu.py's style when one is present): each strided or broadcast input
-of the matrix (tests/api/test_infinicore_matrix.py) is made on the device from a base buffer by
-lazy views, so the kernel reads it strided as InfiniCore's operator does, and the results must
-be the reference device's, bit for bit. Each dtype's cases run as one schedule (one compile)."""
+"""The InfiniCore operator matrices for sub and clip on the cuda device: each strided or
+broadcast input of the matrix (tests/api/test_infinicore_matrix.py) is made on the device from a
+base buffer by lazy views, so the kernel reads it strided as InfiniCore's operator does, and the
+results must be the reference device's, bit for bit. Each dtype's cases run as one schedule (one
+compile); the same cases run on a real GPU where CuPy finds one (marker gpu)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,22 @@ from tests.api.test_infinicore_matrix import CLIP_BOUNDS, CLIP_SHAPES, clip_inpu
 from tests.cuda.programs import HALF_AND_FLOATS, assert_same_bits, put, values
 from tests.render import shim
 
-pytestmark = pytest.mark.skipif(shim.COMPILER is None, reason="no C++ compiler (g++) for the shim")
+
+@pytest.fixture(params=["emulated", pytest.param("gpu", marks=pytest.mark.gpu)])
+def on(request):
+    """The cuda device the matrix runs on: the emulated one, and a real GPU where present."""
+    if request.param == "gpu":
+        from tests.cuda.test_gpu import MISSING
+
+        if MISSING is not None:
+            pytest.skip(MISSING)
+        from lazyinfini._device import get_device
+
+        return get_device("cuda")
+    if shim.COMPILER is None:
+        pytest.skip("no C++ compiler (g++) for the shim")
+    return request.getfixturevalue("device")
+
 
 # (name, shape, a: (base shape, view), b: (base shape, view)): InfiniCore's sub cases, strides
 # in elements as its matrix writes them, made by views of a base.
@@ -67,7 +82,8 @@ def _subs(bases, make):
 
 
 @pytest.mark.parametrize("dtype", [np.float16, HALF_AND_FLOATS[1], np.float32], ids=str)
-def test_the_sub_matrix_matches_the_reference(device, dtype):
+def test_the_sub_matrix_matches_the_reference(on, dtype):
+    device = on
     bases = [(values(dtype, a[0]), values(dtype, b[0])) for _, _, a, b in SUB_CASES]
     with li.options(device=device.name):
         outs = _subs(bases, lambda x: put(device, x))
@@ -81,7 +97,8 @@ def test_the_sub_matrix_matches_the_reference(device, dtype):
 
 
 @pytest.mark.parametrize("dtype", HALF_AND_FLOATS, ids=lambda d: np.dtype(d).name)
-def test_the_clip_matrix_matches_the_reference(device, dtype):
+def test_the_clip_matrix_matches_the_reference(on, dtype):
+    device = on
     rng = np.random.default_rng(7)
     cases = [(s, b, clip_inputs(rng, s, *b, dtype)) for s in CLIP_SHAPES for b in CLIP_BOUNDS[:3]]
     with li.options(device=device.name):
