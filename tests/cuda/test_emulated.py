@@ -1,14 +1,21 @@
-"""The cuda device on the emulated backend (emulator.py: its kernels compiled by g++ under the
-shim and run on CPU threads as the Launch says; numpy underneath the namespace) against the
-reference device, bit for bit: the programs here use no CUDA math function (exp, sin, ...: the
-shim would run glibc's), so every bit is the rendered kernel's or numpy's own.
+"""The cuda device against the reference device, bit for bit where the kernel's arithmetic is
+exact (sums, clips, casts, copies: correctly rounded on any IEEE machine). Each check runs on the
+emulated backend (emulator.py: its kernels compiled by g++ under the shim and run on CPU threads
+as the Launch says; numpy underneath the namespace) and on a real GPU (CuPy) where present: the
+`cuda` fixture (conftest.py). The emulated run also counts compiles and launches; a GPU's
+namespace may sum in another order (reductions, matmul, linalg) or run CUDA's math functions
+(complex exp): those results are within the oracle's tolerance there. The checks that only the
+emulator can make come last; those only a GPU can make are in test_gpu.py.
 
-Kept small: a GPU thread costs a CPU function call here, and each new schedule one g++ run."""
+The programs use no CUDA math function (exp, sin, ...: the shim would run glibc's) where they
+compare bits, so every bit is the rendered kernel's or numpy's own. Kept small: a GPU thread
+costs a CPU function call on the emulator, and each new schedule one g++ run."""
 
 from __future__ import annotations
 
 import dataclasses
 
+import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -25,6 +32,7 @@ from tests.cuda.programs import (
     HALF_AND_FLOATS,
     LIBRARY,
     REARRANGES,
+    REORDERED,
     assert_same_bits,
     clip_sub,
     computed_together,
@@ -38,50 +46,187 @@ from tests.cuda.programs import (
     random_bytes,
     values,
 )
+from tests.cuda.test_gpu import bfloat16_arrays
+from tests.oracle import assert_close
 from tests.render import shim
 from tests.runtime.test_cpu_differential import OPS, programs
 
-pytestmark = pytest.mark.skipif(shim.COMPILER is None, reason="no C++ compiler (g++) for the shim")
+
+def _held(dtype, emulator) -> bool:
+    """Whether the device holds arrays of `dtype`: CuPy before 14 holds no bfloat16."""
+    return emulator is not None or dtype != ml_dtypes.bfloat16 or bfloat16_arrays()
+
+
+def _assert_computed(got: np.ndarray, want: np.ndarray, exact: bool) -> None:
+    """The same bits where `exact`, else within the oracle's tolerance."""
+    if exact:
+        assert_same_bits(got, want)
+    else:
+        assert_close(got, want, want.dtype)
+
+
+def _device_arrays(emulator) -> type:
+    """The type of the device's arrays: the emulator's DeviceArray, or CuPy's ndarray."""
+    if emulator is not None:
+        return DeviceArray
+    import cupy
+
+    return cupy.ndarray
 
 
 @pytest.mark.parametrize("dtype", HALF_AND_FLOATS, ids=lambda d: np.dtype(d).name)
-def test_clip_of_a_difference_matches_the_reference_bit_for_bit(device, backend, dtype):
+def test_clip_of_a_difference_matches_the_reference_bit_for_bit(cuda, emulator, dtype):
+    if not _held(dtype, emulator):
+        pytest.skip("this CuPy has no bfloat16 arrays")
     cases = layout_cases(dtype)
-    compiles = backend.compiles
-    for got, inputs in zip(computed_together(clip_sub, cases, device), cases):
-        assert_same_bits(got, on_reference(clip_sub, inputs))
-    assert backend.compiles == compiles + 1  # NOTE: one translation unit for the schedule
+    for fuse in (True, False):  # NOTE: unfused kernels round every op as the reference does
+        compiles = emulator.compiles if emulator else None
+        for got, inputs in zip(computed_together(clip_sub, cases, cuda, fuse), cases):
+            assert_same_bits(got, on_reference(clip_sub, inputs))
+        if emulator:
+            assert emulator.compiles == compiles + 1  # NOTE: one translation unit a schedule
 
 
-def test_unfused_kernels_round_every_op_as_the_reference(device):
-    cases = layout_cases(np.float16)[:4]
-    for got, inputs in zip(computed_together(clip_sub, cases, device, fuse=False), cases):
-        assert_same_bits(got, on_reference(clip_sub, inputs))
+def test_drawn_programs_match_the_reference_bit_for_bit(cuda, emulator):
+    @settings(max_examples=8 if emulator else 40, deadline=None)  # NOTE: a g++ run a program
+    @given(programs())
+    def check(program):
+        data, steps = program
+        if not _held(data.dtype, emulator):
+            return  # NOTE: not an assumption's reject: hypothesis would call the strategy unhealthy
+
+        def run(v):
+            for name, seed in steps:
+                v = OPS[name](v, seed)
+            return v
+
+        data = laid_out(data)
+        assert_same_bits(on_device(run, [data], cuda), on_reference(run, [data]))
+
+    check()
 
 
-@settings(max_examples=8, deadline=None)
-@given(programs())
-def test_drawn_programs_match_the_reference_bit_for_bit(device, program):
-    data, steps = program
-
-    def run(v):
-        for name, seed in steps:
-            v = OPS[name](v, seed)
-        return v
-
-    data = laid_out(data)
-    assert_same_bits(on_device(run, [data], device), on_reference(run, [data]))
-
-
-def test_a_transposed_operand_is_read_through_the_shared_tile(device, backend):
-    a, b = values(np.float32, (300, 260)), values(np.float32, (260, 300))
-    with li.options(device=device.name):
-        y = clip_sub(put(device, a), li.permute_dims(put(device, b), (1, 0)))
+def test_a_transposed_operand_is_read_through_the_shared_tile(cuda, emulator):
+    shape = (300, 260) if emulator else (1000, 700)  # NOTE: the emulator runs a thread a call
+    a, b = values(np.float32, shape), values(np.float32, shape[::-1])
+    with li.options(device=cuda.name):
+        y = clip_sub(put(cuda, a), li.permute_dims(put(cuda, b), (1, 0)))
         (kernel,) = li.inspect.schedule(y).kernels  # NOTE: no rearrange first (the Target)
         assert kernel.kind is Kind.ELEMENTWISE
+        assert "tiled" in li.explain(y)
         got = np.asarray(y)
-    assert backend.launches[-1][1] == "tiled"
+    if emulator:
+        assert emulator.launches[-1][1] == "tiled"
     assert_same_bits(got, on_reference(clip_sub, [a, b.T]))
+
+
+def test_rearranges_copy_every_layout_exactly(cuda, emulator):
+    inputs = [random_bytes(shape, dtype) for shape, dtype, _ in REARRANGES]
+    with li.options(device=cuda.name):
+        outs = [view(put(cuda, x)) for x, (_, _, view) in zip(inputs, REARRANGES)]
+        kernels = li.inspect.schedule(*outs).kernels
+        if emulator:
+            compiles, launched = emulator.compiles, len(emulator.launches)
+        li.compute(*outs)
+    assert {k.kind for k in kernels} == {Kind.REARRANGE}
+    assert any(k.plan.constraints for k in kernels)
+    if emulator:
+        assert emulator.compiles == compiles + 1
+        methods = [method for _, method in emulator.launches[launched:]]
+        assert methods.count("shared tile") == 7 and methods.count("direct") == 1
+    for out, x, (_, _, view) in zip(outs, inputs, REARRANGES):
+        with li.options(device="reference"):
+            want = np.asarray(view(li.asarray(x)))
+        assert_same_bits(np.asarray(out), want)
+
+
+def test_requested_views_are_views_of_the_device_arrays(cuda, emulator):
+    x = values(np.float32, (6, 8))
+    with li.options(device=cuda.name):
+        base = put(cuda, x)
+        outs = [base[2:], li.reshape(base, (4, 12)), base[1]]
+        assert all(k.kind is Kind.VIEW for k in li.inspect.schedule(*outs).kernels)
+        li.compute(*outs)
+    for out, want in zip(outs, [x[2:], x.reshape(4, 12), x[1]]):
+        assert isinstance(out._node.arg.data, _device_arrays(emulator))
+        assert_same_bits(np.asarray(out), want)
+
+
+@pytest.mark.parametrize("name, fn, inputs", LIBRARY, ids=[c[0] for c in LIBRARY])
+def test_library_calls_run_in_the_namespace(cuda, emulator, name, fn, inputs):
+    with li.options(device=cuda.name):
+        kinds = {k.kind for k in li.inspect.schedule(fn(*[put(cuda, x) for x in inputs])).kernels}
+    assert Kind.OPAQUE in kinds
+    exact = emulator is not None or name not in REORDERED
+    _assert_computed(on_device(fn, inputs, cuda), on_reference(fn, inputs), exact)
+
+
+def test_sources_are_made_on_the_device(cuda, emulator):
+    x = values(np.float32, (3, 4))
+
+    def program(x):  # NOTE: ranges recorded lazily, computed where x lives
+        ranges = li.reshape(li.arange(1.5, 13.5, 1.0, dtype=li.float32), (3, 4))
+        ints = li.astype(li.reshape(li.arange(-6, 6, dtype=li.int16), (3, 4)), li.float32)
+        return ranges * x + ints + li.eye(3, 4, k=1) + li.linspace(0, 1, 4, dtype=li.float32)
+
+    y = program(put(cuda, x))  # NOTE: recorded with the host's options: sources stay lazy
+    with li.options(device=cuda.name):
+        assert sum(k.kind is Kind.SOURCE for k in li.inspect.schedule(y).kernels) == 4
+    # NOTE: CuPy's linspace need not round as numpy's does: within float32's tolerance
+    _assert_computed(np.asarray(y), on_reference(program, [x]), exact=emulator is not None)
+    if _held(li.bfloat16, emulator):
+        with li.options(device=cuda.name):
+            filled = li.full((2, 3), -2.5, dtype=li.bfloat16)
+            assert_same_bits(np.asarray(filled), np.full((2, 3), -2.5, li.bfloat16))
+
+
+def test_a_cached_schedule_runs_again_with_new_buffers_and_scalars(cuda, emulator):
+    def step(x, t):
+        return li.clip(x - t, -2.0, 3.0)
+
+    cases = [(values(np.float32, (500, 70)), t) for t in (1.25, -0.75, 2.0)]
+    wants = [on_reference(step, [x, np.float32(t)]) for x, t in cases]
+    with li.options(device=cuda.name):
+        np.asarray(step(put(cuda, values(np.float32, (500, 70))), 0.5))
+        compiles = emulator.compiles if emulator else None
+        reused = li.inspect.counters.schedules_reused
+        gots = [np.asarray(step(put(cuda, x), t)) for x, t in cases]
+    if emulator:
+        assert emulator.compiles == compiles  # NOTE: the kernel met again is not compiled again
+    assert li.inspect.counters.schedules_reused - reused == 3
+    for got, want in zip(gots, wants):
+        assert_same_bits(got, want)
+
+
+def test_kernels_without_a_cuda_form_run_node_by_node(cuda, emulator):
+    z = values(np.float32, (4, 5)) + 1j * values(np.float32, (4, 5))
+    w = values(np.float32, (5,)).astype(np.complex64)
+
+    def program(z, w):
+        return li.exp(z * w - 1) + li.real(z)
+
+    launched = len(emulator.launches) if emulator else None
+    # NOTE: numpy's exp on the emulator, CUDA's on a GPU: within complex64's tolerance there
+    got, want = on_device(program, [z, w], cuda), on_reference(program, [z, w])
+    _assert_computed(got, want, exact=emulator is not None)
+    if emulator:
+        assert len(emulator.launches) == launched  # NOTE: no kernel of ours ran
+
+
+def test_explain_prints_each_kernels_launch(cuda, emulator):
+    a, b = put(cuda, values(np.float32, (30, 50))), put(cuda, values(np.float32, (50, 30)))
+    z = put(cuda, np.ones(3, np.complex64))
+    label = cuda.describe(li.inspect.schedule(li.sum(a)).kernels[0])
+    label = label.removeprefix("the array namespace on ")
+    if emulator:
+        assert label == EmulatedBackend.label
+    with li.options(device=cuda.name):
+        for y in [clip_sub(a, b.T), clip_sub(a, a), li.permute_dims(b, (1, 0)), z * 2, li.sum(a)]:
+            (kernel,) = [k for k in li.inspect.schedule(y).kernels if k.kind is not Kind.SOURCE]
+            assert f"    path {expected_path(kernel, label)}" in li.explain(y).splitlines()
+
+
+# The checks only the emulator can make
 
 
 def test_a_load_the_space_cannot_view_is_passed_as_a_contiguous_copy(device, backend):
@@ -100,102 +245,7 @@ def test_a_load_the_space_cannot_view_is_passed_as_a_contiguous_copy(device, bac
     assert_same_bits(device.to_host(got), on_reference(lambda x, z: x - z, [a, b]))
 
 
-def test_rearranges_copy_every_layout_exactly(device, backend):
-    inputs = [random_bytes(shape, dtype) for shape, dtype, _ in REARRANGES]
-    with li.options(device=device.name):
-        outs = [view(put(device, x)) for x, (_, _, view) in zip(inputs, REARRANGES)]
-        kernels = li.inspect.schedule(*outs).kernels
-        compiles, launched = backend.compiles, len(backend.launches)
-        li.compute(*outs)
-    assert {k.kind for k in kernels} == {Kind.REARRANGE}
-    assert any(k.plan.constraints for k in kernels)
-    assert backend.compiles == compiles + 1
-    methods = [method for _, method in backend.launches[launched:]]
-    assert methods.count("shared tile") == 7 and methods.count("direct") == 1
-    for out, x, (_, _, view) in zip(outs, inputs, REARRANGES):
-        with li.options(device="reference"):
-            want = np.asarray(view(li.asarray(x)))
-        assert_same_bits(np.asarray(out), want)
-
-
-def test_requested_views_are_views_of_the_device_arrays(device):
-    x = values(np.float32, (6, 8))
-    with li.options(device=device.name):
-        base = put(device, x)
-        outs = [base[2:], li.reshape(base, (4, 12)), base[1]]
-        assert all(k.kind is Kind.VIEW for k in li.inspect.schedule(*outs).kernels)
-        li.compute(*outs)
-    for out, want in zip(outs, [x[2:], x.reshape(4, 12), x[1]]):
-        assert isinstance(out._node.arg.data, DeviceArray)
-        assert_same_bits(np.asarray(out), want)
-
-
-@pytest.mark.parametrize("name, fn, inputs", LIBRARY, ids=[c[0] for c in LIBRARY])
-def test_library_calls_run_in_the_namespace(device, name, fn, inputs):
-    with li.options(device=device.name):
-        kinds = {k.kind for k in li.inspect.schedule(fn(*[put(device, x) for x in inputs])).kernels}
-    assert Kind.OPAQUE in kinds
-    assert_same_bits(on_device(fn, inputs, device), on_reference(fn, inputs))
-
-
-def test_sources_are_made_on_the_device(device):
-    x = values(np.float32, (3, 4))
-
-    def program(x):  # NOTE: ranges recorded lazily, computed where x lives
-        ranges = li.reshape(li.arange(1.5, 13.5, 1.0, dtype=li.float32), (3, 4))
-        ints = li.astype(li.reshape(li.arange(-6, 6, dtype=li.int16), (3, 4)), li.float32)
-        return ranges * x + ints + li.eye(3, 4, k=1) + li.linspace(0, 1, 4, dtype=li.float32)
-
-    y = program(put(device, x))  # NOTE: recorded with the host's options: sources stay lazy
-    with li.options(device=device.name):
-        assert sum(k.kind is Kind.SOURCE for k in li.inspect.schedule(y).kernels) == 4
-    assert_same_bits(np.asarray(y), on_reference(program, [x]))
-    with li.options(device=device.name):
-        filled = li.full((2, 3), -2.5, dtype=li.bfloat16)
-        assert_same_bits(np.asarray(filled), np.full((2, 3), -2.5, li.bfloat16))
-
-
-def test_a_cached_schedule_runs_again_with_new_buffers_and_scalars(device, backend):
-    def step(x, t):
-        return li.clip(x - t, -2.0, 3.0)
-
-    cases = [(values(np.float32, (5, 7)), t) for t in (1.25, -0.75, 2.0)]
-    wants = [on_reference(step, [x, np.float32(t)]) for x, t in cases]
-    with li.options(device=device.name):
-        np.asarray(step(put(device, values(np.float32, (5, 7))), 0.5))
-        compiles, reused = backend.compiles, li.inspect.counters.schedules_reused
-        gots = [np.asarray(step(put(device, x), t)) for x, t in cases]
-    assert backend.compiles == compiles  # NOTE: the kernel met again is not compiled again
-    assert li.inspect.counters.schedules_reused - reused == 3
-    for got, want in zip(gots, wants):
-        assert_same_bits(got, want)
-
-
-def test_kernels_without_a_cuda_form_run_node_by_node(device, backend):
-    z = values(np.float32, (4, 5)) + 1j * values(np.float32, (4, 5))
-    w = values(np.float32, (5,)).astype(np.complex64)
-
-    def program(z, w):
-        return li.exp(z * w - 1) + li.real(z)
-
-    launched = len(backend.launches)
-    assert_same_bits(on_device(program, [z, w], device), on_reference(program, [z, w]))
-    assert len(backend.launches) == launched  # NOTE: no kernel of ours ran
-
-
-def test_explain_prints_each_kernels_launch(device):
-    a, b = put(device, values(np.float32, (30, 50))), put(device, values(np.float32, (50, 30)))
-    z = put(device, np.ones(3, np.complex64))
-    with li.options(device=device.name):
-        arrays = [clip_sub(a, b.T), clip_sub(a, a), li.permute_dims(b, (1, 0)), z * 2, li.sum(a)]
-        for y in arrays:
-            (kernel,) = [k for k in li.inspect.schedule(y).kernels if k.kind is not Kind.SOURCE]
-            assert (
-                f"    path {expected_path(kernel, EmulatedBackend.label)}"
-                in li.explain(y).splitlines()
-            )
-
-
+@pytest.mark.skipif(shim.COMPILER is None, reason="no C++ compiler (g++) for the shim")
 @pytest.mark.skipif(not nvrtc.available(), reason="NVRTC (nvidia-cuda-nvrtc-cu12) is not installed")
 def test_the_units_the_device_compiles_are_cubins_for_a_gpu():
     """What CupyBackend.compile hands NVRTC: each unit the device compiled (here for the shim)

@@ -2,7 +2,8 @@
 broadcast input of the matrix (tests/api/test_infinicore_matrix.py) is made on the device from a
 base buffer by lazy views, so the kernel reads it strided as InfiniCore's operator does, and the
 results must be the reference device's, bit for bit. Each dtype's cases run as one schedule (one
-compile); the same cases run on a real GPU where CuPy finds one (marker gpu)."""
+compile), on the emulated device and on a real GPU where CuPy finds one (the `cuda` fixture,
+marker gpu)."""
 
 from __future__ import annotations
 
@@ -12,24 +13,6 @@ import pytest
 import lazyinfini as li
 from tests.api.test_infinicore_matrix import CLIP_BOUNDS, CLIP_SHAPES, clip_inputs
 from tests.cuda.programs import HALF_AND_FLOATS, assert_same_bits, put, values
-from tests.render import shim
-
-
-@pytest.fixture(params=["emulated", pytest.param("gpu", marks=pytest.mark.gpu)])
-def on(request):
-    """The cuda device the matrix runs on: the emulated one, and a real GPU where present."""
-    if request.param == "gpu":
-        from tests.cuda.test_gpu import MISSING
-
-        if MISSING is not None:
-            pytest.skip(MISSING)
-        from lazyinfini._device import get_device
-
-        return get_device("cuda")
-    if shim.COMPILER is None:
-        pytest.skip("no C++ compiler (g++) for the shim")
-    return request.getfixturevalue("device")
-
 
 # (name, shape, a: (base shape, view), b: (base shape, view)): InfiniCore's sub cases, strides
 # in elements as its matrix writes them, made by views of a base.
@@ -82,12 +65,11 @@ def _subs(bases, make):
 
 
 @pytest.mark.parametrize("dtype", [np.float16, HALF_AND_FLOATS[1], np.float32], ids=str)
-def test_the_sub_matrix_matches_the_reference(on, dtype):
-    device = on
+def test_the_sub_matrix_matches_the_reference(cuda, dtype):
     bases = [(values(dtype, a[0]), values(dtype, b[0])) for _, _, a, b in SUB_CASES]
-    with li.options(device=device.name):
-        outs = _subs(bases, lambda x: put(device, x))
-        assert all(out.device.name == device.name for out in outs)
+    with li.options(device=cuda.name):
+        outs = _subs(bases, lambda x: put(cuda, x))
+        assert all(out.device.name == cuda.name for out in outs)
         li.compute(*outs)
     with li.options(device="reference"):
         wants = [np.asarray(w) for w in _subs(bases, li.asarray)]
@@ -97,15 +79,14 @@ def test_the_sub_matrix_matches_the_reference(on, dtype):
 
 
 @pytest.mark.parametrize("dtype", HALF_AND_FLOATS, ids=lambda d: np.dtype(d).name)
-def test_the_clip_matrix_matches_the_reference(on, dtype):
-    device = on
+def test_the_clip_matrix_matches_the_reference(cuda, dtype):
     rng = np.random.default_rng(7)
     cases = [(s, b, clip_inputs(rng, s, *b, dtype)) for s in CLIP_SHAPES for b in CLIP_BOUNDS[:3]]
-    with li.options(device=device.name):
-        outs = [li.clip(put(device, x), lo, hi) for _, (lo, hi), x in cases]
+    with li.options(device=cuda.name):
+        outs = [li.clip(put(cuda, x), lo, hi) for _, (lo, hi), x in cases]
         # InfiniCore passes the bounds as tensors, which broadcast
-        bounds = [(put(device, low), put(device, high)) for low, high in _bounds(cases, dtype)]
-        outs += [li.clip(put(device, x), *b) for (_, _, x), b in zip(cases, bounds)]
+        bounds = [(put(cuda, low), put(cuda, high)) for low, high in _bounds(cases, dtype)]
+        outs += [li.clip(put(cuda, x), *b) for (_, _, x), b in zip(cases, bounds)]
         li.compute(*outs)
     with li.options(device="reference"):
         wants = [np.asarray(li.clip(li.asarray(x), lo, hi)) for _, (lo, hi), x in cases]
