@@ -95,12 +95,25 @@ static int inputs_of(Scan *s, PyObject *stack, PyObject *node, PyObject *dict, P
     return *out == NULL ? -1 : 0;
 }
 
+/* A tuple of ints, bools, strings and None: _graph.frozen keys it as an equal tuple (clip's
+   (has_min, has_max), an axis tuple). */
+static int plain(PyObject *tuple) {
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(tuple); k++) {
+        PyObject *item = PyTuple_GET_ITEM(tuple, k);
+        if (!(PyLong_CheckExact(item) || PyBool_Check(item) || PyUnicode_CheckExact(item) ||
+              item == Py_None))
+            return 0;
+    }
+    return 1;
+}
+
 /* _graph.arg_key(node): kept in the node's dict once worked out (a new reference). A Python
    float (every scalar operand) is keyed here as _graph.frozen keys it: (float, its bits). */
 static PyObject *arg_key(PyObject *node, PyObject *dict, PyObject *arg) {
     PyObject *key = PyDict_GetItemWithError(dict, s_arg_key);
     if (key != NULL) { Py_INCREF(key); return key; }
     if (PyErr_Occurred()) return NULL;
+    if (PyTuple_CheckExact(arg) && plain(arg)) { Py_INCREF(arg); return arg; }
     if (!PyFloat_CheckExact(arg)) return PyObject_CallOneArg(ARG_KEY, node);
     char bits[8];
     if (PyFloat_Pack8(PyFloat_AS_DOUBLE(arg), bits, 1) < 0) return NULL;

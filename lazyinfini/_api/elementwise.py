@@ -330,9 +330,7 @@ def _quick_clip(node: Node, low, high) -> Array | None:
         low = quick_node(_FULL, (), shape, dtype, low, source)
         srcs = (node, low, quick_node(_FULL, (), shape, dtype, high, source))
     has = (low is not None, high is not None)
-    node = quick_node(_CLIP, srcs, shape, dtype, has, source)
-    node.__dict__["arg_key"] = has  # NOTE: frozen(has) is has (~0.5 us at every scan)
-    return Array(node)
+    return Array(quick_node(_CLIP, srcs, shape, dtype, has, source))
 
 
 # NOTE: an Enum member's lookup costs ~60 ns, four per clip
