@@ -23,6 +23,11 @@ def _nothing(settings) -> None:
     return None
 
 
+def as_computed(results: dict) -> dict:
+    """A device's `gather` where its results are values already (every eager device)."""
+    return results
+
+
 @dataclass(frozen=True, eq=False)
 class Device:
     name: str
@@ -41,7 +46,7 @@ class Device:
     reads: tuple[str, ...] = ()
     # (results) -> results: every requested value at once, after the run. The dask device's
     # handlers build a dask graph; this is its one dask.compute.
-    gather: Callable = lambda results: results
+    gather: Callable = as_computed
     # False: values it computes that were not asked for are not kept for later reads (the
     # dask device's would be gathered to the client); a later read computes them again.
     keeps: bool = True

@@ -10,7 +10,7 @@ import math
 
 from .. import _dtypes
 from .._array import Array
-from .._device import computing_device, get_device
+from .._device import as_computed, computing_device, get_device
 from .._graph import Buffer, BufferLayout, Node, Op, caller_source
 from .._graph.views import c_strides
 from .._options import current
@@ -78,7 +78,7 @@ def _translated(device, pending: list[Node]) -> dict:
     from .._runtime import Settings, run_schedule
 
     pending = list(dict.fromkeys(pending))
-    lazy = dataclasses.replace(device, gather=lambda results: results)
+    lazy = dataclasses.replace(device, gather=as_computed)
     # NOTE: realize's lock: the walk must not see another thread swap buffers in under it.
     with _realize._REALIZING:
         job = CACHE.prepare(device.target, current().fuse, pending, keeps=False)

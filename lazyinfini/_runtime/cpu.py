@@ -364,7 +364,7 @@ def _describe(kernel, target: Target) -> str:
 
 def _errors_are_values():
     # Note (spec): IEEE special values are results, not warnings.
-    return _IgnoreErrors() if _STATE is not None else np.errstate(all="ignore")
+    return np.errstate(all="ignore")
 
 
 class _IgnoreErrors:
@@ -407,7 +407,8 @@ CPU = Device(
     value_of,
     to_host=np.asarray,
     from_host=np.asarray,
-    context=_errors_are_values,
+    # NOTE: the class itself where numpy keeps its state in a context variable (a call less)
+    context=_IgnoreErrors if _STATE is not None else _errors_are_values,
     finish=lambda settings: POOL.tick(settings.pool_bytes),
     describe=lambda kernel: _describe(kernel, TARGET),
     prepare=prepare_on(TARGET),

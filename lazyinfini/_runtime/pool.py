@@ -77,9 +77,13 @@ class Pool:
     def tick(self, limit: int) -> None:
         """One materialization ended: keep idle memory within `limit` (arrays dropped since the
         last run count now), and free buffers idle for IDLE_RUNS runs."""
+        # NOTE: no lock to count (realize() runs one materialization at a time), nor in the
+        # common case, every run: the lock only for a trim or a sweep
+        self._runs += 1
+        if self._bytes <= limit and self._runs % IDLE_RUNS:
+            return
         with self._lock:
-            self._runs += 1
-            if self._bytes > limit:  # NOTE: no scan in the common case, every run
+            if self._bytes > limit:
                 self._trim(limit)
             if self._runs % IDLE_RUNS == 0:  # NOTE: a sweep every IDLE_RUNS runs, not each run
                 self._drop(lambda i: self._runs - self._lent_at[i] >= IDLE_RUNS)
