@@ -36,9 +36,13 @@ def _realize(arrays, timings: list | None, implicit: str):
         _load()
     options = current()
     started = time.perf_counter() if options.debug else 0.0
-    device, holder, settings, memory, _ = _setting(options)
+    known = options.__dict__.get("_setting")
+    if known is None or known[4] != registry_version():
+        known = _setting(options)
+    device, holder, settings, memory, _ = known
     job = _CACHE.prepare(device.target, options.fuse, pending, device.keeps)
-    if not readable(device, job.devices):  # NOTE: arrays living elsewhere (a GPU's)
+    names = job.devices  # NOTE: the common case first: every buffer the device's own
+    if not (len(names) == 1 and device.name in names) and not readable(device, names):
         device, holder, settings, memory = _elsewhere(device, job, options)
         job = _CACHE.prepare(device.target, options.fuse, pending, device.keeps)
     values = _RUNTIME.run_schedule(job.schedule, device, job.inputs, settings, timings, memory)
@@ -54,16 +58,15 @@ def _realize(arrays, timings: list | None, implicit: str):
 
 def _setting(options) -> tuple:
     """The device `options` name, the name of the device holding what it computes, the run's
-    Settings and allocator, and the registry's version: worked out once per Options record (a
-    loop materializes under the same one), again after any device was registered."""
-    known = options.__dict__.get("_setting")
-    if known is None or known[4] != registry_version():
-        device = get_device(options.device)
-        settings = _RUNTIME.Settings(options.pool_bytes, options.debug)
-        memory = _RUNTIME.allocator(device, settings)
-        version = registry_version()  # NOTE: after get_device, which may register a loader's
-        holder = holder_of(device).name
-        known = options.__dict__["_setting"] = (device, holder, settings, memory, version)
+    Settings and allocator, and the registry's version: kept on the Options record (a loop
+    materializes under the same one; _realize reads it there), made again after any device
+    was registered."""
+    device = get_device(options.device)
+    settings = _RUNTIME.Settings(options.pool_bytes, options.debug)
+    memory = _RUNTIME.allocator(device, settings)
+    version = registry_version()  # NOTE: after get_device, which may register a loader's
+    known = (device, holder_of(device).name, settings, memory, version)
+    options.__dict__["_setting"] = known
     return known
 
 
