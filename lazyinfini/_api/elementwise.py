@@ -167,7 +167,7 @@ def _unary(name: str, op: Op, category: str, *, result: str = "same", on_bool=No
             node = x._n
             dtype = table.get(node.dtype)
             if dtype is not None and node.realized is None:
-                return Array(quick_node(op, (node,), node.shape, dtype, None, caller_source()))
+                return Array(quick_node(op, (node,), node.shape, dtype, None, caller_source(2)))
         return elementwise(name, op, (x,), category, result, on_bool=on_bool)
 
     return _named(fn, name)
@@ -221,14 +221,14 @@ def _quick(op: Op, table: dict, x1, x2) -> Array | None:
         fill = other._n
         if fill.realized is not None or fill.dtype != node.dtype:
             return None
-        source = caller_source()
+        source = caller_source(3)  # NOTE: _quick, the op's function: ours
         if fill.shape != node.shape:
             shape = _broadcast(node.shape, fill.shape)
             if shape is None:
                 return None  # NOTE: the general path raises the error
             node, fill = _widened(node, shape, source), _widened(fill, shape, source)
     elif type(other) in (float, int) and node.dtype in _FILLED:
-        source = caller_source()
+        source = caller_source(3)  # NOTE: _quick, the op's function: ours
         fill = quick_node(_FULL, (), node.shape, node.dtype, other, source)
     else:
         return None
@@ -322,7 +322,7 @@ def _quick_clip(node: Node, low, high) -> Array | None:
         return None
     if node.realized is not None:
         return None
-    source, shape, dtype = caller_source(), node.shape, node.dtype
+    source, shape, dtype = caller_source(3), node.shape, node.dtype
     if low is None or high is None:
         fill = quick_node(_FULL, (), shape, dtype, high if low is None else low, source)
         srcs = (node, fill)

@@ -233,9 +233,10 @@ def fill_value(values: dict, node: Node) -> np.ndarray:
     return bound if bound.ndim == 0 else np.asarray(bound.reshape(-1)[0])
 
 
-def caller_source() -> str:
-    """file:line of the first frame outside this package: the user's line that recorded a node."""
-    frame = _getframe(1)
+def caller_source(depth: int = 1) -> str:
+    """file:line of the first frame outside this package: the user's line that recorded a node.
+    `depth`: how many frames up to start (a caller that knows its own callers are ours)."""
+    frame = _getframe(depth)
     while frame is not None:
         filename = frame.f_code.co_filename
         name = _NAMES.get(filename)
