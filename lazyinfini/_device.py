@@ -163,9 +163,7 @@ def holder_of(device: Device) -> Device:
 
 def readable(device: Device, names) -> bool:
     """Whether `device` reads the arrays of every device in `names` (its memory's, or one it
-    `reads`)."""
-    if len(names) == 1 and device.name in names:
-        return True  # NOTE: the common case, on every materialization
+    `reads`). NOTE: realize() tests the common case (one name, the device's) before calling."""
     return {DEVICES[name].memory for name in names} <= {device.memory, *device.reads}
 
 

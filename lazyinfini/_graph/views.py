@@ -25,17 +25,21 @@ def stand_in(shape: tuple[int, ...], strides, dtype=np.uint8) -> np.ndarray:
     return as_strided(np.zeros(1, dtype), shape, strides, writeable=False)
 
 
-def apply_movement(node: Node, x: np.ndarray) -> np.ndarray | None:
+def apply_movement(node: Node, x: np.ndarray, xp=None) -> np.ndarray | None:
     """`node` applied to `x` as a numpy view; None when the view is impossible (a reshape that
-    must copy)."""
+    must copy). `xp`: the Array API namespace of another library's `x` (CuPy's, whose views
+    follow numpy's rules: the same strides), where the schedule only asks for reshapes that
+    are views."""
     op = node.op
     if op is Op.PERMUTE:
-        return np.transpose(x, node.arg)
+        return np.transpose(x, node.arg) if xp is None else xp.permute_dims(x, node.arg)
     if op is Op.BROADCAST:
-        return np.broadcast_to(x, node.shape)
+        return (np if xp is None else xp).broadcast_to(x, node.shape)
     if op is Op.SLICE:
         return x[slice_key(node)]
     if op is Op.RESHAPE:
+        if xp is not None:
+            return xp.reshape(x, node.shape)
         try:
             return np.reshape(x, node.shape, copy=False)
         except ValueError:

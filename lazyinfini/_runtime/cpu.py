@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import warnings
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -310,15 +309,13 @@ def _source(kernel, values, memory) -> list[np.ndarray]:
 
 def prepare_on(target: Target):
     """The hook compiling a new schedule's C kernels in one compiler run, before it runs."""
-    # NOTE: ids, each dropped when its schedule goes (a WeakSet's `in` makes a weak reference
-    # each time: every materialization asks)
-    prepared: set[int] = set()
+    # NOTE: marked in the schedule record (a WeakSet's `in` makes a weak reference each time:
+    # every materialization asks)
+    prepared = Memo()
 
     def prepare(schedule) -> None:
-        if id(schedule) in prepared:
+        if not prepared.first(schedule):
             return
-        prepared.add(id(schedule))
-        weakref.finalize(schedule, prepared.discard, id(schedule))
         work = [_stand_ins(k) for k in schedule.kernels if _compiles(k, target)]
         compile_ahead(work)
 

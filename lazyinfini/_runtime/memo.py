@@ -30,5 +30,13 @@ class Memo:
             self[record] = held = value
         return held
 
+    def first(self, record) -> bool:
+        """Whether `record` is asked about for the first time (a device preparing a new
+        schedule once); it is marked now, in the record itself, so it goes with it."""
+        if self.get(record) is not None:
+            return False
+        self[record] = True
+        return True
+
     def clear(self) -> None:
         self._epoch += 1

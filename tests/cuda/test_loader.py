@@ -4,23 +4,14 @@ raises an ImportError saying which is missing."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
-import textwrap
 import types
 
 import pytest
 
 from lazyinfini._device import LOADERS, check_device
 from lazyinfini._runtime.cuda import EXTRA, load_device
-
-
-def _run(script: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+from tests.test_import_cost import _run  # NOTE: a program in a fresh interpreter
 
 
 def test_the_device_is_registered_to_load_on_first_use():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ... import _dtypes
 from ..._graph import Node, Op
-from ..._graph.views import slice_key
+from ..._graph.views import apply_movement
 from .. import indexing
 from ..library import Library
 from ..ufuncs import own_dtype
@@ -18,27 +18,12 @@ from ..ufuncs import own_dtype
 # -- views ---------------------------------------------------------------------------------------
 
 
-def moved(step: Node, x, xp):
-    """One movement node applied to `x` by numpy's view rules (`_graph/views.py`), through the
-    namespace (CuPy's views follow numpy's: the same strides)."""
-    op = step.op
-    if op is Op.PERMUTE:
-        return xp.permute_dims(x, step.arg)
-    if op is Op.BROADCAST:
-        return xp.broadcast_to(x, step.shape)
-    if op is Op.SLICE:
-        return x[slice_key(step)]
-    assert op is Op.RESHAPE, step
-    # NOTE: a load's chain holds only reshapes numpy does as views (the scheduler copies
-    # before any other), so this is a view too.
-    return xp.reshape(x, step.shape)
-
-
 def load_view(load, values: dict, value_of, xp):
-    """A kernel's load: its base's value seen through the load's movement chain."""
+    """A kernel's load: its base's value seen through the load's movement chain (numpy's view
+    rules, in the namespace: _graph/views.py)."""
     view = value_of(values, load.base)
     for step in load.chain:
-        view = moved(step, view, xp)
+        view = apply_movement(step, view, xp)
     return view
 
 

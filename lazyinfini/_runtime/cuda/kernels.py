@@ -14,8 +14,6 @@ kernel's space would copy: its C order is the space's C order).
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from ..._graph.views import stand_in
@@ -67,8 +65,7 @@ class Kernels:
         self.value_of = value_of
         self.library = library
         self.modules: dict[str, object] = {}
-        # NOTE: ids, each dropped when its schedule goes (as the cpu device's prepare)
-        self._prepared: set[int] = set()
+        self._prepared = Memo()  # NOTE: marked in each schedule record (as the cpu's prepare)
 
     def elementwise(self, kernel, values, memory) -> list:
         work, _, copies = rendered(kernel)
@@ -118,10 +115,8 @@ class Kernels:
 
     def prepare(self, schedule) -> None:
         """Compile every kernel of a new schedule not compiled yet, in one translation unit."""
-        if id(schedule) in self._prepared:
+        if not self._prepared.first(schedule):
             return
-        self._prepared.add(id(schedule))
-        weakref.finalize(schedule, self._prepared.discard, id(schedule))
         works = {}
         for kernel in schedule.kernels:
             if kernel.kind in (Kind.ELEMENTWISE, Kind.REARRANGE) and kernel.outputs[0].size:
