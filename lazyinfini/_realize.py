@@ -62,21 +62,22 @@ def _setting(options) -> tuple:
     materializes under the same one; _realize reads it there), made again after any device
     was registered."""
     device = get_device(options.device)
-    settings = _RUNTIME.Settings(options.pool_bytes, options.debug)
-    memory = _RUNTIME.allocator(device, settings)
-    version = registry_version()  # NOTE: after get_device, which may register a loader's
-    known = (device, holder_of(device).name, settings, memory, version)
-    options.__dict__["_setting"] = known
+    # NOTE: the version after get_device, which may register a loader's device
+    known = options.__dict__["_setting"] = (*_run_record(device, options), registry_version())
     return known
+
+
+def _run_record(device, options) -> tuple:
+    """(device, the name of the device holding what it computes, Settings, allocator)."""
+    settings = _RUNTIME.Settings(options.pool_bytes, options.debug)
+    return device, holder_of(device).name, settings, _RUNTIME.allocator(device, settings)
 
 
 def _elsewhere(device, job, options) -> tuple:
     """(device, holder, settings, allocator) of the device computing a program whose arrays
     `device` cannot read: their own device, or ValueError (see computing_device)."""
     sources = {n.arg.device: n.source for n in job.order if n.op is _BUFFER}
-    device = computing_device(device, job.devices, sources)
-    settings = _RUNTIME.Settings(options.pool_bytes, options.debug)
-    return device, holder_of(device).name, settings, _RUNTIME.allocator(device, settings)
+    return _run_record(computing_device(device, job.devices, sources), options)
 
 
 def _pending(arrays) -> list:
