@@ -125,6 +125,20 @@ def test_library_calls_match_reference(call, how):
         np.testing.assert_allclose(a, e, rtol=tol, atol=tol, equal_nan=True)
 
 
+def test_a_flat_argmin_or_argmax_takes_the_first_of_ties_across_blocks():
+    """dask's flat arg reductions break ties between blocks in block order: of the minima at
+    (2, 0, 4) (block (1, 0, 1)) and (2, 2, 0) (block (1, 0, 0)) dask picks flat index 60, numpy
+    the first, 52. The device reduces the flattened array instead."""
+    data = np.zeros((3, 4, 6), np.float16)
+    data[2, 0, 4] = data[2, 2, 0] = -1
+    assert uneven_chunks(data.shape) == (2, 3, 4)
+    for fn, sign in ((li.argmin, 1), (li.argmax, -1)):
+        for keepdims in (False, True):
+            program = lambda v: fn(v * sign, keepdims=keepdims)  # noqa: E731, B023
+            expected = np.argmin(data, keepdims=keepdims)
+            np.testing.assert_array_equal(run(program, data, "dask", "dask"), expected)
+
+
 BLOCKED_TOLERANCE = {np.dtype(k): v for k, v in {"e": 4e-3, "f": 2e-6, "d": 1e-13}.items()}
 
 

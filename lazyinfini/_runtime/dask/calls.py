@@ -89,6 +89,12 @@ def _reduce(node, x):
         kwargs["ddof"] = kwargs.pop("correction")
     if node.op is Op.COUNT_NONZERO:
         return (x != 0).sum(dtype=node.dtype, **kwargs)
+    if node.op in (Op.ARGMAX, Op.ARGMIN) and kwargs["axis"] is None and x.ndim > 1:
+        # NOTE: dask's flat arg reduction breaks ties between blocks in block order, which is
+        # not the flat order (blocks (1, 0) and (0, 1) of a 2-d array): over the flattened
+        # array (rows whole) the first block holding the extreme holds its first position.
+        found = _REDUCTIONS[node.op](x.reshape(-1))
+        return found.reshape(node.shape)
     return _REDUCTIONS[node.op](x, **kwargs)
 
 
