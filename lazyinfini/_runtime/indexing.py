@@ -3,16 +3,17 @@
 The key travels in the node's arg as a tuple of items, one per position of the user's key after
 its ellipsis was expanded: ("slice", start, stop, step), ("int", i), ("none",) or ("array", k),
 the k-th index array among the node's inputs.
+
+Each function takes the device's Array API namespace `xp` first (library.CUSTOM): indexing is
+its arrays' own, and the copy is the namespace's.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
 from .._graph import Op
 
 
-def _key(items: tuple, arrays: tuple[np.ndarray, ...]) -> tuple:
+def _key(items: tuple, arrays: tuple) -> tuple:
     key = []
     for item in items:
         kind = item[0]
@@ -27,7 +28,7 @@ def _key(items: tuple, arrays: tuple[np.ndarray, ...]) -> tuple:
     return tuple(key)
 
 
-def gather(x: np.ndarray, *indices: np.ndarray, key: tuple) -> np.ndarray:
+def gather(xp, x, *indices, key: tuple):
     try:
         return x[_key(key, indices)]
     except IndexError as exc:
@@ -35,8 +36,8 @@ def gather(x: np.ndarray, *indices: np.ndarray, key: tuple) -> np.ndarray:
         raise IndexError(f"__getitem__: {exc}") from None
 
 
-def setitem(x: np.ndarray, value: np.ndarray, *indices: np.ndarray, key: tuple) -> np.ndarray:
-    out = np.array(x, copy=True)
+def setitem(xp, x, value, *indices, key: tuple):
+    out = xp.asarray(x, copy=True)
     try:
         out[_key(key, indices)] = value
     except IndexError as exc:

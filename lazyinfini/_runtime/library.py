@@ -19,7 +19,8 @@ from .._compat import compat
 from .._graph import Node, Op
 from . import differences, indexing, joining, sorting
 
-# Ops whose implementation is not a plain library call: filled by the modules that record them.
+# Ops whose implementation is not a plain library call: each a function of (the namespace, the
+# node's inputs, its keywords), written for any Array API namespace (every device's library).
 CUSTOM: dict[Op, object] = {}
 CUSTOM.update(indexing.IMPLEMENTATIONS)  # gather, setitem
 CUSTOM.update(joining.IMPLEMENTATIONS)  # concat, stack
@@ -38,8 +39,9 @@ def _numpy_contiguous(result, dtype) -> np.ndarray:
 @dataclass(frozen=True)
 class Library:
     """Where a device's library calls run: an Array API `namespace`, the ops that are no plain
-    call there (`custom`: Op -> function of the node's inputs and keywords), and `contiguous`
-    (result, dtype) -> a C-contiguous array of that dtype, the layout every plan assumes."""
+    call there (`custom`: Op -> function of the namespace, the node's inputs and keywords),
+    and `contiguous` (result, dtype) -> a C-contiguous array of that dtype, the layout every
+    plan assumes."""
 
     namespace: Any
     custom: Mapping[Op, Callable]
@@ -65,7 +67,7 @@ def call_library_outputs(nodes, inputs: list, library: Library = NUMPY) -> list:
     # Half floats compute in float32 and round once, as elementwise ops do.
     inputs = [_widened(xp, x) for x in inputs]
     if nodes[0].op in library.custom:
-        result = library.custom[nodes[0].op](*inputs, **kwargs)
+        result = library.custom[nodes[0].op](xp, *inputs, **kwargs)
     else:
         space = _NAMESPACES.get(nodes[0].op)
         namespace = xp if space is None else getattr(xp, space)

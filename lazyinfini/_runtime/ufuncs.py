@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._compat import compat
 from .._graph import Op
 
 
@@ -49,43 +50,53 @@ def _round(inputs, arg, out=None):
     return np.rint(x, out=out)
 
 
-def _floor_divide(inputs, arg, out=None):
-    x1, x2 = inputs
-    out = np.asarray(np.floor_divide(x1, x2, out=out))
-    if out.dtype.kind == "f":
-        # Note (spec): an infinite over a finite (or the reverse) is x1 / x2: numpy's floor of
-        # fmod gives NaN for inf // 2 and -1 for -1 // inf, where the standard says inf and -0.
-        inf1, inf2 = np.isinf(x1), np.isinf(x2)
-        mixed = (inf1 & np.isfinite(x2) & (x2 != 0)) | (np.isfinite(x1) & inf2)
-        if mixed.any():
-            np.divide(x1, x2, out=out, where=mixed)
-    return out
+# -- the standard's special values numpy misses: written for any Array API namespace `xp` ----
+# (the host computes them in array_api_compat.numpy, the cuda device in CuPy's)
 
 
-def _expm1(inputs, arg, out=None):
-    (x,) = inputs
-    out = np.asarray(np.expm1(x, out=out))
-    if out.dtype.kind == "c":
-        # Note (spec): numpy's complex expm1 gives NaN + NaN j for infinite or NaN parts; exp(z) - 1
-        # gives the standard's special values there (and is accurate away from 0).
-        special = ~np.isfinite(x)
-        if special.any():
-            np.copyto(out, np.exp(x) - 1, where=special)
-        # expm1(±0 + 0j) is +0 + 0j; numpy keeps the sign of a real -0.
-        np.copyto(out, 0, where=(x == 0) & ~np.signbit(x.imag))
-    return out
+def floor_divided(xp, x1, x2):
+    """floor_divide with the standard's infinities: an infinite over a finite (or the reverse)
+    is x1 / x2, where numpy's floor of fmod gives NaN for inf // 2 and -1 for -1 // inf."""
+    out = xp.floor_divide(x1, x2)
+    if not xp.isdtype(out.dtype, "real floating"):
+        return out
+    inf1, inf2 = xp.isinf(x1), xp.isinf(x2)
+    finite2 = xp.logical_and(xp.isfinite(x2), xp.not_equal(x2, 0))
+    mixed = xp.logical_or(xp.logical_and(inf1, finite2), xp.logical_and(xp.isfinite(x1), inf2))
+    return xp.where(mixed, xp.divide(x1, x2), out)
 
 
-def _tanh(inputs, arg, out=None):
-    (x,) = inputs
-    out = np.asarray(np.tanh(x, out=out))
-    if out.dtype.kind == "c":
-        # Note (spec): tanh(+inf + yj) for finite y > 0 is 1 + 0j; numpy gives the sign of
-        # sin(2y) to that zero, as C99 does.
-        fix = np.isposinf(x.real) & np.isfinite(x.imag) & (x.imag > 0)
-        if fix.any():
-            np.copyto(out, 1.0 + 0.0j, where=fix)
-    return out
+def expm1ed(xp, x):
+    """expm1 with the standard's complex special values: numpy gives NaN + NaN j for infinite
+    or NaN parts, where exp(z) - 1 gives the standard's; and +0 + 0j at ±0 + 0j (numpy keeps
+    the sign of a real -0)."""
+    out = xp.expm1(x)
+    if not xp.isdtype(out.dtype, "complex floating"):
+        return out
+    out = xp.where(xp.isfinite(x), out, xp.subtract(xp.exp(x), 1))
+    zero = xp.logical_and(xp.equal(x, 0), xp.logical_not(xp.signbit(xp.imag(x))))
+    return xp.where(zero, xp.zeros_like(out), out)
+
+
+def tanhed(xp, x):
+    """tanh with the standard's complex special value: tanh(+inf + yj) for finite y > 0 is
+    1 + 0j, where numpy (as C99) gives that zero the sign of sin(2y)."""
+    out = xp.tanh(x)
+    if not xp.isdtype(out.dtype, "complex floating"):
+        return out
+    re, im = xp.real(x), xp.imag(x)
+    positive_inf = xp.logical_and(xp.isinf(re), xp.greater(re, 0))
+    fix = xp.logical_and(positive_inf, xp.logical_and(xp.isfinite(im), xp.greater(im, 0)))
+    return xp.where(fix, xp.ones_like(out), out)
+
+
+# NOTE: each Op -> its function of (xp, *inputs); the table below runs them in numpy
+SPECIAL_VALUES = {Op.FLOOR_DIVIDE: floor_divided, Op.EXPM1: expm1ed, Op.TANH: tanhed}
+
+
+def _special(op: Op):
+    function = SPECIAL_VALUES[op]
+    return lambda inputs, arg, out=None: _into(out, function(compat, *inputs))
 
 
 def _where(inputs, arg, out=None):
@@ -114,7 +125,7 @@ UFUNCS = {
     Op.GREATER: _ufunc(np.greater),
     Op.GREATER_EQUAL: _ufunc(np.greater_equal),
     Op.WHERE: _where,
-    Op.FLOOR_DIVIDE: _floor_divide,
+    Op.FLOOR_DIVIDE: _special(Op.FLOOR_DIVIDE),
     Op.REMAINDER: _ufunc(np.remainder),
     Op.POW: _ufunc(np.power),
     Op.SQUARE: _ufunc(np.square),
@@ -137,7 +148,7 @@ UFUNCS = {
     Op.LOGADDEXP: _ufunc(np.logaddexp),
     Op.NEXTAFTER: _ufunc(np.nextafter),
     Op.EXP: _ufunc(np.exp),
-    Op.EXPM1: _expm1,
+    Op.EXPM1: _special(Op.EXPM1),
     Op.LOG: _ufunc(np.log),
     Op.LOG1P: _ufunc(np.log1p),
     Op.LOG2: _ufunc(np.log2),
@@ -151,7 +162,7 @@ UFUNCS = {
     Op.ATAN: _ufunc(np.arctan),
     Op.SINH: _ufunc(np.sinh),
     Op.COSH: _ufunc(np.cosh),
-    Op.TANH: _tanh,
+    Op.TANH: _special(Op.TANH),
     Op.ASINH: _ufunc(np.arcsinh),
     Op.ACOSH: _ufunc(np.arccosh),
     Op.ATANH: _ufunc(np.arctanh),
