@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _dtypes
 from ._counters import counters
-from ._device import check_device, get_device, holder_of
+from ._device import check_device, get_device
 from ._graph import Node, Op, caller_source, resolve, walk
 from ._methods import NumpyMethods, add_hints
 from ._options import current as current_options
@@ -111,12 +111,7 @@ class Array(NumpyMethods):
         """The device holding this array's buffer; a pending array's is the device that would
         hold it if computed now (the current options' device, or the one whose arrays it
         computes)."""
-        node = self._node
-        if node.op is Op.BUFFER:
-            return get_device(node.arg.device)
-        # NOTE: arrays of a device with a memory of its own (a GPU's) are computed there
-        held = _placement.data_device(node)
-        return held or holder_of(get_device(current_options().device))
+        return _placement.device_of(self._node)
 
     @property
     def T(self) -> Array:

@@ -169,9 +169,10 @@ def readable(device: Device, names) -> bool:
 
 def computing_device(device: Device, names, sources: dict) -> Device:
     """The device computing a program that reads arrays of the devices `names`: `device` (the
-    options') where it reads them all; else the device holding them all in a memory no other
-    device reads and that reads no other (a GPU's arrays are computed where they live; the
-    dask device, which reads host arrays too, is asked for). Otherwise ValueError: a device
+    options') where it reads them all; else the device holding them all: the host's (li.CPU)
+    for host arrays, and for a memory no other device reads and that reads no other, its own
+    (a GPU's arrays are computed where they live; the dask device, which reads host arrays
+    too, is asked for). Otherwise ValueError: a device
     never copies another's arrays silently (the standard asks for an error); `sources` (device
     name -> a line that made one of its arrays) says where each came from."""
     if readable(device, names):
@@ -186,7 +187,7 @@ def computing_device(device: Device, names, sources: dict) -> Device:
     ((memory, name),) = memories.items()
     holder = next(d for d in DEVICES.values() if d.holds_arrays and d.memory == memory)
     own = memory != "host" and not holder.reads
-    if own and not any(memory in d.reads for d in DEVICES.values()):
+    if memory == "host" or (own and not any(memory in d.reads for d in DEVICES.values())):
         return holder
     raise ValueError(
         f"compute: arrays on {name} cannot be computed on {device.name} "

@@ -204,3 +204,66 @@ def test_dlpack_exports_a_device_array_where_it_lives_and_copies_only_when_asked
     copies = far_device["out"]
     capsule = x.__dlpack__(dl_device=(1, 0), max_version=(1, 0))  # the host asks: a host copy
     assert type(capsule).__name__ == "PyCapsule" and far_device["out"] == copies + 1
+
+
+def test_asarray_of_an_array_keeps_its_device_and_shares_its_memory(far_device):
+    """Note (spec): without device= the result is on the input's device; an array already
+    there is returned itself (a pending one too: no copy through the host), so a later
+    x[i] = v is seen through it."""
+    x = li.asarray(np.arange(3.0), device=FAR)
+    pending = li.reshape(x * 2.0, (3,))
+    copies = dict(far_device)
+    for options in ("cpu", FAR):
+        with li.options(device=options):
+            for copy in (None, False):
+                assert li.asarray(pending, copy=copy) is pending
+            assert li.asarray(pending, device=FAR) is pending
+    assert far_device == copies
+    alias = li.asarray(x, copy=False)
+    x[0] = -1.0
+    np.testing.assert_array_equal(np.asarray(alias), [-1.0, 1.0, 2.0])
+    back = li.asarray(pending, device="cpu")  # Note (spec): device= copies across memories
+    assert back.device == li.CPU and back._node.arg.device == "cpu"
+    np.testing.assert_array_equal(np.asarray(back), [0.0, 2.0, 4.0])
+
+
+def test_host_arrays_stay_and_compute_on_the_host_under_a_far_default(far_device):
+    """The options' device holds new arrays; arrays already on the host stay there and
+    programs reading them run on the host (as torch and JAX run a CPU tensor's ops on the
+    CPU whatever the default device), with nothing copied."""
+    h_np = np.arange(4.0)
+    h = li.asarray(h_np)
+    with li.options(device=FAR):
+        y = h * 2.0 + 1.0
+        assert y.device == li.CPU and li.asarray(y) is y
+        assert li.zeros_like(h).device == li.CPU and li.from_dlpack(h_np).device == li.CPU
+        np.testing.assert_array_equal(np.asarray(y), h_np * 2 + 1)
+        assert y._node.arg.device == "cpu"
+        assert _on_far(li.asarray(h_np))  # new arrays go to the default device
+    assert far_device["in"] == 1
+
+
+def test_indexing_and_repeat_keep_their_computed_indices_on_the_arrays_device(far_device):
+    """Masks, index lists, repeat counts and a diagonal's positions are values the API
+    computes to record the op: they are placed where the array lives (never host arrays
+    meeting a far one)."""
+    x_np = np.arange(12.0).reshape(3, 4)
+    x = li.asarray(x_np, device=FAR)
+    picked = x[x > 4.0]
+    assert picked.device.name == FAR
+    np.testing.assert_array_equal(np.asarray(picked), x_np[x_np > 4])
+    np.testing.assert_array_equal(np.asarray(x[[0, 2], np.array([1, 3])]), x_np[[0, 2], [1, 3]])
+    counts = li.asarray(np.array([1, 0, 2]), device=FAR)
+    np.testing.assert_array_equal(
+        np.asarray(li.repeat(x[:, 0], counts)), np.repeat(x_np[:, 0], [1, 0, 2])
+    )
+    y = li.asarray(x_np, device=FAR)
+    y[y > 4.0] = 0.0
+    y[np.array([0])] = np.full(4, 7.0)
+    expected = np.where(x_np > 4, 0.0, x_np)
+    expected[0] = 7.0
+    np.testing.assert_array_equal(np.asarray(y), expected)
+    assert y.device.name == FAR
+    z = li.asarray(x_np, device=FAR)
+    li.linalg.diagonal(z)[...] = -1.0  # written into z through the diagonal's positions
+    np.testing.assert_array_equal(np.asarray(z), np.where(np.eye(3, 4) == 1, -1.0, x_np))

@@ -24,7 +24,7 @@ from .checks import (
     error,
 )
 from .distributed import from_dask, is_dask_array
-from .placement import adopted, data_device, placed
+from .placement import adopted, placed
 
 _PY_DEFAULTS = {"b": _dtypes.bool, "i": _dtypes.DEFAULT_INT, "f": _dtypes.DEFAULT_FLOAT}
 
@@ -42,12 +42,14 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
     check_device_arg("asarray", device)
     dtype = None if dtype is None else check_dtype_arg("asarray", dtype)
     _check_copy("asarray", copy)
-    if isinstance(obj, Array):
-        return placed("asarray", _from_array(obj, dtype, copy), device)
+    if isinstance(obj, Array):  # Note (spec): without device=, on obj's device
+        found = _from_array(obj, dtype, copy)
+        return found if device is None else placed("asarray", found, device)
     if is_dask_array(obj):  # NOTE: lazily, on the dask device: numpy's asarray would compute it
         return _from_array(from_dask(obj), dtype, copy)
     if type(obj) is not np.ndarray and (taken := adopted("asarray", obj)) is not None:
-        return placed("asarray", _from_array(taken, dtype, copy), device)  # a GPU's array
+        found = _from_array(taken, dtype, copy)  # NOTE: a GPU's array, on its device
+        return found if device is None else placed("asarray", found, device)
     value = _to_numpy(obj, dtype, copy)
     if not _dtypes.is_supported(value.dtype):
         raise error(TypeError, "asarray", f"numpy dtype {value.dtype} has no lazyinfini dtype")
@@ -186,12 +188,15 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Array:
     _check_copy("from_dlpack", copy)
     taken = adopted("from_dlpack", x)  # NOTE: a GPU's tensor stays on its device
     if taken is not None:
-        return placed("from_dlpack", copied(taken) if copy else taken, device)
-    try:
-        value = np.from_dlpack(x, copy=copy)
-    except (BufferError, TypeError, ValueError) as exc:
-        raise error(ValueError, "from_dlpack", f"the producer refused ({exc})") from None
-    return placed("from_dlpack", Array(buffer_node(_readonly(value), caller_source())), device)
+        found = copied(taken) if copy else taken
+    else:
+        try:
+            value = np.from_dlpack(x, copy=copy)
+        except (BufferError, TypeError, ValueError) as exc:
+            raise error(ValueError, "from_dlpack", f"the producer refused ({exc})") from None
+        found = Array(buffer_node(_readonly(value), caller_source()))
+    # Note (spec): without device=, on x's device (a host producer's: host memory)
+    return found if device is None else placed("from_dlpack", found, device)
 
 
 def full(shape, fill_value, *, dtype=None, device=None) -> Array:
@@ -254,7 +259,7 @@ def _like(func: str, x, value, dtype, device) -> Array:
     if dtype == _dtypes.bool and type(value) is int and value in (0, 1):
         value = builtins.bool(value)
     if device is None:  # Note (spec): x's device (a GPU's array gives a GPU's array)
-        device = data_device(x._node)
+        device = x.device
     return _fill(func, x.shape, value, dtype, device)
 
 

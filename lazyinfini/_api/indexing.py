@@ -14,6 +14,7 @@ from .. import _dtypes
 from .._array import Array, implicit_value, known_value, record
 from .._graph import Node, Op, caller_source, quick_node
 from .checks import broadcast_shapes, check_array, check_scalar, error, is_int, normalize_axis
+from .placement import constant
 from .views import link
 
 
@@ -154,16 +155,17 @@ def is_special(key: tuple) -> bool:
 _BASIC = frozenset((int, slice, type(None), type(Ellipsis)))
 
 
-def _convert(func: str, key: tuple) -> list:
-    """The key with arrays as IndexArray items and boolean scalars as bools.
+def _convert(func: str, x: Array, key: tuple) -> list:
+    """The key of x[key] with arrays as IndexArray items and boolean scalars as bools.
 
     A boolean mask becomes the integer arrays of its True positions, one per axis it covers:
-    only the mask is computed (its values decide the result's shape), never x.
+    only the mask is computed (its values decide the result's shape), never x. Index arrays
+    given as numpy arrays or lists are placed on x's device (as CuPy and torch take them).
     """
     items = []
     for item in key:
         if isinstance(item, (np.ndarray, list, range)):  # NOTE: numpy takes a range as a list
-            item = _index_array(func, item)
+            item = _index_array(func, item, x.device)
         if isinstance(item, (bool, np.bool_)):
             items.append(bool(item))
         elif not isinstance(item, Array):
@@ -179,7 +181,7 @@ def _convert(func: str, key: tuple) -> list:
     return items
 
 
-def _index_array(func: str, item) -> Array:
+def _index_array(func: str, item, device) -> Array:
     """A numpy array or a (nested) list of ints or bools used as an index."""
     from .creation import asarray
 
@@ -189,7 +191,8 @@ def _index_array(func: str, item) -> Array:
         raise error(IndexError, func, f"index {item!r} is a ragged sequence") from None
     if value.dtype.kind not in "biu" and value.size:
         raise error(IndexError, func, f"index arrays must be integer or bool, got {item!r}")
-    return asarray(value.astype(np.int64) if value.dtype.kind not in "biu" else value)
+    value = value.astype(np.int64) if value.dtype.kind not in "biu" else value
+    return asarray(value, device=device)
 
 
 def _mask(func: str, mask: Array) -> list:
@@ -198,14 +201,11 @@ def _mask(func: str, mask: Array) -> list:
     if mask.ndim == 0:
         return [bool(value)]
     positions = np.nonzero(value)
-    return [IndexArray(_constant(p), n) for p, n in zip(positions, mask.shape, strict=True)]
-
-
-def _constant(value: np.ndarray) -> Array:
-    from .._graph import buffer_node
-
-    value.flags.writeable = False
-    return Array(buffer_node(value, caller_source()))
+    source = caller_source()
+    return [
+        IndexArray(Array(constant(p, mask._node, source)), n)
+        for p, n in zip(positions, mask.shape, strict=True)
+    ]
 
 
 def _plan(func: str, x: Array, items: list) -> tuple[tuple, list[Array], tuple[int, ...]]:
@@ -304,7 +304,7 @@ def _gathered_shape(func: str, dims: list, advanced: list, shapes: list) -> tupl
 def _special_getitem(x: Array, key: tuple, source: str) -> Array:
     """x[key] for keys with arrays (a GATHER node) or one boolean scalar (movement nodes);
     copies in numpy's terms, so never linked to x's memory."""
-    items = _convert("__getitem__", key)
+    items = _convert("__getitem__", x, key)
     flags = [i for i, item in enumerate(items) if isinstance(item, bool)]
     if flags:
         return _flag_getitem(x, items, flags)
@@ -345,7 +345,7 @@ def setitem(x: Array, key, value) -> Array:
     """x with x[key] = value, as a new SETITEM node (Array.__setitem__ rebinds x to it).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.array.__setitem__.html"""
     source = caller_source()
-    items = _convert("__setitem__", key if isinstance(key, tuple) else (key,))
+    items = _convert("__setitem__", x, key if isinstance(key, tuple) else (key,))
     flags = [i for i, item in enumerate(items) if isinstance(item, bool)]
     if len(flags) > 1:
         raise error(IndexError, "__setitem__", "at most one boolean scalar in an index")
@@ -382,7 +382,7 @@ def _value_node(x: Array, value, target: tuple[int, ...], source: str) -> Node:
     ):
         from .creation import asarray
 
-        value = asarray(value)
+        value = asarray(value, device=x.device)
     if isinstance(value, Array):
         # Note (spec, 2025.12): value promotes to x's dtype; a wider or other-kind value errs.
         if _dtypes.promote(value.dtype, x.dtype) != x.dtype:

@@ -23,6 +23,7 @@ from .checks import (
     normalize_axis,
 )
 from .checks import broadcast_shapes as common_shape
+from .placement import constant
 from .views import link, reshape_is_view
 
 
@@ -327,7 +328,7 @@ def repeat(x, repeats, /, *, axis=None) -> Array:
     if isinstance(repeats, Array):
         counts = _repeat_counts(repeats, length)
         total = int(counts.sum()) * (length if counts.shape == (1,) else 1)
-        srcs, arg = (x._node, _constant(counts)), (("axis", axis),)
+        srcs, arg = (x._node, constant(counts, x._node, caller_source())), (("axis", axis),)
     else:
         count = check_int("repeat", "repeats", repeats, minimum=0)
         count = count if length else 0  # NOTE: nothing to repeat; numpy takes a C long
@@ -349,10 +350,3 @@ def _repeat_counts(repeats: Array, length: int) -> np.ndarray:
     if (counts < 0).any():
         raise error(ValueError, "repeat", "repeats must be non-negative")
     return counts.astype(_dtypes.DEFAULT_INDEX)
-
-
-def _constant(value: np.ndarray) -> Node:
-    from .._graph import buffer_node
-
-    value.flags.writeable = False
-    return buffer_node(value, caller_source())

@@ -11,22 +11,51 @@ two such memories never meet silently: computing them together raises, naming bo
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import _device
 from .._array import Array
-from .._device import LOADERS, Device, check_device, get_device, holder_of, registry_version
-from .._graph import Op, buffer_node, caller_source
+from .._device import (
+    LOADERS,
+    Device,
+    check_device,
+    computing_device,
+    get_device,
+    holder_of,
+    readable,
+    registry_version,
+)
+from .._graph import Node, Op, buffer_node, caller_source
 from .._graph.memories import OWN
 from .._options import current
 from .checks import error
 
 
 def placed(func: str, array: Array, device) -> Array:
-    """`array` (recorded in host memory) where `device=` says, or where new arrays go under
-    the options (see destination)."""
+    """`array` where `device=` says (a copy there unless it is there already), or for None
+    where new arrays go under the options (see destination)."""
     if device is None and current().device == "cpu":
         return array  # NOTE: the common case: one call (asarray is in every client's loop)
     target = destination(func, device)
-    return array if target is None else moved(array, target, array._n.source)
+    if target is None:
+        if device is None:
+            return array  # NOTE: host data stays lazy: the options' device computes it
+        target = check_device(func, device)
+        # NOTE: host data stays lazy; a fill stays lazy unless the options would compute it
+        # in another memory (it is made on the host now, as device= asks)
+        if _reads(target, array._node) and (
+            target.memory != "host" or array.device.memory == "host"
+        ):
+            return array
+    return moved(array, target, array._n.source)
+
+
+def _reads(device: Device, node) -> bool:
+    """Whether `device` reads the data `node` holds or reads (a fill's: none)."""
+    if node.op is Op.BUFFER:
+        return readable(device, (node.arg.device,))
+    owner, names = _data(node)
+    return readable(device, names if owner is None else (owner.name,))
 
 
 def destination(func: str, device) -> Device | None:
@@ -45,9 +74,15 @@ def destination(func: str, device) -> Device | None:
 
 def moved(array: Array, target: Device, source: str) -> Array:
     """`array`'s value in `target`'s memory (computed first where pending), as a new array: a
-    copy through host memory, or `array` itself where it lives there already."""
-    if array.device.memory == target.memory and array._node.op is Op.BUFFER:
-        if array._node.arg.device == target.name:
+    copy through host memory, or `array` itself where it lives there already (a buffer of
+    `target`'s, or pending on data `target` computes)."""
+    node = array._node
+    if node.op is Op.BUFFER:
+        if node.arg.device == target.name:
+            return array
+    else:
+        owner, names = _data(node)
+        if owner is target or (owner is None and names and readable(target, names)):
             return array
     value = array._value()  # NOTE: host memory: _value copies another device's to the host
     if target.memory == "host":
@@ -91,26 +126,57 @@ def _by_dlpack(func: str, where: tuple[int, int]) -> Device:
 _CUDA = 2  # kDLCUDA
 
 
-def data_device(node) -> Device | None:
-    """The device holding the data a pending `node` reads, where that is a device of a memory of
-    its own (None for host data: the options decide where host data is computed)."""
+def device_of(node) -> Device:
+    """The device holding `node`'s value (x.device): its buffer's; for a pending node, the
+    device that would compute it now (see _device.computing_device): the one holding the data
+    it reads where that is a device of a memory of its own, else the options' device where it
+    reads that data (the host's, li.CPU, for host data it cannot read: a GPU's)."""
+    if node.op is Op.BUFFER:
+        return get_device(node.arg.device)
+    owner, names = _data(node)
+    if owner is not None:
+        return owner
+    device = holder_of(get_device(current().device))
+    if not names or readable(device, names):
+        return device
+    try:
+        return computing_device(device, names, {})
+    except ValueError:
+        return device  # NOTE: computing it raises, naming the devices; asking where does not
+
+
+def _data(node) -> tuple[Device | None, set]:
+    """The device of a memory of its own holding data `node` reads (None if none does), and
+    the names of the other devices whose buffers it reads (those of the first, if one)."""
     owners = _owners()
     if not owners:
-        return None  # NOTE: no such device is loaded: nothing to walk (x.device is common)
-    stack, seen = [node], set()
+        return None, set()  # NOTE: no such device is loaded: nothing to walk (x.device is common)
+    stack, seen, names = [node], set(), set()
     while stack:
         node = stack.pop()
         if node.op is Op.BUFFER:
             device = owners.get(node.arg.device)
             if device is not None:
-                return device
+                return device, set()
+            names.add(node.arg.device)
             continue
         for src in node.srcs:
             src = src.realized or src
             if id(src) not in seen:
                 seen.add(id(src))
                 stack.append(src)
-    return None
+    return None, names
+
+
+def constant(value: np.ndarray, like: Node, source: str) -> Node:
+    """A read-only buffer of `value`, values the API computed to record `like`'s op (a mask's
+    positions, a repeat's counts), where `like` is: host memory, or a copy on the device of a
+    memory of its own (a GPU) holding it."""
+    device = device_of(like)
+    value.flags.writeable = False
+    if device.memory == "host" or "host" in device.reads:
+        return buffer_node(value, source)
+    return buffer_node(device.from_host(value), source, device.name)
 
 
 def _owners() -> dict[str, Device]:

@@ -30,9 +30,10 @@ from typing import NamedTuple
 import numpy as np
 
 from .._array import Array
-from .._graph import Node, Op, buffer_node, caller_source, quick_node, resolve
+from .._graph import Node, Op, caller_source, quick_node, resolve
 from .._graph.views import apply_movement, c_strides, stand_in
 from .checks import error
+from .placement import constant
 
 
 class Step(NamedTuple):
@@ -300,17 +301,13 @@ def _undo_diagonal(step: Step, parent: Node, new: Node, source: str) -> Node:
     rows, cols = positions + max(-offset, 0), positions + max(offset, 0)
     batch = tuple(_slice_item(0, 1, n) for n in parent.shape[:-2])
     key = (*batch, ("array", 0), ("array", 1))
-    return _setitem(parent, new, (_constant(rows, source), _constant(cols, source)), key, source)
+    arrays = (constant(rows, parent, source), constant(cols, parent, source))
+    return _setitem(parent, new, arrays, key, source)
 
 
 def _setitem(parent: Node, new: Node, arrays: tuple, key: tuple, source: str) -> Node:
     srcs = (parent, new, *arrays)
     return quick_node(Op.SETITEM, srcs, parent.shape, parent.dtype, (("key", key),), source)
-
-
-def _constant(value: np.ndarray, source: str) -> Node:
-    value.flags.writeable = False
-    return buffer_node(value, source)
 
 
 _UNDO = {
