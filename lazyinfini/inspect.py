@@ -139,7 +139,8 @@ def _kernel_lines(i: int, kernel, device) -> list[str]:
         lines.append(f"    {load!r}" if hasattr(load, "strides") else f"    load {load!r}")
     if kernel.plan is not None:
         lines.append(f"    plan {kernel.plan!r}")
-        lines.append(f"    method {_METHODS[kernel.method]}")
+        if device.target.copy_methods:
+            lines.append(f"    method {_METHODS[kernel.method]}")
     path = device.describe(kernel)
     if path:
         lines.append(f"    path {path}")

@@ -41,3 +41,7 @@ class Target:
     # 7.2 -> 1.0 ms); numpy's copies walk a block row by row and want its rows capped instead
     # (the same plan in numpy: 2.5 -> 4.2 ms).
     tile_lines: bool = False
+    # Whether a rearrange's method (direct or tiled: how the host's copies walk the plan)
+    # decides how the device copies; explain() prints it only then (the cuda device's kernel
+    # copies by the plan alone, directly or through a shared tile, as its path line says).
+    copy_methods: bool = True

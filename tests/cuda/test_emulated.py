@@ -224,6 +224,9 @@ def test_explain_prints_each_kernels_launch(cuda, emulator):
         for y in [clip_sub(a, b.T), clip_sub(a, a), li.permute_dims(b, (1, 0)), z * 2, li.sum(a)]:
             (kernel,) = [k for k in li.inspect.schedule(y).kernels if k.kind is not Kind.SOURCE]
             assert f"    path {expected_path(kernel, label)}" in li.explain(y).splitlines()
+            # NOTE: the host's copy method is no line here: the kernel copies by the plan
+            assert "    method " not in li.explain(y)
+    assert "    method " in li.explain(li.permute_dims(li.asarray(np.ones((3, 4))), (1, 0)))
 
 
 # The checks only the emulator can make

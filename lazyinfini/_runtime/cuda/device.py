@@ -40,10 +40,12 @@ TARGET = Target(
     tile_min_inner=1,
     # Every elementwise kernel is rendered (no numpy path to prefer for small ones).
     compile_min=0,
+    # The CUDA kernel renders the plan whatever the record's method (cuda.py chooses a direct
+    # or shared-tile copy from the plan): explain() prints no method line.
+    copy_methods=False,
     # NOTE: left at their defaults, and why: `block_bytes` (32 KiB: a grid cell, one CUDA
     # block, of eight 32x32 float32 tiles; not measured on a GPU yet); `direct_copy_bytes` and
-    # `local_walk_rows` only name the record's method, and the CUDA kernel renders the plan
-    # whatever the method (cuda.py chooses a direct or shared-tile copy from the plan);
+    # `local_walk_rows` only name the record's method, which this device does not follow;
     # `chunk` is the cpu's host chunking, which no kernel here has; `tile_lines` (False):
     # line tiles are the C kernel's register transposes, which CUDA does in shared memory.
 )
