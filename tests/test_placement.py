@@ -267,3 +267,13 @@ def test_indexing_and_repeat_keep_their_computed_indices_on_the_arrays_device(fa
     z = li.asarray(x_np, device=FAR)
     li.linalg.diagonal(z)[...] = -1.0  # written into z through the diagonal's positions
     np.testing.assert_array_equal(np.asarray(z), np.where(np.eye(3, 4) == 1, -1.0, x_np))
+
+
+def test_from_dlpack_of_an_array_of_ours_keeps_it_where_it_lives(far_device):
+    """Note (spec): without device=, on x's device; nothing goes through an export."""
+    x = li.asarray(np.arange(3.0), device=FAR)
+    assert li.from_dlpack(x) is x and li.from_dlpack(x * 2.0).device.name == FAR
+    copy = li.from_dlpack(x, copy=True)
+    assert copy is not x and copy.device.name == FAR
+    np.testing.assert_array_equal(np.asarray(copy), [0.0, 1.0, 2.0])
+    assert li.from_dlpack(x, device="cpu").device == li.CPU

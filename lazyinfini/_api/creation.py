@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._array import Array, implicit_value, record
-from .._device import check_device_arg
+from .._device import check_device_arg, get_device
 from .._graph import Node, Op, buffer_node, caller_source, inputs_of
 from .checks import (
     OutOfRangeError,
@@ -94,8 +94,9 @@ def _view_value(node: Node) -> np.ndarray | None:
     while node.op.is_movement:
         chain.append(node)
         (node,) = inputs_of(node)
-    if node.op is not Op.BUFFER or not isinstance(node.arg.data, np.ndarray):
-        return None  # NOTE: another device's data (a dask array) is immutable: shared
+    if node.op is not Op.BUFFER or get_device(node.arg.device).memory != "host":
+        # NOTE: another memory's buffer (a dask array, one a GPU computed) is immutable: shared
+        return None
     from .._runtime.reference import evaluate  # NOTE: imported at first use (~30 ms: _runtime)
 
     value = node.arg.data
@@ -186,8 +187,9 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Array:
     if not hasattr(x, "__dlpack__"):
         raise error(TypeError, "from_dlpack", f"{type(x).__name__} has no __dlpack__")
     _check_copy("from_dlpack", copy)
-    taken = adopted("from_dlpack", x)  # NOTE: a GPU's tensor stays on its device
-    if taken is not None:
+    if isinstance(x, Array):
+        found = copied(x) if copy else x  # NOTE: ours: where it lives, its export not needed
+    elif (taken := adopted("from_dlpack", x)) is not None:  # NOTE: a GPU's stays there
         found = copied(taken) if copy else taken
     else:
         try:
