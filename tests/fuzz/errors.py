@@ -43,7 +43,10 @@ def propagate(operands, bound):
     def rule(out):
         if not all_finite(out):
             raise Reject("inexact overflow")
-        return approximate(out, bound(errs, mags))
+        try:
+            return approximate(out, bound(errs, mags))
+        except OverflowError:  # NOTE: a bound past float64 (e ** 2 of a huge error) bounds nothing
+            raise Reject("inexact overflow") from None
 
     return rule
 
