@@ -1,8 +1,11 @@
 """CUDA C -> PTX (or a cubin) through NVRTC, loaded with ctypes, cached on disk.
 
-NVRTC is a plain library: it compiles on a machine without a GPU. It is found in the
-``nvidia-cuda-nvrtc-cu12`` wheel (``pip install "lazyinfini[cuda]"``; the test extra installs it
-too), in ``nvidia/cuda_nvrtc/lib`` under site-packages, else as the system's ``libnvrtc``. The
+NVRTC is a plain library: it compiles on a machine without a GPU. It is the file
+``LAZYINFINI_NVRTC`` names where that is set; else it is found in the CUDA 12 wheel
+``nvidia-cuda-nvrtc-cu12`` (``pip install "lazyinfini[cuda]"``; the test extra installs it too),
+in ``nvidia/cuda_nvrtc/lib`` under site-packages, then in the CUDA 13 wheel
+``nvidia-cuda-nvrtc`` 13 (``lazyinfini[cuda13]``), in ``nvidia/cu13/lib``, else as the
+system's ``libnvrtc``. (CUDA 12's first: its cubins load under a CUDA 12 or 13 driver.) The
 wheel's ``libnvrtc-builtins`` is loaded first with RTLD_GLOBAL: libnvrtc opens it by name, and
 the wheel's directory is on no library path. Without NVRTC, `compile_cuda` raises
 `NvrtcUnavailable` (an ImportError naming what to install); a source that does not compile
@@ -47,6 +50,12 @@ class NvrtcError(RuntimeError):
 @functools.cache
 def library() -> ctypes.CDLL:
     """libnvrtc, loaded once (its builtins library first); NvrtcUnavailable when absent."""
+    chosen = os.environ.get("LAZYINFINI_NVRTC")
+    if chosen:
+        found = _load_from(os.path.dirname(chosen), os.path.basename(chosen))
+        if found is None:
+            raise NvrtcUnavailable(f"LAZYINFINI_NVRTC={chosen} does not load as libnvrtc")
+        return found
     for folder in _wheel_folders():
         found = _load_from(folder)
         if found is not None:
@@ -59,7 +68,7 @@ def library() -> ctypes.CDLL:
             pass
     raise NvrtcUnavailable(
         "NVRTC (libnvrtc) is not installed: pip install nvidia-cuda-nvrtc-cu12 "
-        '(or "lazyinfini[cuda]")'
+        '(or "lazyinfini[cuda]"; "lazyinfini[cuda13]" for CUDA 13)'
     )
 
 
@@ -139,20 +148,24 @@ def _check(result: int, call: str) -> None:
 
 
 def _wheel_folders() -> list[str]:
-    """nvidia/cuda_nvrtc/lib (bin on Windows) in every site-packages holding the wheel."""
+    """nvidia/cuda_nvrtc/lib (CUDA 12's wheel), then nvidia/cu13/lib (CUDA 13's), bin on
+    Windows, in every site-packages holding them."""
     spec = importlib.util.find_spec("nvidia")
     if spec is None or spec.submodule_search_locations is None:
         return []
     sub = "bin" if sys.platform == "win32" else "lib"
-    return [os.path.join(root, "cuda_nvrtc", sub) for root in spec.submodule_search_locations]
+    roots = list(spec.submodule_search_locations)
+    return [os.path.join(root, wheel, sub) for wheel in ("cuda_nvrtc", "cu13") for root in roots]
 
 
-def _load_from(folder: str) -> ctypes.CDLL | None:
-    """libnvrtc of one wheel folder, after its builtins library (None: not there). The .alt
-    libraries are the wheel's variants for another C++ runtime: not ours."""
-    main, builtins = ("nvrtc64_*.dll", "nvrtc-builtins64_*.dll")
+def _load_from(folder: str, main: str | None = None) -> ctypes.CDLL | None:
+    """libnvrtc of one wheel folder (`main`, or the file its pattern finds), after its builtins
+    library (None: not there). The .alt libraries are the wheel's variants for another C++
+    runtime: not ours."""
+    patterns = ("nvrtc64_*.dll", "nvrtc-builtins64_*.dll")
     if sys.platform != "win32":
-        main, builtins = "libnvrtc.so.*", "libnvrtc-builtins.so.*"
+        patterns = ("libnvrtc.so.*", "libnvrtc-builtins.so.*")
+    main, builtins = main or patterns[0], patterns[1]
     mains, extras = _matching(folder, main), _matching(folder, builtins)
     if not mains:
         return None

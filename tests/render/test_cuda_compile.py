@@ -5,6 +5,7 @@ wheel (the test extra installs it); no GPU."""
 
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
@@ -87,3 +88,22 @@ def test_compiles_are_cached_by_source_options_and_version(tmp_path, monkeypatch
     monkeypatch.setattr(nvrtc, "_compile", lambda *args: pytest.fail("compiled again"))
     assert nvrtc.compile_cuda(source, "compute_90") == first  # from the disk
     assert nvrtc.version() >= (12, 0)
+
+
+def test_nvrtc_is_found_in_the_cuda_12_then_13_wheels_or_where_the_user_says(monkeypatch):
+    """CUDA 13's wheel (nvidia-cuda-nvrtc 13) keeps libnvrtc in nvidia/cu13/lib, CUDA 12's in
+    nvidia/cuda_nvrtc/lib; LAZYINFINI_NVRTC names a libnvrtc to use instead (every kernel
+    here compiled with NVRTC 13.5 so, on 2026-11-23)."""
+    folders = nvrtc._wheel_folders()
+    twelve = [f for f in folders if "cuda_nvrtc" in f]
+    thirteen = [f for f in folders if f"cu13{os.sep}" in f]
+    assert twelve and thirteen and folders.index(twelve[0]) < folders.index(thirteen[0])
+    monkeypatch.setenv("LAZYINFINI_NVRTC", "/nowhere/libnvrtc.so.13")
+    nvrtc.library.cache_clear()
+    try:
+        with pytest.raises(nvrtc.NvrtcUnavailable, match="LAZYINFINI_NVRTC=/nowhere"):
+            nvrtc.library()
+    finally:
+        monkeypatch.delenv("LAZYINFINI_NVRTC")
+        nvrtc.library.cache_clear()
+    assert nvrtc.available()
