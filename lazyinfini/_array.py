@@ -400,6 +400,22 @@ def implicit_value(x: Array, func: str, what: str = "") -> np.ndarray:
     A value that is only read when known (index bounds checked at the call when the index array
     is computed already, see known_value) is not a materialization and does not come here.
     """
+    _allow_implicit(x, func, what)
+    return x._value(f"{func.strip('_')}({what})")
+
+
+def implicit_data(x: Array, func: str, what: str = "") -> tuple:
+    """(the device holding x, x's value in its memory): implicit_value's computation, leaving
+    the value where it lives (a GPU's array: the data-dependent calls run there)."""
+    _allow_implicit(x, func, what)
+    if x._node.op is not Op.BUFFER:
+        _realize.realize(x, implicit=f"{func.strip('_')}({what})")
+    buffer = x._n.arg
+    return get_device(buffer.device), buffer.data
+
+
+def _allow_implicit(x: Array, func: str, what: str) -> None:
+    """Count a pending x's implicit materialization, or raise in strict mode."""
     if x._node.op is not Op.BUFFER:
         if current_options().strict:
             raise ValueError(
@@ -407,7 +423,6 @@ def implicit_value(x: Array, func: str, what: str = "") -> np.ndarray:
                 "call .compute() first or leave li.options(strict=True)"
             )
         counters.implicit_materializations += 1
-    return x._value(f"{func.strip('_')}({what})")
 
 
 def known_value(x: Array) -> np.ndarray | None:

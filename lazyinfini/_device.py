@@ -57,6 +57,10 @@ class Device:
     # the host's is taken by the device of that DLPack device, sharing its memory (`adopt`).
     dlpack: tuple[int, int] = (1, 0)
     adopt: Callable | None = None  # (a DLPack producer of its device) -> an array of its own
+    # () -> the Array API namespace of its arrays, for a device of a memory of its own: the
+    # calls whose output shape depends on the data (nonzero, unique_*) run there, in it. None:
+    # they run on the host (its arrays are copied there).
+    namespace: Callable | None = None
 
     # NOTE: equal by name, as the standard's `x.device == y.device` expects of device objects.
     def __eq__(self, other) -> bool:

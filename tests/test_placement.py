@@ -277,3 +277,17 @@ def test_from_dlpack_of_an_array_of_ours_keeps_it_where_it_lives(far_device):
     assert copy is not x and copy.device.name == FAR
     np.testing.assert_array_equal(np.asarray(copy), [0.0, 1.0, 2.0])
     assert li.from_dlpack(x, device="cpu").device == li.CPU
+
+
+def test_data_dependent_calls_give_arrays_of_the_arrays_device(far_device):
+    """nonzero and unique_* of a far array (a device without a namespace: computed on the
+    host) give far arrays, so x[nonzero(x)] meets no host array; a host array's give host
+    arrays under any default device."""
+    x_np = np.array([2.0, 0.0, 2.0, 5.0])
+    x = li.asarray(x_np, device=FAR)
+    for got in (*li.nonzero(x), *li.unique_counts(x), li.unique_values(x)):
+        assert got.device.name == FAR
+    np.testing.assert_array_equal(np.asarray(x[li.nonzero(x)]), [2.0, 2.0, 5.0])
+    with li.options(device=FAR):
+        h = li.asarray(x_np, device="cpu")
+        assert li.unique_values(h).device == li.CPU and li.nonzero(h)[0].device == li.CPU

@@ -13,11 +13,9 @@ import numpy as np
 
 from .. import _dtypes
 from .._array import Array, record
-from .._compat import compat
 from .._graph import Op
 from .checks import check_array, check_flag, check_scalar, error
-from .creation import asarray
-from .searching import data_dependent_input
+from .searching import data_dependent
 
 
 class UniqueAllResult(NamedTuple):
@@ -37,40 +35,37 @@ class UniqueInverseResult(NamedTuple):
     inverse_indices: Array
 
 
-def _unique(func: str, x, compute):
-    """`compute` applied to x's value now; values keep x's dtype, indices the index dtype."""
+def _unique(func: str, x, outputs: int) -> tuple[Array, ...]:
+    """The namespace's `func` of x's value, computed now: values keep x's dtype, the other
+    `outputs - 1` arrays (indices, counts) have the index dtype."""
     check_array(func, "x", x)
     # Note (spec): NaNs stay distinct and -0.0 and +0.0 are one value, as array_api_compat does.
-    result = compute(data_dependent_input(func, x))
-    if isinstance(result, np.ndarray):
-        return asarray(result.astype(x.dtype, copy=False))
-    values, *indices = result
-    arrays = [asarray(i.astype(_dtypes.DEFAULT_INDEX, copy=False)) for i in indices]
-    return (asarray(values.astype(x.dtype, copy=False)), *arrays)
+    return data_dependent(func, x, (None,) + (_dtypes.DEFAULT_INDEX,) * (outputs - 1))
 
 
 def unique_all(x, /) -> UniqueAllResult:
     """Unique values of flattened x, first indices, inverse indices and counts.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.unique_all.html"""
-    return UniqueAllResult(*_unique("unique_all", x, compat.unique_all))
+    return UniqueAllResult(*_unique("unique_all", x, 4))
 
 
 def unique_counts(x, /) -> UniqueCountsResult:
     """Unique values of flattened x and how often each occurs.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.unique_counts.html"""
-    return UniqueCountsResult(*_unique("unique_counts", x, compat.unique_counts))
+    return UniqueCountsResult(*_unique("unique_counts", x, 2))
 
 
 def unique_inverse(x, /) -> UniqueInverseResult:
     """Unique values of flattened x and the indices into them that rebuild x.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.unique_inverse.html"""
-    return UniqueInverseResult(*_unique("unique_inverse", x, compat.unique_inverse))
+    return UniqueInverseResult(*_unique("unique_inverse", x, 2))
 
 
 def unique_values(x, /) -> Array:
     """Unique values of flattened x, as a 1-d array.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.unique_values.html"""
-    return _unique("unique_values", x, compat.unique_values)
+    (values,) = _unique("unique_values", x, 1)
+    return values
 
 
 def isin(x1, x2, /, *, invert=False) -> Array:

@@ -161,6 +161,24 @@ def test_library_calls_run_in_the_namespace(cuda, emulator, name, fn, inputs):
     _assert_computed(on_device(fn, inputs, cuda), on_reference(fn, inputs), exact)
 
 
+def test_data_dependent_calls_run_where_the_data_lives(cuda, emulator):
+    """nonzero and unique_* (their output's shape depends on the data) run in the device's
+    namespace on its arrays, never through the host, and give arrays of the device."""
+    x_np = np.array([[3.0, -0.0, 3.0], [np.nan, 0.0, 1.0]], np.float32)
+    x = put(cuda, x_np)
+    calls = (li.nonzero, li.unique_all, li.unique_counts, li.unique_inverse)
+    results = [*(a for call in calls for a in call(x)), li.unique_values(x)]
+    for got in results:
+        assert got.device == x.device and isinstance(got._n.arg.data, _device_arrays(emulator))
+    with li.options(device="reference"):
+        h = li.asarray(x_np)
+        expected = [*(a for call in calls for a in call(h)), li.unique_values(h)]
+    for got, want in zip(results, expected, strict=True):
+        assert_same_bits(np.asarray(got), np.asarray(want))
+    picked = x[li.nonzero(x)]  # the indices live with x: no memories meet
+    assert_same_bits(np.asarray(picked), x_np[np.nonzero(x_np)])
+
+
 def test_sources_are_made_on_the_device(cuda, emulator):
     x = values(np.float32, (3, 4))
 

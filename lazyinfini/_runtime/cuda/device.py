@@ -94,6 +94,7 @@ def make_device(backend: Backend, name: str) -> Device:
         holds_arrays=True,
         dlpack=backend.dlpack,
         adopt=backend.adopt,
+        namespace=lambda: backend.namespace,
     )
 
 
