@@ -14,7 +14,7 @@ from .. import _dtypes
 from .._array import Array, implicit_value, known_value, record
 from .._graph import Node, Op, caller_source, quick_node
 from .checks import broadcast_shapes, check_array, check_scalar, error, is_int, normalize_axis
-from .placement import constant
+from .placement import data_dependent
 from .views import link
 
 
@@ -197,15 +197,12 @@ def _index_array(func: str, item, device) -> Array:
 
 def _mask(func: str, mask: Array) -> list:
     """A 0-d mask as its bool; else one IndexArray of True positions per axis it covers."""
-    value = implicit_value(mask, func, "a boolean index")
     if mask.ndim == 0:
-        return [bool(value)]
-    positions = np.nonzero(value)
-    source = caller_source()
-    return [
-        IndexArray(Array(constant(p, mask._node, source)), n)
-        for p, n in zip(positions, mask.shape, strict=True)
-    ]
+        return [bool(implicit_value(mask, func, "a boolean index"))]
+    # NOTE: computed where the mask lives (a GPU's: its nonzero, nothing through the host)
+    index = (_dtypes.DEFAULT_INDEX,) * mask.ndim
+    positions = data_dependent(func, mask, index, "nonzero", "a boolean index")
+    return [IndexArray(p, n) for p, n in zip(positions, mask.shape, strict=True)]
 
 
 def _plan(func: str, x: Array, items: list) -> tuple[tuple, list[Array], tuple[int, ...]]:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _device
-from .._array import Array
+from .. import _device, _dtypes
+from .._array import Array, implicit_data
+from .._compat import compat
 from .._device import (
     LOADERS,
     Device,
@@ -147,7 +148,7 @@ def device_of(node) -> Device:
 
 def _data(node) -> tuple[Device | None, set]:
     """The device of a memory of its own holding data `node` reads (None if none does), and
-    the names of the other devices whose buffers it reads (those of the first, if one)."""
+    the names of the other devices whose buffers it reads (none when it finds such a device)."""
     owners = _owners()
     if not owners:
         return None, set()  # NOTE: no such device is loaded: nothing to walk (x.device is common)
@@ -190,3 +191,36 @@ def _owners() -> dict[str, Device]:
 
 
 _OWNERS: list = [None, {}]
+
+
+# -- calls whose output's shape depends on the data ------------------------------------------
+
+
+def data_dependent(
+    func: str, x: Array, dtypes: tuple, call: str = "", what: str = "x"
+) -> tuple[Array, ...]:
+    """The arrays the namespace's `call` (nonzero, unique_*; `func` by default) gives for x's
+    value, computed now for `func` (an implicit materialization: the output's shape depends
+    on it; `what` names x in messages), of `dtypes` (None: x's).
+    It runs where x lives: on the host in array_api_compat.numpy, or on a device of a memory of
+    its own in that device's namespace (CuPy's: nothing goes through the host), and the
+    results are arrays of that device. Half floats compute in float32."""
+    device, data = implicit_data(x, func, what)
+    xp = device.namespace() if device.namespace is not None else None
+    if xp is None:
+        xp, data = compat, device.to_host(data)  # NOTE: the host's; a dask array, computed
+    found = getattr(xp, call or func)(xp.astype(data, _dtypes.compute_dtype(x.dtype), copy=False))
+    found = found if isinstance(found, tuple) else (found,)
+    source = caller_source()
+    return tuple(
+        _result(xp.astype(r, x.dtype if dtype is None else dtype, copy=False), x, device, source)
+        for r, dtype in zip(found, dtypes, strict=True)
+    )
+
+
+def _result(value, x: Array, device, source: str) -> Array:
+    """A result of the call as an array on x's device: a device's array as it is, a host one
+    placed there (a device without a namespace: copied to it)."""
+    if isinstance(value, np.ndarray):
+        return Array(constant(value, x._node, source))
+    return Array(buffer_node(value, source, device.name))

@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import builtins
 
-import numpy as np
-
 from .. import _dtypes
-from .._array import Array, implicit_data, record
-from .._compat import compat
-from .._graph import Op, buffer_node, caller_source
+from .._array import Array, record
+from .._graph import Op
 from .checks import check_array, check_dtype_in, check_flag, check_scalar, error, normalize_axis
-from .placement import constant
+from .placement import data_dependent
 from .statistics import check_nonempty, record_reduction, reduced_shape
 
 _SIDES = ("left", "right")
@@ -51,33 +48,6 @@ def count_nonzero(x, /, *, axis=None, keepdims=False) -> Array:
     check_array("count_nonzero", "x", x)
     dtype = _dtypes.DEFAULT_INDEX
     return record_reduction("count_nonzero", Op.COUNT_NONZERO, x, axis, keepdims, dtype)
-
-
-def data_dependent(func: str, x: Array, dtypes: tuple) -> tuple[Array, ...]:
-    """The arrays the namespace's `func` (nonzero, unique_*) gives for x's value, computed now
-    (an implicit materialization: the output's shape depends on it), of `dtypes` (None: x's).
-    It runs where x lives: on the host in array_api_compat.numpy, or on a device of a memory of
-    its own in that device's namespace (CuPy's: nothing goes through the host), and the
-    results are arrays of that device. Half floats compute in float32."""
-    device, data = implicit_data(x, func, "x")
-    xp = device.namespace() if device.namespace is not None else None
-    if xp is None:
-        xp, data = compat, device.to_host(data)  # NOTE: the host's; a dask array, computed
-    found = getattr(xp, func)(xp.astype(data, _dtypes.compute_dtype(x.dtype), copy=False))
-    found = found if isinstance(found, tuple) else (found,)
-    source = caller_source()
-    return tuple(
-        _result(xp.astype(r, x.dtype if dtype is None else dtype, copy=False), x, device, source)
-        for r, dtype in zip(found, dtypes, strict=True)
-    )
-
-
-def _result(value, x: Array, device, source: str) -> Array:
-    """A result of the call as an array on x's device: a device's array as it is, a host one
-    placed there (a device without a namespace: copied to it)."""
-    if isinstance(value, np.ndarray):
-        return Array(constant(value, x._node, source))
-    return Array(buffer_node(value, source, device.name))
 
 
 def nonzero(x, /) -> tuple[Array, ...]:

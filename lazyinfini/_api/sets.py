@@ -15,7 +15,7 @@ from .. import _dtypes
 from .._array import Array, record
 from .._graph import Op
 from .checks import check_array, check_flag, check_scalar, error
-from .searching import data_dependent
+from .placement import data_dependent
 
 
 class UniqueAllResult(NamedTuple):
