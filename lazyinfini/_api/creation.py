@@ -79,12 +79,17 @@ def copied(x: Array) -> Array:
 
     Nodes are immutable, so a pending computed x is copied by sharing its node: its value will
     be written into fresh memory. A computed buffer, or views of one, may be memory a caller
-    can still write into (li.asarray(numpy_array) shares it), so its values are copied now.
+    can still write into (li.asarray(numpy_array) shares it), so its values are copied now:
+    a GPU's buffer (a torch tensor taken by DLPack) too, on its device, in its namespace.
     """
-    value = _view_value(x._node)
-    if value is None:
-        return Array(x._node)
-    return Array(buffer_node(_readonly(np.array(value, copy=True)), caller_source()))
+    node = x._node
+    value = _view_value(node)
+    if value is not None:
+        return Array(buffer_node(_readonly(np.array(value, copy=True)), caller_source()))
+    if node.op is Op.BUFFER and (device := get_device(node.arg.device)).namespace is not None:
+        data = device.namespace().asarray(node.arg.data, copy=True)
+        return Array(buffer_node(data, caller_source(), device.name))
+    return Array(node)
 
 
 def _view_value(node: Node) -> np.ndarray | None:

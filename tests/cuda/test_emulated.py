@@ -21,6 +21,7 @@ import pytest
 from hypothesis import given, settings
 
 import lazyinfini as li
+from lazyinfini._graph import Op
 from lazyinfini._render import nvrtc
 from lazyinfini._runtime import run
 from lazyinfini._runtime.cuda.backend import cubin
@@ -177,6 +178,18 @@ def test_data_dependent_calls_run_where_the_data_lives(cuda, emulator):
         assert_same_bits(np.asarray(got), np.asarray(want))
     picked = x[li.nonzero(x)]  # the indices live with x: no memories meet
     assert_same_bits(np.asarray(picked), x_np[np.nonzero(x_np)])
+
+
+def test_a_copy_of_a_device_buffer_is_made_on_the_device_now(cuda, emulator):
+    """asarray(x, copy=True) of a buffer someone else may write into (a torch tensor taken by
+    DLPack) copies it on the device at once; later writes into the original are not seen."""
+    x_np = values(np.float32, (4, 5))
+    x = put(cuda, x_np)
+    copy = li.asarray(x, copy=True)
+    assert copy._n.op is Op.BUFFER and isinstance(copy._n.arg.data, _device_arrays(emulator))
+    x._n.arg.data[...] = 0  # NOTE: written in place, as the tensor's owner may
+    assert_same_bits(np.asarray(copy), x_np)
+    assert copy.device == x.device
 
 
 def test_sources_are_made_on_the_device(cuda, emulator):
