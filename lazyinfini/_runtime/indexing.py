@@ -1,14 +1,20 @@
-"""Indexing with integer arrays: gather (x[key]) and the functional update (x[key] = value).
+"""Indexing with integer arrays: gather (x[key]), the functional update (x[key] = value), take
+and take_along_axis.
 
 The key travels in the node's arg as a tuple of items, one per position of the user's key after
 its ellipsis was expanded: ("slice", start, stop, step), ("int", i), ("none",) or ("array", k),
 the k-th index array among the node's inputs.
 
 Each function takes the device's Array API namespace `xp` first (library.CUSTOM): indexing is
-its arrays' own, and the copy is the namespace's.
+its arrays' own, and the copy is the namespace's. numpy raises IndexError for an index out of
+bounds; CuPy wraps it around (its documented difference), which would be a wrong number: index
+arrays of any other namespace than numpy's are checked first (one reduction each, and a wait
+for its answer).
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from .._graph import Op
 
@@ -28,21 +34,56 @@ def _key(items: tuple, arrays: tuple) -> tuple:
     return tuple(key)
 
 
+def _checked_key(func: str, xp, x, items: tuple, arrays: tuple) -> tuple:
+    """The key, its index arrays checked against the axes of x they index (see the module)."""
+    if arrays and not isinstance(x, np.ndarray):
+        axis = 0
+        for item in items:
+            if item[0] == "array":
+                _check_bounds(func, xp, arrays[item[1]], axis, x.shape[axis])
+            axis += item[0] != "none"
+    return _key(items, arrays)
+
+
+def _check_bounds(func: str, xp, index, axis: int, size: int) -> None:
+    outside = xp.logical_or(xp.less(index, -size), xp.greater_equal(index, size))
+    if bool(xp.any(outside)):
+        bad = int(index[outside][0])
+        raise IndexError(f"{func}: index {bad} is out of bounds for axis {axis} with size {size}")
+
+
 def gather(xp, x, *indices, key: tuple):
     try:
-        return x[_key(key, indices)]
+        return x[_checked_key("__getitem__", xp, x, key, indices)]
     except IndexError as exc:
         # Note (spec): out-of-bounds integer indices are unspecified; we raise when computing.
-        raise IndexError(f"__getitem__: {exc}") from None
+        raise IndexError(f"__getitem__: {str(exc).removeprefix('__getitem__: ')}") from None
 
 
 def setitem(xp, x, value, *indices, key: tuple):
     out = xp.asarray(x, copy=True)
     try:
-        out[_key(key, indices)] = value
+        out[_checked_key("__setitem__", xp, x, key, indices)] = value
     except IndexError as exc:
-        raise IndexError(f"__setitem__: {exc}") from None
+        raise IndexError(f"__setitem__: {str(exc).removeprefix('__setitem__: ')}") from None
     return out
 
 
-IMPLEMENTATIONS = {Op.GATHER: gather, Op.SETITEM: setitem}
+def take(xp, x, indices, *, axis: int):
+    if not isinstance(x, np.ndarray):
+        _check_bounds("take", xp, indices, axis, x.shape[axis])
+    return xp.take(x, indices, axis=axis)
+
+
+def take_along_axis(xp, x, indices, *, axis: int):
+    if not isinstance(x, np.ndarray):
+        _check_bounds("take_along_axis", xp, indices, axis, x.shape[axis])
+    return xp.take_along_axis(x, indices, axis=axis)
+
+
+IMPLEMENTATIONS = {
+    Op.GATHER: gather,
+    Op.SETITEM: setitem,
+    Op.TAKE: take,
+    Op.TAKE_ALONG_AXIS: take_along_axis,
+}

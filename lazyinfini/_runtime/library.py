@@ -22,7 +22,7 @@ from . import differences, indexing, joining, sorting
 # Ops whose implementation is not a plain library call: each a function of (the namespace, the
 # node's inputs, its keywords), written for any Array API namespace (every device's library).
 CUSTOM: dict[Op, object] = {}
-CUSTOM.update(indexing.IMPLEMENTATIONS)  # gather, setitem
+CUSTOM.update(indexing.IMPLEMENTATIONS)  # gather, setitem, take, take_along_axis (bounds)
 CUSTOM.update(joining.IMPLEMENTATIONS)  # concat, stack
 CUSTOM.update(sorting.IMPLEMENTATIONS)  # sort (stable descending), searchsorted (sorter)
 CUSTOM.update(differences.IMPLEMENTATIONS)  # diff (prepend/append, n=0)

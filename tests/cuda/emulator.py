@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import types
 
 import array_api_compat.numpy as compat
 import numpy as np
@@ -65,14 +66,51 @@ class DeviceArray:
     def __array__(self, dtype=None, copy=None):
         raise TypeError(REFUSAL)
 
+    # NOTE: CuPy reads a one-element array as a Python scalar (waiting for the GPU)
+    def __bool__(self) -> bool:
+        return bool(self.held)
+
+    def __int__(self) -> int:
+        return int(self.held)
+
+    def __float__(self) -> float:
+        return float(self.held)
+
     def __getitem__(self, key) -> DeviceArray:
-        return wrap(self.held[unwrap(key)])
+        return wrap(self.held[around(unwrap(key), self.shape)])
 
     def __setitem__(self, key, value) -> None:
-        self.held[unwrap(key)] = unwrap(value)
+        self.held[around(unwrap(key), self.shape)] = unwrap(value)
 
     def __repr__(self) -> str:
         return f"DeviceArray(shape={self.shape}, dtype={self.dtype.name})"
+
+
+def around(key, shape: tuple[int, ...]):
+    """`key` with its integer index arrays wrapped around their axes' lengths, as CuPy indexes
+    (its documented difference from numpy, which raises): an index out of bounds gives a wrong
+    element, not an IndexError, unless the device checks it first."""
+    items = key if isinstance(key, tuple) else (key,)
+    if not any(isinstance(item, np.ndarray) for item in items):
+        return key
+    out, axis = [], 0
+    for item in items:
+        if isinstance(item, np.ndarray) and item.dtype.kind in "iu" and shape[axis]:
+            item = np.mod(item, shape[axis])
+        out.append(item)
+        axis += item is not None
+    return tuple(out)
+
+
+def _taken_around(function):
+    """take and take_along_axis wrapping their indices around, as CuPy's do."""
+
+    @functools.wraps(function)
+    def call(x, indices, *, axis):
+        size = unwrap(x).shape[axis]
+        return function(x, np.mod(unwrap(indices), size) if size else indices, axis=axis)
+
+    return call
 
 
 def unwrap(value):
@@ -107,10 +145,12 @@ class Namespace:
 
     def __getattr__(self, name: str):
         found = getattr(self._module, name)
-        if name in ("linalg", "fft"):
+        if isinstance(found, types.ModuleType):  # NOTE: linalg, fft (not fft.fft, a function)
             found = Namespace(found)
         elif callable(found) and not isinstance(found, type) and not isinstance(found, np.dtype):
             found = _wrapped(found)
+            if name in ("take", "take_along_axis"):
+                found = _taken_around(found)
         setattr(self, name, found)
         return found
 

@@ -192,6 +192,33 @@ def test_a_copy_of_a_device_buffer_is_made_on_the_device_now(cuda, emulator):
     assert copy.device == x.device
 
 
+@pytest.mark.parametrize(
+    "name, size, call",
+    [
+        ("__getitem__", 3, lambda x, i: x[i, 1:]),
+        ("__getitem__", 4, lambda x, i: x[:, None, i]),
+        ("__setitem__", 4, lambda x, i: _set(x, (slice(None), i), 0.0)),
+        ("take", 4, lambda x, i: li.take(x, i, axis=1)),
+        ("take_along_axis", 3, lambda x, i: li.take_along_axis(x, li.reshape(i, (2, 1)), axis=0)),
+    ],
+    ids=["gather", "gather-after-none", "setitem", "take", "take_along_axis"],
+)
+def test_index_arrays_out_of_bounds_raise_on_the_device(cuda, emulator, name, size, call):
+    """numpy raises for an index out of bounds; CuPy (and so the emulator) wraps it around,
+    which would be a wrong number: the device checks its index arrays first."""
+    x_np = values(np.float32, (3, 4))
+    x = put(cuda, x_np)
+    inside = put(cuda, np.array([-3, 2]))
+    assert np.asarray(call(x, inside)).size  # NOTE: negative indices in bounds are fine
+    with pytest.raises(IndexError, match=rf"^{name}: index {size} is out of bounds for axis"):
+        np.asarray(call(x, put(cuda, np.array([0, size]))))
+
+
+def _set(x, key, value):
+    x[key] = value
+    return x
+
+
 def test_sources_are_made_on_the_device(cuda, emulator):
     x = values(np.float32, (3, 4))
 
