@@ -12,6 +12,7 @@ import pytest
 
 import lazyinfini as li
 from lazyinfini._device import DEVICES, register_device
+from lazyinfini._graph import Op
 from lazyinfini._graph.memories import OWN
 
 FAR = "far"
@@ -291,3 +292,23 @@ def test_data_dependent_calls_give_arrays_of_the_arrays_device(far_device):
     with li.options(device=FAR):
         h = li.asarray(x_np, device="cpu")
         assert li.unique_values(h).device == li.CPU and li.nonzero(h)[0].device == li.CPU
+
+
+def test_fills_and_ranges_are_made_on_the_device_not_copied_there(far_device):
+    """zeros(..., device=FAR) and the like are computed by the far device into its memory:
+    nothing is computed on the host and copied; an array holding a pending fill stays."""
+    made = [
+        li.zeros(3, device=FAR),
+        li.arange(4, device=FAR),
+        li.eye(2, device=FAR),
+        li.linspace(0, 1, 3, device=FAR),
+        li.full((2,), 7.0, device=FAR),
+    ]
+    assert far_device["in"] == 0 and all(_on_far(m) for m in made)
+    expected = [np.zeros(3), np.arange(4), np.eye(2), np.linspace(0, 1, 3), np.full(2, 7.0)]
+    for got, want in zip(made, expected, strict=True):
+        np.testing.assert_array_equal(np.asarray(got), want)
+    z = li.zeros(3)
+    far = z.to_device(FAR)
+    assert _on_far(far) and z.device == li.CPU and z._node.op is not Op.BUFFER
+    assert far_device["in"] == 0

@@ -28,7 +28,7 @@ from .._device import (
 )
 from .._graph import Node, Op, buffer_node, caller_source
 from .._graph.memories import OWN
-from .._options import current
+from .._options import current, options
 from .checks import error
 
 
@@ -85,11 +85,28 @@ def moved(array: Array, target: Device, source: str) -> Array:
         owner, names = _data(node)
         if owner is target or (owner is None and names and readable(target, names)):
             return array
+        if node.op in _SOURCES and target.memory != "host":
+            return _made_on(target, node, source)
     value = array._value()  # NOTE: host memory: _value copies another device's to the host
     if target.memory == "host":
         return Array(buffer_node(_readonly(value.copy()), source, target.name))
     OWN[target.name] = target.memory  # NOTE: from now on recording checks memories
     return Array(buffer_node(target.from_host(value), source, target.name))
+
+
+# Ops of no inputs a device makes itself (a fill, a range): made there, not copied there
+_SOURCES = frozenset({Op.FULL, Op.ARANGE, Op.EYE, Op.LINSPACE})
+
+
+def _made_on(target: Device, node, source: str) -> Array:
+    """A source `node`'s value computed on `target` (zeros(n, device="cuda") writes the GPU's
+    memory; nothing is computed on the host and copied), as a new array: the node is recorded
+    again, so arrays holding `node` stay where they are."""
+    made = Array(Node(node.op, (), node.shape, node.dtype, node.arg, source))
+    OWN[target.name] = target.memory
+    with options(device=target.name):
+        made.compute()
+    return made
 
 
 def _readonly(value):
