@@ -24,7 +24,7 @@ from .checks import (
     error,
 )
 from .distributed import from_dask, is_dask_array
-from .placement import adopted, placed
+from .placement import adopted, device_arg, placed
 
 _PY_DEFAULTS = {"b": _dtypes.bool, "i": _dtypes.DEFAULT_INT, "f": _dtypes.DEFAULT_FLOAT}
 
@@ -266,7 +266,7 @@ def _like(func: str, x, value, dtype, device) -> Array:
     if dtype == _dtypes.bool and type(value) is int and value in (0, 1):
         value = builtins.bool(value)
     if device is None:  # Note (spec): x's device (a GPU's array gives a GPU's array)
-        device = x.device
+        device = device_arg(x)
     return _fill(func, x.shape, value, dtype, device)
 
 

@@ -14,7 +14,7 @@ from .. import _dtypes
 from .._array import Array, implicit_value, known_value, record
 from .._graph import Node, Op, caller_source, quick_node
 from .checks import broadcast_shapes, check_array, check_scalar, error, is_int, normalize_axis
-from .placement import data_dependent
+from .placement import data_dependent, device_arg
 from .views import link
 
 
@@ -165,7 +165,7 @@ def _convert(func: str, x: Array, key: tuple) -> list:
     items = []
     for item in key:
         if isinstance(item, (np.ndarray, list, range)):  # NOTE: numpy takes a range as a list
-            item = _index_array(func, item, x.device)
+            item = _index_array(func, item, device_arg(x))
         if isinstance(item, (bool, np.bool_)):
             items.append(bool(item))
         elif not isinstance(item, Array):
@@ -379,7 +379,7 @@ def _value_node(x: Array, value, target: tuple[int, ...], source: str) -> Node:
     ):
         from .creation import asarray
 
-        value = asarray(value, device=x.device)
+        value = asarray(value, device=device_arg(x))
     if isinstance(value, Array):
         # Note (spec, 2025.12): value promotes to x's dtype; a wider or other-kind value errs.
         if _dtypes.promote(value.dtype, x.dtype) != x.dtype:

@@ -39,16 +39,25 @@ def placed(func: str, array: Array, device) -> Array:
         return array  # NOTE: the common case: one call (asarray is in every client's loop)
     target = destination(func, device)
     if target is None:
-        if device is None:
-            return array  # NOTE: host data stays lazy: the options' device computes it
+        if device is None or not _owners():
+            # NOTE: host data stays lazy: the options' device computes it (with no device of
+            # a memory of its own loaded, every array is one a host-reading device reads)
+            return array
         target = check_device(func, device)
-        # NOTE: host data stays lazy; a fill stays lazy unless the options would compute it
-        # in another memory (it is made on the host now, as device= asks)
+        # NOTE: a fill stays lazy unless the options would compute it in another memory (it
+        # is made on the host now, as device= asks)
         if _reads(target, array._node) and (
             target.memory != "host" or array.device.memory == "host"
         ):
             return array
     return moved(array, target, array._n.source)
+
+
+def device_arg(x: Array):
+    """x's device as a `device=` argument for an array made to go with x: None where new
+    arrays go there anyway (the common case looks nothing more up)."""
+    device = x.device
+    return None if device.name == current().device else device
 
 
 def _reads(device: Device, node) -> bool:
@@ -190,7 +199,12 @@ def constant(value: np.ndarray, like: Node, source: str) -> Node:
     """A read-only buffer of `value`, values the API computed to record `like`'s op (a mask's
     positions, a repeat's counts), where `like` is: host memory, or a copy on the device of a
     memory of its own (a GPU) holding it."""
-    device = device_of(like)
+    return _host_value_on(device_of(like), value, source)
+
+
+def _host_value_on(device: Device, value: np.ndarray, source: str) -> Node:
+    """A read-only buffer of host array `value` (ours), on `device`: in host memory where it
+    reads that, else copied to it."""
     value.flags.writeable = False
     if device.memory == "host" or "host" in device.reads:
         return buffer_node(value, source)
@@ -223,21 +237,24 @@ def data_dependent(
     its own in that device's namespace (CuPy's: nothing goes through the host), and the
     results are arrays of that device. Half floats compute in float32."""
     device, data = implicit_data(x, func, what)
-    xp = device.namespace() if device.namespace is not None else None
-    if xp is None:
-        xp, data = compat, device.to_host(data)  # NOTE: the host's; a dask array, computed
-    found = getattr(xp, call or func)(xp.astype(data, _dtypes.compute_dtype(x.dtype), copy=False))
+    dtype = _dtypes.compute_dtype(x.dtype)
+    if device.namespace is not None:
+        xp = device.namespace()
+        data = xp.astype(data, dtype, copy=False)
+    else:  # NOTE: the host's (a dask array computed); numpy's method costs less than compat's
+        xp, data = compat, device.to_host(data).astype(dtype, copy=False)
+    found = getattr(xp, call or func)(data)
     found = found if isinstance(found, tuple) else (found,)
     source = caller_source()
     return tuple(
-        _result(xp.astype(r, x.dtype if dtype is None else dtype, copy=False), x, device, source)
+        _result(xp, r, x.dtype if dtype is None else dtype, device, source)
         for r, dtype in zip(found, dtypes, strict=True)
     )
 
 
-def _result(value, x: Array, device, source: str) -> Array:
-    """A result of the call as an array on x's device: a device's array as it is, a host one
-    placed there (a device without a namespace: copied to it)."""
+def _result(xp, value, dtype, device, source: str) -> Array:
+    """A result of the call, of `dtype`, as an array on `device` (x's): a device's array as
+    it is, a host one placed there (a device without a namespace: copied to it)."""
     if isinstance(value, np.ndarray):
-        return Array(constant(value, x._node, source))
-    return Array(buffer_node(value, source, device.name))
+        return Array(_host_value_on(device, value.astype(dtype, copy=False), source))
+    return Array(buffer_node(xp.astype(value, dtype, copy=False), source, device.name))
