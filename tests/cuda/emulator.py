@@ -2,7 +2,8 @@
 numpy arrays held in `DeviceArray`, which is not an ndarray and refuses to become one (as CuPy's
 arrays do: numpy's implicit conversion raises TypeError), kernels are the rendered CUDA compiled
 by the host g++ under the shim (tests/render/shim.py) and launched with their grid and block on
-CPU threads, and the namespace is array_api_compat.numpy applied to the unwrapped arrays.
+CPU threads, and the namespace is array_api_compat.numpy applied to the unwrapped arrays, except
+that integer-array indexing wraps an index out of bounds around, as CuPy's does.
 
 So the device's code runs as written, and code that takes a device array for numpy's fails
 here as it would on a GPU. What this does not check: CUDA's math library (the shim runs
