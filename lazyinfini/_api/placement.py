@@ -1,12 +1,15 @@
 """Where arrays live: new arrays placed on a device with a memory of its own (a GPU's), arrays
-moved between devices, and arrays of such a device taken from DLPack producers.
+moved between devices, arrays of such a device taken from DLPack producers, the values the API
+computes to record an op placed with its array, and the calls whose output shape depends on
+the data run where it lives.
 
 Host arrays are recorded lazily and computed where the options say. A device whose memory no
 other device reads (the `cuda` device: CuPy arrays) holds its arrays itself: `asarray(x,
-device="cuda")`, `zeros(..., device="cuda")` and `x.to_device("cuda")` copy the value there now,
-and every program reading them runs there (`_device.computing_device`). Under
-`li.options(device="cuda")` new arrays go there too (it is the default device then). Arrays of
-two such memories never meet silently: computing them together raises, naming both.
+device="cuda")` and `x.to_device("cuda")` copy the value there now, `zeros(..., device="cuda")`
+makes it there now, and every program reading them runs there (`_device.computing_device`).
+Under `li.options(device="cuda")` new arrays go there too (it is the default device then);
+arrays already on the host stay there. Arrays of two such memories never meet silently:
+computing them together raises, naming both.
 """
 
 from __future__ import annotations
