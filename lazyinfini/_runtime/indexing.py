@@ -46,6 +46,9 @@ def _checked_key(func: str, xp, x, items: tuple, arrays: tuple) -> tuple:
 
 
 def _check_bounds(func: str, xp, index, axis: int, size: int) -> None:
+    # NOTE: compared as int64: a Python int beyond a narrow or unsigned index dtype (-3 for
+    # uint8, 300 for int8) is an OverflowError under NEP 50's rules in some namespaces
+    index = xp.astype(index, xp.int64, copy=False)
     outside = xp.logical_or(xp.less(index, -size), xp.greater_equal(index, size))
     if bool(xp.any(outside)):
         bad = int(index[outside][0])

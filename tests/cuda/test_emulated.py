@@ -210,8 +210,9 @@ def test_index_arrays_out_of_bounds_raise_on_the_device(cuda, emulator, name, si
     x = put(cuda, x_np)
     inside = put(cuda, np.array([-3, 2]))
     assert np.asarray(call(x, inside)).size  # NOTE: negative indices in bounds are fine
-    with pytest.raises(IndexError, match=rf"^{name}: index {size} is out of bounds for axis"):
-        np.asarray(call(x, put(cuda, np.array([0, size]))))
+    for dtype in (np.int64, np.uint8, np.int8):  # NOTE: narrow and unsigned index dtypes too
+        with pytest.raises(IndexError, match=rf"^{name}: index {size} is out of bounds for ax"):
+            np.asarray(call(x, put(cuda, np.array([0, size], dtype))))
 
 
 def _set(x, key, value):
