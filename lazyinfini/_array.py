@@ -161,19 +161,17 @@ class Array(NumpyMethods):
 
         return explain(self, analyze=analyze)
 
-    def _stored(self):
-        """The computed value as its device holds it (a CuPy array on a GPU), computing it
-        first if needed."""
-        if self._node.op is not Op.BUFFER:
-            _realize.realize(self)
-        return self._n.arg.data
-
-    def _value(self, implicit: str = "") -> np.ndarray:
-        """The realized ndarray (read-only), computing it first if needed (`implicit` names a
-        conversion that asked, for the debug line)."""
+    def _stored(self, implicit: str = ""):
+        """The buffer holding the computed value as its device holds it (a CuPy array on a
+        GPU), computing it first if needed (`implicit` names a conversion that asked, for the
+        debug line)."""
         if self._node.op is not Op.BUFFER:
             _realize.realize(self, implicit=implicit)
-        buffer = self._n.arg
+        return self._n.arg
+
+    def _value(self, implicit: str = "") -> np.ndarray:
+        """The realized ndarray (read-only), computing it first if needed."""
+        buffer = self._stored(implicit)
         data = buffer.data
         if buffer.device != "cpu" or not isinstance(data, np.ndarray):
             data = get_device(buffer.device).to_host(data)  # NOTE: a copy from a GPU, dask...
@@ -194,7 +192,7 @@ class Array(NumpyMethods):
         kwargs = {"stream": stream}
         if max_version is not None:
             kwargs["max_version"] = max_version
-        data = self._stored()
+        data = self._stored().data
         here = tuple(self.device.dlpack)
         if here != (1, 0) and (dl_device is None or tuple(dl_device) == here):
             # NOTE: a GPU's array is exported where it lives (zero copy), copied when asked
@@ -408,9 +406,7 @@ def implicit_data(x: Array, func: str, what: str = "") -> tuple:
     """(the device holding x, x's value in its memory): implicit_value's computation, leaving
     the value where it lives (a GPU's array: the data-dependent calls run there)."""
     _allow_implicit(x, func, what)
-    if x._node.op is not Op.BUFFER:
-        _realize.realize(x, implicit=f"{func.strip('_')}({what})")
-    buffer = x._n.arg
+    buffer = x._stored(f"{func.strip('_')}({what})")
     return get_device(buffer.device), buffer.data
 
 

@@ -160,9 +160,12 @@ def get_device(name) -> Device:
 def holder_of(device: Device) -> Device:
     """The device whose arrays `device` computes: itself, or the one holding arrays in its
     memory (the reference device computes li.CPU's arrays)."""
-    if device.holds_arrays:
-        return device
-    return next(d for d in DEVICES.values() if d.holds_arrays and d.memory == device.memory)
+    return device if device.holds_arrays else holder_in(device.memory)
+
+
+def holder_in(memory: str) -> Device:
+    """The device holding the arrays of `memory`."""
+    return next(d for d in DEVICES.values() if d.holds_arrays and d.memory == memory)
 
 
 def readable(device: Device, names) -> bool:
@@ -189,7 +192,7 @@ def computing_device(device: Device, names, sources: dict) -> Device:
             "move them to one device with x.to_device(...) first"
         )
     ((memory, name),) = memories.items()
-    holder = next(d for d in DEVICES.values() if d.holds_arrays and d.memory == memory)
+    holder = holder_in(memory)
     own = memory != "host" and not holder.reads
     if memory == "host" or (own and not any(memory in d.reads for d in DEVICES.values())):
         return holder

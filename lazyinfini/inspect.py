@@ -66,10 +66,14 @@ def release_memory() -> int:
 
 def schedule(*arrays: Array) -> Schedule:
     """The schedule computing `arrays` now would run on the current device (runs nothing)."""
+    dag = Dag(_nodes("schedule", arrays))
+    return _planned(dag, _computing(dag))
+
+
+def _planned(dag: Dag, device) -> Schedule:
     from ._schedule import schedule as _schedule_for
 
-    dag = Dag(_nodes("schedule", arrays))
-    return _schedule_for(dag, _computing(dag).target, fuse=current().fuse)
+    return _schedule_for(dag, device.target, fuse=current().fuse)
 
 
 def _computing(dag: Dag):
@@ -89,9 +93,10 @@ def explain(*arrays: Array, analyze: bool = False) -> str:
     nodes = _nodes("explain", arrays)
     if not isinstance(analyze, bool):
         raise TypeError(f"explain: analyze must be True or False, got {analyze!r}")
-    device = _computing(Dag(nodes))
+    dag = Dag(nodes)
+    device = _computing(dag)  # NOTE: once: the walk and the schedule share it
     if not analyze:
-        return format_schedule(schedule(*arrays), device=device)
+        return format_schedule(_planned(dag, device), device=device)
     from ._realize import realize
 
     timings: list[float] = []

@@ -46,19 +46,19 @@ def _unique(func: str, x, outputs: int) -> tuple[Array, ...]:
 def unique_all(x, /) -> UniqueAllResult:
     """Unique values of flattened x, first indices, inverse indices and counts.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.unique_all.html"""
-    return UniqueAllResult(*_unique("unique_all", x, 4))
+    return UniqueAllResult(*_unique("unique_all", x, len(UniqueAllResult._fields)))
 
 
 def unique_counts(x, /) -> UniqueCountsResult:
     """Unique values of flattened x and how often each occurs.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.unique_counts.html"""
-    return UniqueCountsResult(*_unique("unique_counts", x, 2))
+    return UniqueCountsResult(*_unique("unique_counts", x, len(UniqueCountsResult._fields)))
 
 
 def unique_inverse(x, /) -> UniqueInverseResult:
     """Unique values of flattened x and the indices into them that rebuild x.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.unique_inverse.html"""
-    return UniqueInverseResult(*_unique("unique_inverse", x, 2))
+    return UniqueInverseResult(*_unique("unique_inverse", x, len(UniqueInverseResult._fields)))
 
 
 def unique_values(x, /) -> Array:
