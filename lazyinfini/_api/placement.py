@@ -38,22 +38,30 @@ from .checks import error
 def placed(func: str, array: Array, device) -> Array:
     """`array` where `device=` says (a copy there unless it is there already), or for None
     where new arrays go under the options (see destination)."""
-    if device is None and current().device == "cpu":
-        return array  # NOTE: the common case: one call (asarray is in every client's loop)
-    target = destination(func, device)
-    if target is None:
-        if device is None or not _owners():
-            # NOTE: host data stays lazy: the options' device computes it (with no device of
-            # a memory of its own loaded, every array is one a host-reading device reads)
-            return array
-        target = check_device(func, device)
-        # NOTE: a fill stays lazy unless the options would compute it in another memory (it
-        # is made on the host now, as device= asks)
-        if _reads(target, array._node) and (
-            target.memory != "host" or array.device.memory == "host"
-        ):
-            return array
-    return moved(array, target, array._n.source)
+    if device is None:
+        if current().device == "cpu":
+            return array  # NOTE: the common case: one call (asarray is in every client's loop)
+        target = destination(func, None)
+        return array if target is None else moved(array, target, array._n.source)
+    target = check_device(func, device)
+    return array if _stays(array, target) else moved(array, target, array._n.source)
+
+
+def _stays(array: Array, target: Device) -> bool:
+    """Whether device=`target` leaves `array` as it is: host data stays lazy for a device
+    reading host memory (the options' device computes it); a fill stays lazy too unless the
+    options would compute it in another memory (it is made on the host now, as asked)."""
+    if not _reads_host(target):
+        return False
+    if not _owners():
+        return True  # NOTE: no device of a memory of its own loaded: every array is readable
+    if not _reads(target, array._node):
+        return False
+    return target.memory != "host" or array.device.memory == "host"
+
+
+def _reads_host(device: Device) -> bool:
+    return device.memory == "host" or "host" in device.reads
 
 
 def device_arg(x: Array):
@@ -81,8 +89,7 @@ def destination(func: str, device) -> Device | None:
         found = holder_of(get_device(name))
     else:
         found = check_device(func, device)
-    reads_host = found.memory == "host" or "host" in found.reads
-    return None if reads_host else found
+    return None if _reads_host(found) else found
 
 
 def moved(array: Array, target: Device, source: str) -> Array:
@@ -209,7 +216,7 @@ def _host_value_on(device: Device, value: np.ndarray, source: str) -> Node:
     """A read-only buffer of host array `value` (ours), on `device`: in host memory where it
     reads that, else copied to it."""
     value.flags.writeable = False
-    if device.memory == "host" or "host" in device.reads:
+    if _reads_host(device):
         return buffer_node(value, source)
     return buffer_node(device.from_host(value), source, device.name)
 
