@@ -56,19 +56,21 @@ def _check_bounds(func: str, xp, index, axis: int, size: int) -> None:
 
 
 def gather(xp, x, *indices, key: tuple):
+    key = _checked_key("__getitem__", xp, x, key, indices)
     try:
-        return x[_checked_key("__getitem__", xp, x, key, indices)]
+        return x[key]
     except IndexError as exc:
         # Note (spec): out-of-bounds integer indices are unspecified; we raise when computing.
-        raise IndexError(f"__getitem__: {str(exc).removeprefix('__getitem__: ')}") from None
+        raise IndexError(f"__getitem__: {exc}") from None
 
 
 def setitem(xp, x, value, *indices, key: tuple):
+    key = _checked_key("__setitem__", xp, x, key, indices)
     out = xp.asarray(x, copy=True)
     try:
-        out[_checked_key("__setitem__", xp, x, key, indices)] = value
+        out[key] = value
     except IndexError as exc:
-        raise IndexError(f"__setitem__: {str(exc).removeprefix('__setitem__: ')}") from None
+        raise IndexError(f"__setitem__: {exc}") from None
     return out
 
 
