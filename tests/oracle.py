@@ -88,3 +88,44 @@ def check_schedule(*arrays, kernels: int):
     plan = li.inspect.schedule(*arrays)
     assert len(plan.kernels) == kernels, li.explain(*arrays)
     return plan
+
+
+# -- results of a BLAS or LAPACK call ----------------------------------------------------------
+# numpy's own value of dot, matmul, tensordot, vdot, inner, einsum and linalg depends on the
+# kernel its BLAS picks for the CPU (its summation order): a lazy lowering of the same call can
+# differ in the last bits on one machine and not on another. These compare within the error
+# bound of the computation instead of bit for bit.
+
+
+def assert_within_sum_bound(actual, expected, magnitude, terms: int) -> None:
+    """`actual` and `expected` are sums of `terms` products computed in two orders: each is
+    within terms * u * magnitude of the exact sum (Higham's bound for a sum of products, u the
+    unit roundoff), where `magnitude` is the same sums of the products' absolute values (the
+    function on |inputs|). Where the magnitude overflows, the order decides (nothing is
+    compared there)."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.shape == expected.shape and actual.dtype == expected.dtype, (actual, expected)
+    if actual.dtype.kind in "biu":
+        np.testing.assert_array_equal(actual, expected)
+        return
+    info = np.finfo(actual.dtype)
+    bound = 2 * (terms + 1) * info.eps * np.abs(np.asarray(magnitude, np.float64)) + info.tiny
+    known = np.isfinite(bound)  # NOTE: a NaN input makes the magnitude NaN too
+    wide = np.complex128 if actual.dtype.kind == "c" else np.float64
+    error = np.abs(actual.astype(wide) - expected.astype(wide))
+    bad = known & ~(error <= bound)  # NOTE: a NaN where the bound is known is past it
+    assert not bad.any(), f"{error[bad]} past the bound {bound[bad]} (of {actual}, {expected})"
+
+
+def assert_within_normwise_bound(actual, expected, size: int, condition: float = 1.0) -> None:
+    """`actual` and `expected` are results of one backward-stable LAPACK computation on an
+    n x n problem (`size` n) run twice: within c * n * u * condition of the largest value."""
+    if isinstance(expected, (tuple, list)):
+        for one, other in zip(actual, expected, strict=True):
+            assert_within_normwise_bound(one, other, size, condition)
+        return
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.shape == expected.shape and actual.dtype == expected.dtype, (actual, expected)
+    scale = float(np.max(np.abs(expected), initial=0.0))
+    tol = 16 * size * np.finfo(actual.dtype).eps * condition * max(scale, 1.0)
+    np.testing.assert_allclose(actual, expected, rtol=0, atol=tol)
