@@ -65,7 +65,7 @@ class Bench:
     def on_gpu(cls):
         try:
             device = li.__array_namespace_info__().devices()
-            gpu = next(d for d in device if d.name == "cuda")
+            gpu = next(d for d in device if d.name == "cuda:0")
         except StopIteration:
             return None
         import cupy

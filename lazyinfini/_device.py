@@ -77,11 +77,11 @@ class Device:
 
 
 class Registry(MutableMapping):
-    """name -> Device; the first read imports `backends`, whose devices register themselves.
-    Writes (register_device) import nothing."""
+    """name -> a value registered by the built-in backends (a Device, or a loader of one); the
+    first read imports `backends`, which register theirs. Writes import nothing."""
 
     def __init__(self, backends: str):
-        self._devices: dict[str, Device] = {}
+        self._devices: dict[str, Any] = {}
         self._backends = backends
         self._loaded = False
 
@@ -92,7 +92,7 @@ class Registry(MutableMapping):
             importlib.import_module(self._backends)
             self._loaded = True
 
-    def __getitem__(self, name: str) -> Device:
+    def __getitem__(self, name: str):
         self._load()
         return self._devices[name]
 
@@ -119,8 +119,12 @@ class Registry(MutableMapping):
 DEVICES: MutableMapping[str, Device] = Registry("lazyinfini._runtime")
 # Devices whose backend is imported when first asked for: name -> () -> Device. The dask one
 # needs dask, which `import lazyinfini` must not import; its loader raises an ImportError
-# naming the extra to install.
-LOADERS: dict[str, Callable[[], Device]] = {}
+# naming the extra to install. A registry too: `device="cuda"` as the first call of a process
+# finds the loader the built-in backends register.
+LOADERS: MutableMapping[str, Callable[[], Device]] = Registry("lazyinfini._runtime")
+# Other names of a device: "cuda" is GPU 0's, "cuda:0" (one GPU, one Device, as torch's tensors
+# report cuda:0 for "cuda").
+ALIASES: MutableMapping[str, str] = Registry("lazyinfini._runtime")
 
 
 def register_device(device: Device) -> None:
@@ -144,16 +148,23 @@ def register_loader(name: str, load: Callable[[], Device]) -> None:
     LOADERS[name] = load
 
 
+def register_alias(alias: str, name: str) -> None:
+    """Make `alias` another name of the device called `name`."""
+    ALIASES[alias] = name
+
+
 def get_device(name) -> Device:
-    """The registered device called `name` (a Device is returned as registered now)."""
+    """The registered device called `name` (a Device is returned as registered now); one
+    whose backend loads on first use is loaded now (its ImportError says what is missing)."""
     key = name.name if isinstance(name, Device) else name
+    key = ALIASES.get(key, key) if isinstance(key, str) else key
     try:
         return DEVICES[key]
     except (KeyError, TypeError):
         if isinstance(key, str) and key in LOADERS:
             register_device(LOADERS[key]())
             return DEVICES[key]
-        known = sorted({*DEVICES, *LOADERS})
+        known = sorted({*DEVICES, *LOADERS, *ALIASES})
         raise ValueError(f"options: unknown device {name!r}; known: {known}") from None
 
 
@@ -176,30 +187,23 @@ def readable(device: Device, names) -> bool:
 
 def computing_device(device: Device, names, sources: dict) -> Device:
     """The device computing a program that reads arrays of the devices `names`: `device` (the
-    options') where it reads them all; else the device holding them all: the host's (li.CPU)
-    for host arrays, and for a memory no other device reads and that reads no other, its own
-    (a GPU's arrays are computed where they live; the dask device, which reads host arrays
-    too, is asked for). Otherwise ValueError: a device
-    never copies another's arrays silently (the standard asks for an error); `sources` (device
-    name -> a line that made one of its arrays) says where each came from."""
+    options') where it reads them all; else the data's: the device holding arrays of one of
+    their memories that reads all the others (a GPU's arrays are computed where they live, a
+    program of dask and host arrays on the dask device, which reads host arrays too), or the
+    host's (li.CPU) for host arrays. Otherwise ValueError: a device never copies another's
+    arrays silently (the standard asks for an error); `sources` (device name -> a line that
+    made one of its arrays) says where each came from."""
     if readable(device, names):
         return device
     memories = {DEVICES[name].memory: name for name in sorted(names)}
-    if len(memories) > 1:
-        where = ", ".join(f"{n} (made at {sources.get(n) or '?'})" for n in memories.values())
-        raise ValueError(
-            f"compute: arrays of different devices meet in one computation: {where}; "
-            "move them to one device with x.to_device(...) first"
-        )
-    ((memory, name),) = memories.items()
-    holder = holder_in(memory)
-    own = memory != "host" and not holder.reads
-    if memory == "host" or (own and not any(memory in d.reads for d in DEVICES.values())):
-        return holder
+    for memory in sorted(memories, key=lambda m: m == "host"):  # NOTE: the host's last
+        holder = holder_in(memory)
+        if readable(holder, names):
+            return holder
+    where = ", ".join(f"{n} (made at {sources.get(n) or '?'})" for n in memories.values())
     raise ValueError(
-        f"compute: arrays on {name} cannot be computed on {device.name} "
-        f"({memory} memory vs {device.memory}); compute them with "
-        f"li.options(device={name!r}) or move them with to_device"
+        f"compute: arrays of different devices meet in one computation: {where}; "
+        "move them to one device with x.to_device(...) first"
     )
 
 
@@ -221,12 +225,13 @@ def check_device(func: str, device) -> Device:
     ImportError, naming what is missing (CuPy, a GPU)."""
     if device is None:
         return DEVICES["cpu"]
-    name = str(device) if isinstance(device, (str, Device)) else None
+    asked = str(device) if isinstance(device, (str, Device)) else None
+    name = ALIASES.get(asked, asked)
     if name in LOADERS and name not in DEVICES:
         try:
             get_device(name)
         except ImportError as exc:
-            raise ImportError(f"{func}: device {name!r} is unavailable: {exc}") from None
+            raise ImportError(f"{func}: device {asked!r} is unavailable: {exc}") from None
     found = DEVICES.get(name) if name is not None else None
     if found is None or not found.holds_arrays:
         known = [d.name for d in array_devices()]

@@ -127,7 +127,9 @@ def _check_changes(func: str, changes: dict) -> None:
     if "device" in changes:
         from ._device import get_device  # NOTE: the registry, not a backend
 
-        get_device(changes["device"])  # raises ValueError naming the known devices
+        # NOTE: raises ValueError naming the known devices; kept by its name ("cuda" is
+        # "cuda:0"), which realize() and the placement's common cases compare
+        changes["device"] = get_device(changes["device"]).name
 
 
 @contextlib.contextmanager

@@ -17,6 +17,7 @@ from .._device import check_device_arg
 from .._graph import Op
 from .checks import check_array, check_dtype_arg, check_scalar, error
 from .creation import copied
+from .placement import placed
 
 
 def astype(x, dtype, /, *, copy=True, device=None) -> Array:
@@ -32,8 +33,11 @@ def astype(x, dtype, /, *, copy=True, device=None) -> Array:
         # Note (spec): complex -> real would drop the imaginary part silently; use real()/abs().
         raise error(TypeError, "astype", f"cannot cast {x.dtype.name} to {dtype.name}")
     if dtype == x.dtype:
-        return copied(x) if copy else x
-    return record(Op.ASTYPE, (x._node,), x.shape, dtype)
+        cast = copied(x) if copy else x
+    else:
+        cast = record(Op.ASTYPE, (x._node,), x.shape, dtype)
+    # Note (spec): device= places the result there (x's device without it)
+    return cast if device is None else placed("astype", cast, device)
 
 
 def _dtype_of(func: str, value) -> np.dtype:

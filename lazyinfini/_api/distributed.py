@@ -12,6 +12,7 @@ from .. import _dtypes
 from .._array import Array
 from .._device import as_computed, computing_device, get_device
 from .._graph import Buffer, BufferLayout, Node, Op, caller_source
+from .._graph.memories import own
 from .._graph.views import c_strides
 from .._options import current
 from .checks import error
@@ -26,7 +27,7 @@ def is_dask_array(obj) -> bool:
 def from_dask(x, /) -> Array:
     """An array whose values are the dask array `x`'s, computed when needed on the dask device
     (li.options(device="dask")); nothing runs now. Its chunks are kept."""
-    get_device("dask")  # NOTE: loads the device: an ImportError naming the extra without dask
+    device = get_device("dask")  # NOTE: loads it: an ImportError naming the extra without dask
     if not is_dask_array(x):
         raise error(TypeError, "from_dask", f"expected a dask array, got {type(x).__name__}")
     if any(math.isnan(n) for n in x.shape):
@@ -41,6 +42,7 @@ def from_dask(x, /) -> Array:
     shape = tuple(int(n) for n in x.shape)
     # NOTE: C strides as a cached schedule's key reads them: a dask array has none of its own.
     buffer = Buffer("dask", x, BufferLayout(c_strides(shape, dtype.itemsize), 0))
+    own(device.name, device.memory, device.reads)  # NOTE: it meets host arrays, never a GPU's
     return Array(Node(Op.BUFFER, (), shape, dtype, buffer, caller_source()))
 
 

@@ -30,7 +30,7 @@ from .._device import (
     registry_version,
 )
 from .._graph import Node, Op, buffer_node, caller_source
-from .._graph.memories import OWN
+from .._graph.memories import OWN, own
 from .._options import current, options
 from .checks import error
 
@@ -48,16 +48,15 @@ def placed(func: str, array: Array, device) -> Array:
 
 
 def _stays(array: Array, target: Device) -> bool:
-    """Whether device=`target` leaves `array` as it is: host data stays lazy for a device
-    reading host memory (the options' device computes it); a fill stays lazy too unless the
-    options would compute it in another memory (it is made on the host now, as asked)."""
-    if not _reads_host(target):
+    """Whether device=`target` leaves `array` as it is, for a device of host memory (another
+    device's, moved(), keeps it where it is there already): host data stays lazy (the
+    options' device computes it); a fill stays lazy too unless the options would compute it
+    in another memory (it is made on the host now, as asked)."""
+    if target.memory != "host":
         return False
     if not _owners():
         return True  # NOTE: no device of a memory of its own loaded: every array is readable
-    if not _reads(target, array._node):
-        return False
-    return target.memory != "host" or array.device.memory == "host"
+    return _reads(target, array._node) and array.device.memory == "host"
 
 
 def _reads_host(device: Device) -> bool:
@@ -102,15 +101,23 @@ def moved(array: Array, target: Device, source: str) -> Array:
             return array
     else:
         owner, names = _data(node)
-        if owner is target or (owner is None and names and readable(target, names)):
+        if owner is target or (owner is None and names and _computed_by(target, names)):
             return array
         if node.op in _SOURCES and target.memory != "host":
             return _made_on(target, node, source)
     value = array._value()  # NOTE: host memory: _value copies another device's to the host
     if target.memory == "host":
         return Array(buffer_node(_readonly(value.copy()), source, target.name))
-    OWN[target.name] = target.memory  # NOTE: from now on recording checks memories
+    own(target.name, target.memory, target.reads)  # NOTE: from now on recording checks memories
     return Array(buffer_node(target.from_host(value), source, target.name))
+
+
+def _computed_by(target: Device, names) -> bool:
+    """Whether a program reading arrays of the devices `names` is computed by `target`."""
+    try:
+        return computing_device(holder_of(get_device(current().device)), names, {}) == target
+    except ValueError:
+        return False  # NOTE: arrays that cannot meet: computing it says so
 
 
 # Ops of no inputs a device makes itself (a fill, a range): made there, not copied there
@@ -122,7 +129,7 @@ def _made_on(target: Device, node, source: str) -> Array:
     memory; nothing is computed on the host and copied), as a new array: the node is recorded
     again, so arrays holding `node` stay where they are."""
     made = Array(Node(node.op, (), node.shape, node.dtype, node.arg, source))
-    OWN[target.name] = target.memory
+    own(target.name, target.memory, target.reads)
     with options(device=target.name):
         made.compute()
     return made
@@ -144,7 +151,7 @@ def adopted(func: str, obj) -> Array | None:
     if kind == 1:  # kDLCPU: host memory, read by numpy
         return None
     device = _by_dlpack(func, (kind, index))
-    OWN[device.name] = device.memory
+    own(device.name, device.memory, device.reads)
     return Array(buffer_node(device.adopt(obj), caller_source(), device.name))
 
 
@@ -153,8 +160,9 @@ def _by_dlpack(func: str, where: tuple[int, int]) -> Device:
     for device in _device.DEVICES.values():  # NOTE: the module's: a test may swap it
         if tuple(device.dlpack) == where and device.adopt is not None:
             return device
-    if where[0] == _CUDA and "cuda" in LOADERS:
-        found = check_device(func, "cuda")  # NOTE: raises the loader's error (no CuPy, no GPU)
+    if where[0] == _CUDA and f"cuda:{where[1]}" in LOADERS:
+        # NOTE: raises the loader's error (no CuPy, no GPU)
+        found = check_device(func, f"cuda:{where[1]}")
         if tuple(found.dlpack) == where and found.adopt is not None:
             return found
     raise error(ValueError, func, f"no lazyinfini device holds arrays of DLPack device {where}")
@@ -186,8 +194,10 @@ def _data(node) -> tuple[Device | None, set]:
     """The device of a memory of its own holding data `node` reads (None if none does), and
     the names of the other devices whose buffers it reads (none when it finds such a device)."""
     owners = _owners()
-    if not owners:
-        return None, set()  # NOTE: no such device is loaded: nothing to walk (x.device is common)
+    if not owners and not OWN:
+        # NOTE: no device of a memory of its own is loaded and no array lives outside host
+        # memory (a dask array): nothing to walk (x.device is common)
+        return None, set()
     stack, seen, names = [node], set(), set()
     while stack:
         node = stack.pop()

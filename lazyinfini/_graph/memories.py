@@ -9,10 +9,20 @@ from __future__ import annotations
 from .ops import Op
 
 # Device name -> its memory, for the devices holding arrays in a memory of their own (filled by
-# _api/placement.py as it places the first array on one). NOTE: mutated, never rebound: node.py
-# tests it at every node it makes.
+# `own`, as _api/placement.py places the first array on one). NOTE: mutated, never rebound:
+# node.py tests it at every node it makes.
 OWN: dict[str, str] = {}
+# Memory -> the other memories its device reads (the dask device's reads host arrays): arrays
+# of those meet there.
+READS: dict[str, tuple[str, ...]] = {}
 HOST = "host"
+
+
+def own(name: str, memory: str, reads: tuple[str, ...] = ()) -> None:
+    """From now on recording checks the memories of the arrays of device `name` (in `memory`,
+    reading the memories `reads` too)."""
+    READS[memory] = reads
+    OWN[name] = memory
 
 
 def memory_of(node) -> str | None:
@@ -46,11 +56,16 @@ def _joined(node) -> str | None:
     found = None
     for src in _inputs(node):
         memory = src.__dict__["memory"]
-        if memory is not None and found is not None and memory != found:
+        if memory is None or memory == found:
+            continue
+        if found is None or memory in READS.get(found, ()):
+            found = found or memory
+        elif found in READS.get(memory, ()):
+            found = memory  # NOTE: a dask array and a host array meet on the dask device
+        else:
             where = f" at {node.source}" if node.source else ""
             raise ValueError(
                 f"{node.op.label}: arrays in {found} memory and in {memory} memory meet{where}; "
                 "move them to one device with x.to_device(...) first"
             )
-        found = found or memory
     return found

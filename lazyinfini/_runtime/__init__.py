@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from .._device import register_device, register_loader
+from .._device import register_alias, register_device, register_loader
 from .cpu import CPU, NUMPY
 from .cuda import GPUS
 from .cuda import load_device as load_cuda
@@ -21,8 +21,9 @@ register_device(REFERENCE)
 register_device(CPU)
 register_device(NUMPY)
 register_loader("dask", load_dask)  # NOTE: imports dask only when first asked for
-register_loader("cuda", load_cuda)  # NOTE: imports CuPy only when first asked for
 for _gpu in range(GPUS):  # NOTE: "cuda:0", "cuda:1", ...: each GPU by its index
+    # NOTE: imports CuPy only when first asked for
     register_loader(f"cuda:{_gpu}", functools.partial(load_cuda, f"cuda:{_gpu}"))
+register_alias("cuda", "cuda:0")  # NOTE: the default GPU, as in torch and CuPy
 
 __all__ = ["CPU", "NUMPY", "REFERENCE", "Settings", "allocator", "run_schedule"]

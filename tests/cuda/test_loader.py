@@ -9,15 +9,14 @@ import types
 
 import pytest
 
-from lazyinfini._device import LOADERS, check_device
+from lazyinfini._device import ALIASES, LOADERS, check_device
 from lazyinfini._runtime.cuda import EXTRA, load_device
 from tests.test_import_cost import _run  # NOTE: a program in a fresh interpreter
 
 
 def test_the_device_is_registered_to_load_on_first_use():
-    import lazyinfini._runtime  # noqa: F401 (registers the devices)
-
-    assert LOADERS["cuda"] is load_device
+    assert LOADERS["cuda:0"].func is load_device and LOADERS["cuda:0"].args == ("cuda:0",)
+    assert ALIASES["cuda"] == "cuda:0"
 
 
 def test_computing_on_the_host_never_imports_cupy():
@@ -90,10 +89,10 @@ def test_each_gpu_is_a_device_of_its_own_memory(monkeypatch):
     monkeypatch.setattr("lazyinfini._runtime.cuda._BACKENDS", {})
     namespace = property(lambda self: types.SimpleNamespace())  # NOTE: array_api_compat.cupy's
     monkeypatch.setattr("lazyinfini._runtime.cuda.backend.CupyBackend.namespace", namespace)
-    default, first, second = (load_device(n) for n in ("cuda", "cuda:0", "cuda:1"))
-    assert (default.name, first.name, second.name) == ("cuda", "cuda:0", "cuda:1")
-    assert default.memory == first.memory == "cuda:0" != second.memory == "cuda:1"
-    assert default.dlpack == first.dlpack == (2, 0) and second.dlpack == (2, 1)
+    first, second = (load_device(n) for n in ("cuda:0", "cuda:1"))
+    assert (first.name, second.name) == ("cuda:0", "cuda:1")
+    assert first.memory == "cuda:0" != second.memory == "cuda:1"
+    assert first.dlpack == (2, 0) and second.dlpack == (2, 1)
     assert all(LOADERS[f"cuda:{i}"]().name == f"cuda:{i}" for i in (0, 1))
     with pytest.raises(ImportError, match="there is no GPU 2: CuPy counts 2"):
         load_device("cuda:2")

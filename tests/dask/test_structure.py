@@ -218,10 +218,23 @@ def test_zarr_arrays_are_read_chunk_by_chunk(tmp_path):
         assert float(li.sum(x)) == 190.0
 
 
-def test_the_cpu_refuses_dask_arrays_instead_of_computing_them():
-    x = li.from_dask(da.ones(4, chunks=2))
-    with pytest.raises(ValueError, match=r"cannot be computed on cpu .*device='dask'"):
-        (x + 1).compute()
+def test_computation_follows_dask_arrays_to_the_dask_device():
+    # Note: as dask's own operations take numpy arrays, a program of dask and host arrays runs
+    # on the dask device whatever the options' device (the cpu here): one blockwise layer.
+    x = li.from_dask(da.arange(4.0, chunks=2))
+    h = li.asarray(np.array([1.0, 2.0, 3.0, 4.0]))
+    assert li.explain(x * 3).startswith("1 kernel(s) for 1 output(s) [device=dask")
+    y = li.clip(x * 3 - h, 0, 5)
+    assert y.device.name == "dask" and "dask blockwise" in li.explain(y)
+    np.testing.assert_array_equal(np.asarray(y), np.clip(np.arange(4.0) * 3 - h, 0, 5))
+    assert y.device.name == "dask"  # its value stays the dask device's: the next program too
+    np.testing.assert_array_equal(np.asarray(y + h), np.clip(np.arange(4.0) * 3 - h, 0, 5) + h)
+    placed = li.asarray(np.ones(4), device="dask")  # device= puts host data there, as to_device
+    assert placed.device.name == li.zeros(4, device="dask").device.name == "dask"
+    assert (placed + 1).device.name == "dask"
+
+
+def test_dask_arrays_refuse_bad_input():
     with pytest.raises(TypeError, match="^from_dask: expected a dask array"):
         li.from_dask(np.ones(3))
     with pytest.raises(ValueError, match="unknown chunk sizes"):

@@ -17,10 +17,10 @@ from __future__ import annotations
 EXTRA = 'pip install "lazyinfini[cuda]"'
 
 
-def load_device(name: str = "cuda"):
-    """The cuda Device called `name`: "cuda" (GPU 0, the default) or "cuda:<i>" (GPU i); an
-    ImportError naming what is missing: CuPy (the extra to install) or the GPU (or its
-    driver). "cuda" and "cuda:0" share GPU 0's memory, and its compiled kernels."""
+def load_device(name: str = "cuda:0"):
+    """The cuda Device called `name`, "cuda:<i>" (GPU i; "cuda" is an alias of "cuda:0",
+    `_runtime/__init__.py`); an ImportError naming what is missing: CuPy (the extra to
+    install) or the GPU (or its driver)."""
     try:
         import cupy
     except ImportError as error:
@@ -28,7 +28,7 @@ def load_device(name: str = "cuda"):
     from .backend import CupyBackend
     from .device import make_device
 
-    index = 0 if name == "cuda" else int(name.split(":", 1)[1])
+    index = int(name.split(":", 1)[1])
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as error:  # NOTE: CuPy's CUDARuntimeError: no driver, no device
@@ -41,5 +41,5 @@ def load_device(name: str = "cuda"):
     return make_device(backend, name)
 
 
-_BACKENDS: dict = {}  # GPU index -> its CupyBackend (one per GPU, whatever its names)
+_BACKENDS: dict = {}  # GPU index -> its CupyBackend
 GPUS = 16  # the "cuda:<i>" names registered to load (_runtime/__init__.py)

@@ -1,0 +1,148 @@
+"""A device named as the FIRST lazyinfini call of a process: `device="cuda"` (and "cuda:0",
+"dask"), creation functions' `device=`, `to_device`, `astype(device=)`, `li.options(device=)`
+and `devices()` must find the device's loader without anything having imported the runtime
+first. Each case runs in a fresh interpreter: a test process has imported it long before.
+
+The GPU is the emulated one (tests/cuda/emulator.py) behind a stand-in `cupy` module that
+counts one GPU: an import hook swaps the emulated backend in for CuPy's when the cuda backend
+module loads, so nothing of lazyinfini is imported before the call under test."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from lazyinfini._runtime.cuda import EXTRA
+from tests.render import shim
+from tests.test_import_cost import _run  # NOTE: a program in a fresh interpreter
+
+FIRST_CALLS = {
+    "asarray cuda": 'li.asarray(np.arange(4.0), device="cuda")',
+    "asarray cuda:0": 'li.asarray(np.arange(4.0), device="cuda:0")',
+    "zeros": 'li.zeros(4, device="cuda")',
+    "full": 'li.full((4,), 7.0, device="cuda")',
+    "arange": 'li.arange(4.0, device="cuda:0")',
+    "to_device": 'li.asarray(np.arange(4.0)).to_device("cuda")',
+    "astype": 'li.astype(li.asarray(np.arange(4)), li.float64, device="cuda")',
+    "from_dlpack": 'li.from_dlpack(np.arange(4.0), device="cuda")',
+}
+
+# A stand-in CuPy counting one GPU, and the emulated backend in place of CuPy's backend.
+EMULATED_GPU = """
+import importlib.abc
+import importlib.util
+import sys
+import types
+
+cupy = types.ModuleType("cupy")
+cupy.cuda = types.SimpleNamespace(runtime=types.SimpleNamespace(getDeviceCount=lambda: 1))
+cupy.from_dlpack = lambda obj: obj
+sys.modules["cupy"] = cupy
+
+
+class Emulate(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name != "lazyinfini._runtime.cuda.backend":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            from tests.cuda.emulator import EmulatedBackend
+
+            module.CupyBackend = lambda cupy, index: EmulatedBackend()
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+sys.meta_path.insert(0, Emulate())
+"""
+
+
+@pytest.mark.parametrize("call", FIRST_CALLS.values(), ids=FIRST_CALLS.keys())
+def test_without_cupy_the_first_call_names_the_extra(call):
+    script = f"""
+    import sys
+
+    import numpy as np
+
+    sys.modules["cupy"] = None  # NOTE: `import cupy` raises ImportError
+    import lazyinfini as li
+
+    try:
+        {call}
+    except ImportError as error:
+        print(error)
+    """
+    assert EXTRA in _run(script)
+
+
+def test_without_cupy_devices_lists_the_host_and_options_name_the_extra():
+    script = """
+    import sys
+
+    sys.modules["cupy"] = None
+    import lazyinfini as li
+
+    print(li.__array_namespace_info__().devices())
+    try:
+        li.set_options(device="cuda")
+    except ImportError as error:
+        print(error)
+    """
+    out = _run(script)
+    assert out.startswith("(Device('cpu'),)") and EXTRA in out
+
+
+@pytest.mark.skipif(shim.COMPILER is None, reason="no C++ compiler (g++) for the shim")
+@pytest.mark.parametrize("call", FIRST_CALLS.values(), ids=FIRST_CALLS.keys())
+def test_with_a_gpu_the_first_call_puts_the_array_there(call):
+    script = EMULATED_GPU + textwrap.dedent(f"""
+    import numpy as np
+    import lazyinfini as li
+
+    x = {call}
+    y = x * 2 - 1
+    print(x.device, y.device, x.device in li.__array_namespace_info__().devices())
+    print(np.asarray(y).tolist())
+    """)
+    where, values = _run(script).splitlines()
+    assert where == "cuda:0 cuda:0 True"
+    if "zeros" in call:
+        assert values == "[-1.0, -1.0, -1.0, -1.0]"
+    elif "full" in call:
+        assert values == "[13.0, 13.0, 13.0, 13.0]"
+    else:
+        assert values == "[-1.0, 1.0, 3.0, 5.0]"
+
+
+@pytest.mark.skipif(shim.COMPILER is None, reason="no C++ compiler (g++) for the shim")
+def test_with_a_gpu_devices_lists_it_and_the_options_default_to_it():
+    script = EMULATED_GPU + textwrap.dedent("""
+    import numpy as np
+    import lazyinfini as li
+
+    print(li.__array_namespace_info__().devices())
+    with li.options(device="cuda"):
+        x = li.ones(3)
+        print(x.device, li.__array_namespace_info__().default_device())
+    """)
+    devices, made = _run(script).splitlines()
+    assert devices == "(Device('cpu'), Device('cuda:0'))"
+    assert made == "cuda:0 cuda:0"
+
+
+def test_dask_as_the_first_call():
+    pytest.importorskip("dask")
+    script = """
+    import numpy as np
+    import lazyinfini as li
+
+    x = li.asarray(np.arange(4.0), device="dask")
+    print(x.device, (x + 1).device, np.asarray(li.sum(x + 1)).tolist())
+    """
+    assert _run(script).split() == ["dask", "dask", "10.0"]
