@@ -328,7 +328,8 @@ def repeat(x, repeats, /, *, axis=None) -> Array:
     if isinstance(repeats, Array):
         counts = _repeat_counts(repeats, length)
         total = int(counts.sum()) * (length if counts.shape == (1,) else 1)
-        srcs, arg = (x._node, constant(counts, x._node, caller_source())), (("axis", axis),)
+        srcs = (x._node, constant(counts, x._node, caller_source()))
+        arg = (("axis", axis), ("total", total))  # NOTE: the output length, known here
     else:
         count = check_int("repeat", "repeats", repeats, minimum=0)
         count = count if length else 0  # NOTE: nothing to repeat; numpy takes a C long

@@ -180,12 +180,19 @@ NUMPY_TYPES = {
 
 @dataclass(frozen=True)
 class Param:
-    """A kernel parameter: a pointer to operand `operand` (outputs, then loads) or a `value`."""
+    """A kernel parameter: a pointer to operand `operand` (outputs, then loads), the value of
+    operand `operand` itself (`by_value`: a fill, a Python scalar, passed at launch as numpy,
+    CuPy, torch and Triton pass scalars: no device buffer, no upload), or a `value`."""
 
     name: str
     ctype: str
     value: int | None = None
     operand: int | None = None
+    by_value: bool = False
+
+    @property
+    def pointer(self) -> bool:
+        return self.operand is not None and not self.by_value
 
 
 @dataclass(frozen=True)
@@ -256,13 +263,33 @@ def unit(*sources: str) -> str:
     return PRELUDE + "".join(dict.fromkeys(sources))
 
 
-def arguments(launch: Launch, pointers) -> tuple:
-    """The arguments of a launch in order: `pointers[operand]` (a device's buffers or addresses)
-    for the pointer parameters, numpy scalars of each parameter's type for the others."""
+def arguments(launch: Launch, operands) -> tuple:
+    """The arguments of a launch in order: `operands[operand]` (a device's buffers or addresses)
+    for the pointer parameters, the numpy scalar of a by-value operand's value (a host array
+    of its dtype: a fill's), numpy scalars of each parameter's type for the others."""
     return tuple(
-        pointers[p.operand] if p.operand is not None else NUMPY_TYPES[p.ctype](p.value)
+        operands[p.operand]
+        if p.pointer
+        else by_value(p, operands[p.operand])
+        if p.by_value
+        else NUMPY_TYPES[p.ctype](p.value)
         for p in launch.params
     )
+
+
+def by_value(param: Param, value) -> np.generic:
+    """A by-value parameter's argument: `value`'s element (a host array: a fill's 0-d value)
+    as a numpy scalar of the parameter's memory type, bit for bit (a half float's 16 bits,
+    -0.0's sign)."""
+    return np.asarray(value).reshape(-1)[:1].view(MEMORY_TYPES[param.ctype])[0]
+
+
+MEMORY_TYPES = {"float": np.float32, "double": np.float64}  # memory type -> numpy's
+MEMORY_TYPES |= {
+    f"{sign}int{bits}_t": np.dtype(f"{sign}int{bits}")
+    for sign in ("", "u")
+    for bits in (8, 16, 32, 64)
+}
 
 
 def _named(source: str, launch: dict) -> Rendered:
@@ -282,7 +309,8 @@ class _Walk:
     kernel: object
     space: tuple[int, ...]
     strides: tuple[tuple[int, ...], ...]
-    kinds: tuple[str, ...]  # "contiguous", "scalar" (every stride 0) or "strided"
+    # "contiguous", "strided", "scalar" (every stride 0) or "fill" (a scalar passed by value)
+    kinds: tuple[str, ...]
     types: tuple[str, str]  # (index type, offset type)
     rows: int | None  # the tiled walk's row dim (a transposed load's fastest), else None
 
@@ -293,6 +321,9 @@ class _Walk:
         strides = [c_strides(space, n.dtype.itemsize) for n in kernel.outputs]
         strides += [_strides_in(ld, space) for ld in kernel.loads]
         kinds = tuple(_kind(s, space, n.dtype.itemsize) for s, n in zip(strides, nodes))
+        n_out = len(kernel.outputs)
+        fills = [n_out + i for i, ld in enumerate(kernel.loads) if ld.base.op is Op.FULL]
+        kinds = tuple("fill" if k in fills else kind for k, kind in enumerate(kinds))
         reach = max(_reach(s, space, n.dtype.itemsize) for s, n in zip(strides, nodes))
         types = _NARROW if max(math.prod(space), reach) < 2**31 else _WIDE
         rows = _rows_dim(strides[len(kernel.outputs) :], space)
@@ -303,10 +334,13 @@ class _Walk:
         return [*self.kernel.outputs, *(ld.node for ld in self.kernel.loads)]
 
     def pointers(self) -> list[Param]:
-        n_out = len(self.kernel.outputs)
+        """The operands' parameters: a pointer each, a fill's value by value."""
+        n_out, nodes = len(self.kernel.outputs), self.operands
         return [
-            Param(f"p{k}", "char *" if k < n_out else "const char *", operand=k)
-            for k in range(len(self.kinds))
+            Param(f"v{k}", c.memory_type(nodes[k].dtype, CUDA), operand=k, by_value=True)
+            if kind == "fill"
+            else Param(f"p{k}", "char *" if k < n_out else "const char *", operand=k)
+            for k, kind in enumerate(self.kinds)
         ]
 
     def strides_params(self, dims) -> list[Param]:
@@ -314,7 +348,7 @@ class _Walk:
         return [
             Param(f"s{k}_{j}", self.types[1], self.strides[k][j])
             for k, kind in enumerate(self.kinds)
-            if kind == "strided" or (self.rows is not None and kind != "scalar")
+            if kind == "strided" or (self.rows is not None and kind not in _ONE_VALUE)
             for j in dims
             if self.strides[k][j]
         ]
@@ -327,12 +361,14 @@ class _Walk:
         return f"{base}{k} + ({' + '.join(terms)})" if terms else f"{base}{k}"
 
     def hoisted(self) -> list[str]:
-        """Each load of one value (a scalar), read once per thread."""
+        """Each load of one value, read once per thread: a fill's parameter, a scalar's
+        element."""
+        raw = {"fill": lambda k, node: f"v{k}", "scalar": lambda k, node: _at(f"p{k}", node.dtype)}
         return [
             f"const {c.ctype(node.dtype)} r{k - len(self.kernel.outputs)} = "
-            f"{c.widened(node.dtype, _at(f'p{k}', node.dtype), CUDA)};"
+            f"{c.widened(node.dtype, raw[self.kinds[k]](k, node), CUDA)};"
             for k, node in enumerate(self.operands)
-            if self.kinds[k] == "scalar"
+            if self.kinds[k] in _ONE_VALUE
         ]
 
     def element(self, read) -> list[str]:
@@ -343,7 +379,7 @@ class _Walk:
             f"const {c.ctype(nodes[k].dtype)} r{k - n_out} = "
             f"{c.widened(nodes[k].dtype, read(k), CUDA)};"
             for k in range(n_out, len(nodes))
-            if self.kinds[k] != "scalar"
+            if self.kinds[k] not in _ONE_VALUE
         ]
         dtypes = c.register_dtypes(self.kernel)
         for step in self.kernel.program.steps:
@@ -351,6 +387,9 @@ class _Walk:
         for j, reg in enumerate(self.kernel.program.outputs):
             lines.append(f"{read(j)} = {c.narrowed(nodes[j].dtype, f'r{reg}', CUDA)};")
         return lines
+
+
+_ONE_VALUE = ("scalar", "fill")  # loads read once per thread
 
 
 def _strides_in(load, space) -> tuple[int, ...]:
@@ -439,7 +478,7 @@ def _signature(params: list[Param]) -> str:
     """The kernel's first line: pointers __restrict__ (outputs are fresh buffers), values
     const."""
     text = [
-        f"{p.ctype}__restrict__ {p.name}" if p.operand is not None else f"const {p.ctype} {p.name}"
+        f"{p.ctype}__restrict__ {p.name}" if p.pointer else f"const {p.ctype} {p.name}"
         for p in params
     ]
     return f'extern "C" __global__ void LI_NAME({", ".join(text)})'
@@ -481,7 +520,8 @@ def _gathered(walk: _Walk) -> list[int]:
     return [
         k
         for k in range(len(walk.kernel.outputs), len(walk.kinds))
-        if walk.kinds[k] != "scalar" and 0 < abs(walk.strides[k][rows]) < abs(walk.strides[k][cols])
+        if walk.kinds[k] not in _ONE_VALUE
+        and 0 < abs(walk.strides[k][rows]) < abs(walk.strides[k][cols])
     ]
 
 
@@ -495,7 +535,7 @@ def _tile_loop(walk: _Walk, gathered: list[int]) -> list[str]:
     bases = [
         f"{'const ' if k >= n_out else ''}char *b{k} = {walk.address(k, outer)};"
         for k, kind in enumerate(walk.kinds)
-        if kind != "scalar"
+        if kind not in _ONE_VALUE
     ]
     gather = [
         f"li_tile{k}[li_y][threadIdx.x] = "

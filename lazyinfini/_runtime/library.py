@@ -17,7 +17,7 @@ import numpy as np
 from .. import _dtypes
 from .._compat import compat
 from .._graph import Node, Op
-from . import differences, indexing, joining, sorting
+from . import differences, indexing, joining, repeating, sorting
 
 # Ops whose implementation is not a plain library call: each a function of (the namespace, the
 # node's inputs, its keywords), written for any Array API namespace (every device's library).
@@ -26,6 +26,7 @@ CUSTOM.update(indexing.IMPLEMENTATIONS)  # gather, setitem, take, take_along_axi
 CUSTOM.update(joining.IMPLEMENTATIONS)  # concat, stack
 CUSTOM.update(sorting.IMPLEMENTATIONS)  # sort (stable descending), searchsorted (sorter)
 CUSTOM.update(differences.IMPLEMENTATIONS)  # diff (prepend/append, n=0)
+CUSTOM.update(repeating.IMPLEMENTATIONS)  # repeat (an array of repeats on a device)
 
 _NAMESPACES = {Op.LINALG: "linalg", Op.FFT: "fft"}  # NOTE: names: compat loads at first use
 

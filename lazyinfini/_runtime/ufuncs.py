@@ -10,6 +10,7 @@ import numpy as np
 
 from .._compat import compat
 from .._graph import Op
+from .special_values import COMPLEX, complex_values, floor_divided
 
 
 def _ufunc(fn):
@@ -50,53 +51,20 @@ def _round(inputs, arg, out=None):
     return np.rint(x, out=out)
 
 
-# -- the standard's special values numpy misses: written for any Array API namespace `xp` ----
-# (the host computes them in array_api_compat.numpy, the cuda device in CuPy's)
-
-
-def floor_divided(xp, x1, x2):
-    """floor_divide with the standard's infinities: an infinite over a finite (or the reverse)
-    is x1 / x2, where numpy's floor of fmod gives NaN for inf // 2 and -1 for -1 // inf."""
-    out = xp.floor_divide(x1, x2)
-    if not xp.isdtype(out.dtype, "real floating"):
-        return out
-    inf1, inf2 = xp.isinf(x1), xp.isinf(x2)
-    finite2 = xp.logical_and(xp.isfinite(x2), xp.not_equal(x2, 0))
-    mixed = xp.logical_or(xp.logical_and(inf1, finite2), xp.logical_and(xp.isfinite(x1), inf2))
-    return xp.where(mixed, xp.divide(x1, x2), out)
-
-
-def expm1ed(xp, x):
-    """expm1 with the standard's complex special values: numpy gives NaN + NaN j for infinite
-    or NaN parts, where exp(z) - 1 gives the standard's; and +0 + 0j at ±0 + 0j (numpy keeps
-    the sign of a real -0)."""
-    out = xp.expm1(x)
-    if not xp.isdtype(out.dtype, "complex floating"):
-        return out
-    out = xp.where(xp.isfinite(x), out, xp.subtract(xp.exp(x), 1))
-    zero = xp.logical_and(xp.equal(x, 0), xp.logical_not(xp.signbit(xp.imag(x))))
-    return xp.where(zero, xp.zeros_like(out), out)
-
-
-def tanhed(xp, x):
-    """tanh with the standard's complex special value: tanh(+inf + yj) for finite y > 0 is
-    1 + 0j, where numpy (as C99) gives that zero the sign of sin(2y)."""
-    out = xp.tanh(x)
-    if not xp.isdtype(out.dtype, "complex floating"):
-        return out
-    re, im = xp.real(x), xp.imag(x)
-    positive_inf = xp.logical_and(xp.isinf(re), xp.greater(re, 0))
-    fix = xp.logical_and(positive_inf, xp.logical_and(xp.isfinite(im), xp.greater(im, 0)))
-    return xp.where(fix, xp.ones_like(out), out)
-
-
-# NOTE: each Op -> its function of (xp, *inputs); the table below runs them in numpy
-SPECIAL_VALUES = {Op.FLOOR_DIVIDE: floor_divided, Op.EXPM1: expm1ed, Op.TANH: tanhed}
-
-
 def _special(op: Op):
-    function = SPECIAL_VALUES[op]
-    return lambda inputs, arg, out=None: _into(out, function(compat, *inputs))
+    """An op whose numpy function misses some of the standard's special values: it runs in
+    numpy, then special_values.py corrects the elements concerned (complex results only)."""
+    if op is Op.FLOOR_DIVIDE:
+        return lambda inputs, arg, out=None: _into(out, floor_divided(compat, *inputs))
+    ufunc = getattr(compat, op.label)
+
+    def run(inputs, arg, out=None):
+        result = ufunc(*inputs, out=out) if isinstance(ufunc, np.ufunc) else ufunc(*inputs)
+        if result.dtype.kind != "c":
+            return _into(out, result)
+        return _into(out, complex_values(compat, op.label, inputs[0], result))
+
+    return run
 
 
 def _where(inputs, arg, out=None):
@@ -148,7 +116,7 @@ UFUNCS = {
     Op.LOGADDEXP: _ufunc(np.logaddexp),
     Op.NEXTAFTER: _ufunc(np.nextafter),
     Op.EXP: _ufunc(np.exp),
-    Op.EXPM1: _special(Op.EXPM1),
+    Op.EXPM1: _ufunc(np.expm1),
     Op.LOG: _ufunc(np.log),
     Op.LOG1P: _ufunc(np.log1p),
     Op.LOG2: _ufunc(np.log2),
@@ -162,7 +130,7 @@ UFUNCS = {
     Op.ATAN: _ufunc(np.arctan),
     Op.SINH: _ufunc(np.sinh),
     Op.COSH: _ufunc(np.cosh),
-    Op.TANH: _special(Op.TANH),
+    Op.TANH: _ufunc(np.tanh),
     Op.ASINH: _ufunc(np.arcsinh),
     Op.ACOSH: _ufunc(np.arccosh),
     Op.ATANH: _ufunc(np.arctanh),
@@ -177,6 +145,7 @@ UFUNCS = {
     Op.LOGICAL_XOR: _ufunc(np.logical_xor),
     Op.LOGICAL_NOT: _ufunc(np.logical_not),
 }
+UFUNCS.update({op: _special(op) for op in Op if op.label in COMPLEX})
 # Ops whose result depends on the spacing of their own dtype: half floats run them in that
 # dtype, not in float32 (nextafter of float16 1.0 is 1 + 2**-10, which float32 rounds away).
 OWN_DTYPE = frozenset({Op.NEXTAFTER})

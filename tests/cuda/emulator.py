@@ -3,7 +3,9 @@ numpy arrays held in `DeviceArray`, which is not an ndarray and refuses to becom
 arrays do: numpy's implicit conversion raises TypeError), kernels are the rendered CUDA compiled
 by the host g++ under the shim (tests/render/shim.py) and launched with their grid and block on
 CPU threads, and the namespace is array_api_compat.numpy applied to the unwrapped arrays, except
-that integer-array indexing wraps an index out of bounds around, as CuPy's does.
+where CuPy's numbers are not numpy's: integer-array indexing wraps an index out of bounds
+around, a 0-d value copied in (from_host, asarray) loses -0.0's sign, and complex functions at
+special values use the plain formulas (cupy_math.py).
 
 So the device's code runs as written, and code that takes a device array for numpy's fails
 here as it would on a GPU. What this does not check: CUDA's math library (the shim runs
@@ -20,6 +22,7 @@ import array_api_compat.numpy as compat
 import numpy as np
 
 from lazyinfini._runtime.cuda.backend import ALIGN
+from tests.cuda import cupy_math
 from tests.render import shim
 
 # numpy's implicit conversion of a CuPy array raises this (CuPy's own words)
@@ -61,8 +64,8 @@ class DeviceArray:
     def T(self) -> DeviceArray:
         return DeviceArray(self.held.T)
 
-    def view(self) -> DeviceArray:
-        return DeviceArray(self.held.view())
+    def view(self, dtype=None) -> DeviceArray:
+        return DeviceArray(self.held.view() if dtype is None else self.held.view(dtype))
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError(REFUSAL)
@@ -149,11 +152,43 @@ class Namespace:
         if isinstance(found, types.ModuleType):  # NOTE: linalg, fft (not fft.fft, a function)
             found = Namespace(found)
         elif callable(found) and not isinstance(found, type) and not isinstance(found, np.dtype):
+            if self._module is compat and name in cupy_math.PLAIN:
+                found = cupy_math.plain(name, found)  # NOTE: CuPy's complex math
+            elif self._module is compat and name == "asarray":
+                found = _filling(found)
             found = _wrapped(found)
+            if self._module is compat and name == "repeat":
+                found = _repeating(found)  # NOTE: sees the device arrays
             if name in ("take", "take_along_axis"):
                 found = _taken_around(found)
         setattr(self, name, found)
         return found
+
+
+def _repeating(repeat):
+    """repeat as CuPy's: repeats may be an int or a host sequence, never a device array."""
+
+    @functools.wraps(repeat)
+    def call(x, repeats, /, *args, **kwargs):
+        if isinstance(repeats, DeviceArray):
+            raise ValueError("cupy.ndaray cannot be specified as `repeats` argument.")
+        return repeat(x, repeats, *args, **kwargs)
+
+    return call
+
+
+def _filling(asarray):
+    """asarray as CuPy's: a 0-d host value (a Python scalar) is filled in, losing -0.0's sign."""
+
+    @functools.wraps(asarray)
+    def call(obj, /, *args, **kwargs):
+        if isinstance(obj, (bool, int, float, complex, np.generic)) or (
+            isinstance(obj, np.ndarray) and obj.ndim == 0
+        ):
+            obj = cupy_math.filled(np.asarray(obj, dtype=kwargs.get("dtype")))
+        return asarray(obj, *args, **kwargs)
+
+    return call
 
 
 def _wrapped(function):
@@ -199,7 +234,7 @@ class EmulatedBackend:
     def from_host(self, array: np.ndarray) -> DeviceArray:
         assert isinstance(array, np.ndarray), type(array)
         out = aligned(array.shape, array.dtype)
-        out[...] = array
+        out[...] = cupy_math.filled(array)  # NOTE: CuPy fills a 0-d value in: -0.0 -> +0.0
         return DeviceArray(out)
 
     def to_host(self, array: DeviceArray) -> np.ndarray:
@@ -224,10 +259,15 @@ class EmulatedBackend:
         return shim.build(list(rendered))
 
     def launch(self, module, launch, arrays) -> None:
-        assert all(isinstance(a, DeviceArray) for a in arrays), [type(a) for a in arrays]
+        values = {p.operand for p in launch.params if p.by_value}
+        for k, a in enumerate(arrays):  # NOTE: device arrays, a by-value operand's host value
+            assert isinstance(a, np.ndarray if k in values else DeviceArray), (k, type(a))
         self.launches.append((launch.name, launch.method))
-        pointers = [a.held.__array_interface__["data"][0] for a in arrays]
-        shim.run(module, launch, pointers)
+        operands = [
+            a if k in values else a.held.__array_interface__["data"][0]
+            for k, a in enumerate(arrays)
+        ]
+        shim.run(module, launch, operands)
 
 
 @contextlib.contextmanager

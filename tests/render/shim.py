@@ -21,6 +21,8 @@ import shutil
 import subprocess
 import tempfile
 
+import numpy as np
+
 from lazyinfini._render import cuda
 
 COMPILER = shutil.which(os.environ.get("CXX", "g++"))
@@ -105,6 +107,17 @@ _CTYPES = {
     "long long": ctypes.c_int64,
 }
 _FOLDER = tempfile.mkdtemp(prefix="lazyinfini-shim-")
+
+
+def _held(param, value):
+    """A launch argument as ctypes holds it for the kernel to read through a pointer."""
+    if param.pointer:
+        return ctypes.c_void_p(value)
+    if param.by_value:
+        return ctypes.create_string_buffer(value.tobytes(), value.nbytes)
+    return _CTYPES[param.ctype](int(value))
+
+
 atexit.register(shutil.rmtree, _FOLDER, ignore_errors=True)
 
 
@@ -130,7 +143,7 @@ def _wrapper(launch) -> str:
     """`run_<name>(args, grid, bx, by, barrier)`: the kernel called with cuLaunchKernel's
     argument convention (an array of pointers to each argument)."""
     args = ", ".join(
-        f"*({p.ctype}*)args[{i}]" if p.operand is not None else f"*(const {p.ctype} *)args[{i}]"
+        f"*({p.ctype}*)args[{i}]" if p.pointer else f"*(const {p.ctype} *)args[{i}]"
         for i, p in enumerate(launch.params)
     )
     name = launch.name
@@ -141,14 +154,18 @@ def _wrapper(launch) -> str:
     )
 
 
-def run(library: ctypes.CDLL, launch, pointers: list[int]) -> None:
-    """Launch one kernel as the launch record says, with `pointers` (addresses, outputs then
-    loads) for its operands: the arguments come from cuda.arguments, as a device's would."""
-    values = cuda.arguments(launch, pointers)
-    held = [
-        ctypes.c_void_p(v) if p.operand is not None else _CTYPES[p.ctype](int(v))
-        for p, v in zip(launch.params, values)
+def run(library: ctypes.CDLL, launch, operands: list) -> None:
+    """Launch one kernel as the launch record says, with `operands` (outputs then loads: the
+    addresses of their element [0, ..., 0], or numpy arrays) for its operands: the arguments
+    come from cuda.arguments, as a device's would (a by-value operand's value is read from the
+    host array a device passes for it)."""
+    values = {p.operand for p in launch.params if p.by_value}
+    pointers = [
+        o.ctypes.data if isinstance(o, np.ndarray) and k not in values else o
+        for k, o in enumerate(operands)
     ]
+    values = cuda.arguments(launch, pointers)
+    held = [_held(p, v) for p, v in zip(launch.params, values)]
     argv = (ctypes.c_void_p * max(1, len(held)))(
         *(ctypes.cast(ctypes.pointer(h), ctypes.c_void_p) for h in held)
     )

@@ -37,7 +37,7 @@ def run_elementwise(cases) -> list[np.ndarray]:
     results = []
     for kernel, _, _ in cases:
         outs, loads = operands(kernel)
-        shim.run(library, cuda.launch(kernel), [a.ctypes.data for a in outs + loads])
+        shim.run(library, cuda.launch(kernel), outs + loads)
         results.append(outs[0].reshape(kernel.outputs[0].shape))
     return results
 
@@ -229,8 +229,12 @@ def test_launches_follow_the_layouts():
     tiled = cuda.launch(elementwise_kernel(li.permute_dims(x, (1, 0)) * 2 + x.T))
     assert tiled.method == "tiled" and tiled.block == (32, 8, 1)
     assert tiled.grid == (16 * 10, 1, 1) and tiled.shared_bytes == 32 * 33 * 4
-    args = cuda.arguments(tiled, ["out", "a", "b"])
-    assert args[:3] == ("out", "a", "b") and all(isinstance(v, np.generic) for v in args[3:])
+    args = cuda.arguments(tiled, ["out", "a", np.array(-0.0, np.float32)])  # x.T is one load
+    assert args[:2] == ("out", "a")
+    # the fill 2 (a Python scalar) is passed by value, bit for bit: -0.0 stays -0.0
+    assert [p.by_value for p in tiled.params[:3]] == [False, False, True]
+    assert isinstance(args[2], np.float32) and np.signbit(args[2])
+    assert all(isinstance(v, np.generic) for v in args[3:])
 
 
 @pytest.fixture(scope="module")

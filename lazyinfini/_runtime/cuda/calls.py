@@ -8,11 +8,14 @@ to the host (a fill's value, a Python scalar, is copied to the device).
 
 from __future__ import annotations
 
+import numpy as np
+
 from ... import _dtypes
-from ..._graph import Node, Op
+from ..._graph import Node, Op, fill_value
 from ..._graph.views import apply_movement
 from ..library import CUSTOM, Library
-from ..ufuncs import SPECIAL_VALUES, own_dtype
+from ..special_values import SPECIAL_VALUES
+from ..ufuncs import own_dtype
 
 # -- views ---------------------------------------------------------------------------------------
 
@@ -27,6 +30,15 @@ def load_view(load, values: dict, value_of, xp):
 
 
 # -- sources -------------------------------------------------------------------------------------
+
+HOST_FILL = "host fill"  # values[(node, HOST_FILL)]: a fill's host value, once it is on the device
+
+
+def host_fill(values: dict, node: Node) -> np.ndarray:
+    """A fill's value on the host (0-d), to pass by value: the one bound for this run (kept
+    beside its device copy once a kernel read that)."""
+    kept = values.get((node, HOST_FILL))
+    return kept if kept is not None else fill_value(values, node)
 
 
 def source_value(node: Node, xp):
@@ -83,8 +95,8 @@ def evaluate(node: Node, inputs: list, xp):
         inputs = [xp.astype(x, _dtypes.compute_dtype(x.dtype), copy=False) for x in inputs]
     if node.op is Op.CLIP:
         result = _clip(node, inputs, xp)
-    elif node.op in SPECIAL_VALUES:
-        result = SPECIAL_VALUES[node.op](xp, *inputs)
+    elif node.op.label in SPECIAL_VALUES:
+        result = SPECIAL_VALUES[node.op.label](xp, *inputs)
     else:
         result = getattr(xp, node.op.label)(*inputs)
     return xp.astype(result, node.dtype, copy=False)

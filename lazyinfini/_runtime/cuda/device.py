@@ -6,7 +6,9 @@
   namespace (calls.py), and explain() says so;
 - views, sources and library calls (reductions, sort, linalg, fft, indexing with arrays): the
   namespace's functions on the device's arrays (calls.py, library.py);
-- fills: a Python scalar's value copied to the device once per run and broadcast.
+- fills: an elementwise kernel's fill (a Python scalar, a clip bound) is a kernel parameter,
+  passed by value at launch; a fill another kernel reads is copied to the device (bit for
+  bit, -0.0 too) and broadcast.
 
 `make_device(backend, name)` builds it on any backend: `load_device()` (`__init__.py`) on
 CuPy's, the tests on an emulated one (tests/cuda/emulator.py).
@@ -22,7 +24,7 @@ from ..._schedule.kernels import Kind
 from ..._schedule.target import Target
 from ..library import call_library_outputs
 from .backend import Backend
-from .calls import library_of, load_view, source_value
+from .calls import HOST_FILL, library_of, load_view, source_value
 from .kernels import Kernels
 
 TARGET = Target(
@@ -85,7 +87,7 @@ def make_device(backend: Backend, name: str) -> Device:
         lambda shape, dtype, settings: backend.empty(shape, dtype),
         value_of,
         to_host=backend.to_host,
-        from_host=backend.from_host,
+        from_host=lambda array: _uploaded(backend, array),
         context=backend.context,
         prepare=kernels.prepare,
         describe=lambda kernel: _describe(kernel, kernels, backend),
@@ -107,8 +109,10 @@ def _value_of(backend: Backend):
             if value is not None and not isinstance(value, np.ndarray):
                 return value  # NOTE: the fill computed on the device, at its shape
             # NOTE: the value bound for this run (_cache.py), copied once per run (kept in
-            # `values`, a fresh dict every run): the kernels read one element (strides 0)
-            value = values[node] = _filled(backend, fill_value(values, node), node.shape)
+            # `values`, a fresh dict every run): the kernels read one element (strides 0).
+            # Its host value is kept beside it: a kernel passing it by value reads that.
+            host = values[(node, HOST_FILL)] = fill_value(values, node)
+            value = values[node] = _filled(backend, host, node.shape)
             return value
         if value is not None:
             return value
@@ -122,7 +126,16 @@ def _value_of(backend: Backend):
 def _filled(backend: Backend, fill: np.ndarray, shape: tuple[int, ...]):
     # NOTE: a fresh copy of the fill (never the template's own value): the result may be
     # exported, as the cpu's filled() says
-    return backend.namespace.broadcast_to(backend.from_host(np.array(fill)), shape)
+    return backend.namespace.broadcast_to(_uploaded(backend, fill), shape)
+
+
+def _uploaded(backend: Backend, array: np.ndarray):
+    """A host array copied to the device bit for bit: a 0-d one as one element reshaped, where
+    CuPy's asarray of a 0-d array fills it in (a fill of a value equal to 0 is a memset:
+    -0.0 would come out +0.0)."""
+    if np.ndim(array):
+        return backend.from_host(array)
+    return backend.namespace.reshape(backend.from_host(np.reshape(array, (1,))), ())
 
 
 def _describe(kernel, kernels: Kernels, backend: Backend) -> str:

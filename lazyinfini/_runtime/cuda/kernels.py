@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._graph import Op
 from ..._graph.views import stand_in
 from ..._render import cuda
 from ..._schedule.kernels import Kind
 from ..memo import Memo
-from .calls import evaluate_kernel, load_view
+from .calls import evaluate_kernel, host_fill, load_view
 
 _RENDERED = Memo()  # kernel record -> (Rendered or None, why not, loads copied first)
 
@@ -75,7 +76,12 @@ class Kernels:
             return evaluate_kernel(kernel, loads, self.library)
         outs = [memory(node.shape, node.dtype) for node in kernel.outputs]
         if kernel.outputs[0].size:
-            loads = [self._operand(ld, values, copy) for ld, copy in zip(kernel.loads, copies)]
+            loads = [
+                host_fill(values, ld.base)
+                if ld.base.op is Op.FULL
+                else self._operand(ld, values, c)
+                for ld, c in zip(kernel.loads, copies)
+            ]  # NOTE: a fill's host value: the launch passes it by value (cuda.Param.by_value)
             self.backend.launch(self.module(work), work.launch, [*outs, *loads])
         return outs
 
