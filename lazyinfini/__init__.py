@@ -139,7 +139,7 @@ from ._api.statistics import (
     var,
 )
 from ._api.utility import all, any, diff
-from ._array import Array
+from ._array import Array, compute
 from ._device import Device
 from ._dtypes import (
     bfloat16,
@@ -180,7 +180,6 @@ from ._numpy_names import (
 )
 from ._numpy_names import missing_name as _missing_name
 from ._options import options, set_options
-from ._realize import compute
 
 __array_api_version__ = "2025.12"
 _SUPPORTED_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")

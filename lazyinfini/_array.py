@@ -73,7 +73,7 @@ class Array(NumpyMethods):
         node.__dict__["holder"] = _weakref(self)
 
     def _hold(self, node: Node) -> None:
-        """Hold `node`, and let realize() know a live array holds it (see held_array)."""
+        """Hold `node`, and let realize() know a live array holds it (see _graph.held_by)."""
         self._n = node
         node.__dict__["holder"] = _weakref(self)
         view = self._view
@@ -466,14 +466,16 @@ def _pending(node: Node) -> str:
     return f"pending: {' <- '.join(chain)}{' <- ...' if count > len(chain) else ''} ({count} nodes)"
 
 
-# Each node links weakly to the last array made to hold it (Node.holder): realize() keeps the
-# value of a node it computes anyway when an array still holds it, so loops that read values
-# back do not recompute history.
-def held_array(node: Node) -> Array | None:
-    """A live array holding `node`, if any."""
-    ref = node.holder
-    array = ref() if ref is not None else None
-    return array if array is not None and array._n is node else None
+def compute(*arrays):
+    """Compute all `arrays` with one schedule (shared inputs read once); returns them.
+
+    One array in, that array out; several in, a tuple of them.
+    """
+    for a in arrays:
+        if not isinstance(a, Array):
+            raise TypeError(f"compute: expected lazyinfini arrays, got {type(a).__name__}")
+    _realize.realize(*arrays)
+    return arrays[0] if len(arrays) == 1 else arrays
 
 
 def record(op: Op, srcs: tuple[Node, ...], shape, dtype, arg=None, source: str | None = None):

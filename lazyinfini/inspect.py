@@ -108,85 +108,10 @@ def explain(*arrays: Array, analyze: bool = False) -> str:
 
 def format_schedule(sched: Schedule, timings: list[float] | None = None, device=None) -> str:
     """`sched` as text (see explain), as `device` runs it (the options' by default)."""
+    from ._runtime.text import schedule_text  # NOTE: the runtime, at first use
+
     device = device or get_device(current().device)
-    head = (
-        f"{len(sched.kernels)} kernel(s) for {len(sched.outputs)} output(s) "
-        f"[device={device.name}, fuse={current().fuse}]"
-    )
-    lines = [head]
-    bandwidth = _bandwidth() if timings else None
-    for i, kernel in enumerate(sched.kernels):
-        lines += _kernel_lines(i, kernel, device)
-        if timings and i < len(timings):
-            lines.append("    " + _timing(kernel, timings[i], bandwidth))
-    if timings:
-        total = sum(timings)
-        lines.append(f"total {total * 1e3:.3f} ms; copy bandwidth {bandwidth / 1e9:.1f} GB/s")
-    if sched.rewrites:
-        lines.append("rewrites:")
-        lines += [f"  {r}" for r in sched.rewrites]
-    if sched.decisions:
-        lines.append("fusion decisions:")
-        lines += [f"  {d!r}" for d in sched.decisions]
-    return "\n".join(lines)
-
-
-def _kernel_lines(i: int, kernel, device) -> list[str]:
-    out = kernel.outputs[0]
-    space = f" as {'x'.join(map(str, kernel.space)) or 'scalar'}" if kernel.space else ""
-    lines = [
-        f"kernel {i}: {kernel.kind.value} {kernel.name} -> {out.shape} {out.dtype.name}{space}"
-    ]
-    for node in kernel.nodes:
-        params = "" if node.arg is None or node.op is Op.BUFFER else f" {_short(node.arg)}"
-        lines.append(f"    node {node.op.label}{params} at {node.source or '?'}")
-    for load in kernel.loads:
-        lines.append(f"    {load!r}" if hasattr(load, "strides") else f"    load {load!r}")
-    if kernel.plan is not None:
-        lines.append(f"    plan {kernel.plan!r}")
-        if device.target.copy_methods:
-            lines.append(f"    method {_METHODS[kernel.method]}")
-    path = device.describe(kernel)
-    if path:
-        lines.append(f"    path {path}")
-    lines.append(
-        f"    bytes read {_size(kernel.bytes_read)}, written {_size(kernel.bytes_written)}"
-    )
-    return lines
-
-
-_METHODS = {
-    "direct": "direct (numpy's own copy: small, or its walk keeps the source reads in cache)",
-    "tiled": "tiled (one copy per block of the plan, the grid shared by the threads)",
-}
-
-
-def _timing(kernel, seconds: float, bandwidth: float) -> str:
-    moved = kernel.bytes_read + kernel.bytes_written
-    rate = moved / seconds if seconds > 0 else 0.0
-    return (
-        f"time {seconds * 1e3:.3f} ms, {rate / 1e9:.2f} GB/s "
-        f"({100 * rate / bandwidth:.0f}% of copy bandwidth)"
-    )
-
-
-def _bandwidth() -> float:
-    from ._runtime.machine import copy_bandwidth
-
-    return copy_bandwidth()
-
-
-def _short(arg) -> str:
-    text = repr(arg)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _size(nbytes: int) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if nbytes < 1024 or unit == "GiB":
-            return f"{nbytes:.0f} {unit}" if unit == "B" else f"{nbytes:.1f} {unit}"
-        nbytes /= 1024
-    return ""
+    return schedule_text(sched, device, current().fuse, timings)
 
 
 def to_dot(*arrays: Array) -> str:

@@ -19,11 +19,11 @@ settings.register_profile(
 )
 settings.load_profile("ci")
 
-# NOTE: the suite runs the schedule cache's compiled scan (lazyinfini/_native.py), which the
+# NOTE: the suite runs the schedule cache's compiled scan (lazyinfini/_realize/native.py), which the
 # first materialization builds in a background thread: wait for it here, so every test runs the
 # same scan (the Python one where none can be built; LAZYINFINI_NATIVE=0 forces it).
-import lazyinfini._cache  # noqa: E402, F401 (starts the scan's build)
-from lazyinfini import _native  # noqa: E402
+import lazyinfini._realize.cache  # noqa: E402, F401 (starts the scan's build)
+from lazyinfini._realize import native as _native  # noqa: E402
 
 _native.wait()
 

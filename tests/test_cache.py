@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lazyinfini as li
-from lazyinfini._cache import CACHE
+from lazyinfini._realize.cache import CACHE
 
 counters = li.inspect.counters
 

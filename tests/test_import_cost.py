@@ -12,7 +12,7 @@ import lazyinfini as li
 
 DEFERRED = (
     "networkx",
-    "lazyinfini._cache",
+    "lazyinfini._realize.cache",
     "lazyinfini._numpy_functions",
     "lazyinfini._numpy_twins",
     "lazyinfini._render",

@@ -1,4 +1,5 @@
-"""The compiled scan (lazyinfini/_native.py) gives what the Python scan gives, object for object.
+"""The compiled scan (lazyinfini/_realize/native.py) gives what the Python scan gives, object
+for object.
 
 Every materialization of the suite runs the compiled scan once it is built (conftest.py waits
 for it); here each call also runs the Python scan on the same graph and the two results must be
@@ -19,7 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lazyinfini as li
-from lazyinfini import _cache, _native
+from lazyinfini._realize import cache as _cache
+from lazyinfini._realize import native as _native
 from tests.fuzz import check_program, draw_program
 
 pytestmark = pytest.mark.skipif(

@@ -14,6 +14,7 @@ from .. import _dtypes
 from .._array import Array, implicit_value, record
 from .._device import check_device_arg, get_device
 from .._graph import Node, Op, buffer_node, caller_source, inputs_of
+from .._graph.views import apply_movement
 from .checks import (
     OutOfRangeError,
     check_dtype_arg,
@@ -102,11 +103,11 @@ def _view_value(node: Node) -> np.ndarray | None:
     if node.op is not Op.BUFFER or get_device(node.arg.device).memory != "host":
         # NOTE: another memory's buffer (a dask array, one a GPU computed) is immutable: shared
         return None
-    from .._runtime.reference import evaluate  # NOTE: imported at first use (~30 ms: _runtime)
-
     value = node.arg.data
     for step in reversed(chain):
-        value = evaluate(step, [value])
+        moved = apply_movement(step, value)
+        # NOTE: None: a reshape numpy cannot view (the value is copied anyway)
+        value = moved if moved is not None else np.reshape(value, step.shape)
     return value
 
 

@@ -5,16 +5,14 @@ holding the dask array itself, and `to_dask` hands a pending program back as a d
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 from .. import _dtypes
 from .._array import Array
-from .._device import as_computed, computing_device, get_device
+from .._device import get_device
 from .._graph import Buffer, BufferLayout, Node, Op, caller_source
 from .._graph.memories import own
 from .._graph.views import c_strides
-from .._options import current
 from .checks import error
 
 
@@ -76,15 +74,8 @@ def _translated(device, pending: list[Node]) -> dict:
         return {}
     # NOTE: imported at first use (~45 ms: the scheduler, the cache, the runtime)
     from .. import _realize
-    from .._cache import CACHE
-    from .._runtime import Settings, run_schedule
 
-    pending = list(dict.fromkeys(pending))
-    lazy = dataclasses.replace(device, gather=as_computed)
-    # NOTE: realize's lock: the walk must not see another thread swap buffers in under it.
-    with _realize._REALIZING:
-        job = CACHE.prepare(device.target, current().fuse, pending, keeps=False)
-        if computing_device(device, job.devices, {}) is not device:
-            raise ValueError(f"to_dask: arrays on {sorted(job.devices)} stay where they live")
-        values = run_schedule(job.schedule, lazy, job.inputs, Settings())
-    return {node: values[out] for node, out in zip(job.requested, job.schedule.outputs)}
+    try:
+        return _realize.ungathered(device, list(dict.fromkeys(pending)))
+    except ValueError as exc:
+        raise error(ValueError, "to_dask", str(exc)) from None

@@ -206,6 +206,17 @@ def filled(values: dict, node: Node) -> np.ndarray:
     return np.broadcast_to(np.array(fill_value(values, node)), node.shape)
 
 
+def held_by(node: Node):
+    """The live array holding `node`, if any: the last one made to hold it (Node.holder, a
+    weak reference its `_hold` sets) while it still does (its `_n`). realize() keeps the value
+    of a node it computes anyway when an array still holds it, so loops that read values back
+    do not recompute history. NOTE: asked of the node, not the Array class: the run side never
+    imports the Array (the C scan, realize/native.py, asks the same)."""
+    ref = node.holder
+    array = ref() if ref is not None else None
+    return array if array is not None and array._n is node else None
+
+
 def arg_key(node: Node):
     """frozen(node.arg), worked out once per node: a pending node is scanned by every
     materialization until it is computed, and an indexing key is a nest of tuples."""

@@ -59,11 +59,9 @@ def tensordot(a, b, axes=2):
 
 
 def einsum(*operands, optimize=False):
-    import lazyinfini
+    from .._api.einsum import einsum as lazy  # NOTE: at first use, as li.einsum loads
 
-    # Note: li.einsum is an extension another module adds; without it numpy's runs.
-    lazy = getattr(lazyinfini, "einsum", None)
-    if lazy is None or not operands or not isinstance(operands[0], str):
+    if not operands or not isinstance(operands[0], str):
         raise Fallback("this form of einsum")
     return lazy(operands[0], *converted(*operands[1:]))
 

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import threading
 import time
 
 import numpy as np
 
-from ._array import held_array
-from ._counters import counters
-from ._device import computing_device, get_device, holder_of, readable, registry_version
-from ._graph import Op, buffer_node, caller_source, mark_evaluated, mark_realized
-from ._options import current
+from .._counters import counters
+from .._device import (
+    as_computed,
+    computing_device,
+    get_device,
+    holder_of,
+    readable,
+    registry_version,
+)
+from .._graph import Op, buffer_node, caller_source, held_by, mark_evaluated, mark_realized
+from .._options import current
 
 # NOTE: one materialization at a time. Between walking the pending graph and swapping in the
 # buffers, another thread realizing a shared node would change the graph under the walk (a node
@@ -52,7 +59,7 @@ def _realize(arrays, timings: list | None, implicit: str):
     counters.materializations += 1
     counters.schedules_reused += job.reused
     if options.debug:
-        _debug_line(job, device, settings, time.perf_counter() - started, implicit)
+        _debug_line(job, device, options, settings, time.perf_counter() - started, implicit)
     return job.schedule
 
 
@@ -80,6 +87,22 @@ def _elsewhere(device, job, options) -> tuple:
     return _run_record(computing_device(device, job.devices, sources), options)
 
 
+def ungathered(device, pending: list) -> dict:
+    """Each of the `pending` nodes -> its value as `device` makes it, without its gather (the
+    dask device's: the dask graph computing it; nothing runs) and swapped into nothing.
+    ValueError where their data lives on another device (it stays where it lives)."""
+    if _RUNTIME is None:
+        _load()
+    lazy = dataclasses.replace(device, gather=as_computed)
+    # NOTE: realize's lock: the walk must not see another thread swap buffers in under it.
+    with _REALIZING:
+        job = _CACHE.prepare(device.target, current().fuse, pending, keeps=False)
+        if computing_device(device, job.devices, {}) is not device:
+            raise ValueError(f"arrays on {sorted(job.devices)} stay where they live")
+        values = _RUNTIME.run_schedule(job.schedule, lazy, job.inputs, _RUNTIME.Settings())
+    return {node: values[out] for node, out in zip(job.requested, job.schedule.outputs)}
+
+
 def _pending(arrays) -> list:
     """The distinct pending nodes of `arrays` (one array: no set to make, ~1 us)."""
     if len(arrays) == 1:
@@ -96,9 +119,9 @@ def _load() -> None:
     """The scheduler, the cache, the runtime and its compiler (~45 ms of imports): recording
     arrays needs none of them, so `import lazyinfini` does not load them."""
     global _CACHE, _RUNTIME, _NATIVE
-    from . import _runtime
-    from ._cache import CACHE
-    from ._native import Native
+    from .. import _runtime
+    from .cache import CACHE
+    from .native import Native
 
     _CACHE, _RUNTIME, _NATIVE = CACHE, _runtime, Native
 
@@ -125,12 +148,12 @@ def _swap(node, value, device: str) -> None:
         view.setflags(write=False)  # NOTE: not view.flags.writeable: no flags object (~0.2 us)
     buffer = buffer_node(view, node.source, device)
     mark_realized(node, buffer)
-    holder = held_array(node)
+    holder = held_by(node)
     if holder is not None:
         holder._hold(buffer)
 
 
-def _debug_line(job, device, settings, seconds: float, implicit: str) -> None:
+def _debug_line(job, device, options, settings, seconds: float, implicit: str) -> None:
     """One line per materialization: what, where the user asked (and whether implicitly), how."""
     sched = job.schedule
     shapes = ", ".join(f"{n.shape} {n.dtype.name}" for n in sched.outputs)
@@ -144,20 +167,6 @@ def _debug_line(job, device, settings, seconds: float, implicit: str) -> None:
         file=sys.stderr,
     )
     if settings.debug >= 3:
-        from .inspect import format_schedule
+        from .._runtime.text import schedule_text
 
-        print(format_schedule(sched), file=sys.stderr)
-
-
-def compute(*arrays):
-    """Compute all `arrays` with one schedule (shared inputs read once); returns them.
-
-    One array in, that array out; several in, a tuple of them.
-    """
-    from ._array import Array
-
-    for a in arrays:
-        if not isinstance(a, Array):
-            raise TypeError(f"compute: expected lazyinfini arrays, got {type(a).__name__}")
-    realize(*arrays)
-    return arrays[0] if len(arrays) == 1 else arrays
+        print(schedule_text(sched, device, options.fuse), file=sys.stderr)

@@ -1,6 +1,6 @@
 """The schedule cache's scan in C: a CPython extension built by the system compiler at first use.
 
-Every materialization walks its pending graph and builds the cache key (`_cache._scan`): a few
+Every materialization walks its pending graph and builds the cache key (`cache._scan`): a few
 microseconds of Python per node, most of what a cached small materialization costs after its
 kernel. `scan` here is the same function over the same objects, ~5x faster. It is built once per
 machine into the kernel cache (`_render/compile.py`'s directory), in a background thread started
@@ -21,7 +21,7 @@ import sysconfig
 import tempfile
 import threading
 
-# The function's contract is _cache._scan's: (order, srcs, parts, fills, held, evaluated, calls).
+# The function's contract is cache._scan's: (order, srcs, parts, fills, held, evaluated, calls).
 SOURCE = r"""
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -50,7 +50,7 @@ static PyObject *resolved(PyObject *node) {
     return link;
 }
 
-/* _array.held_array(node) is not None */
+/* _graph.held_by(node) is not None */
 static int is_held(PyObject *dict, PyObject *node) {
     PyObject *ref = PyDict_GetItemWithError(dict, s_holder);
     if (ref == NULL) return PyErr_Occurred() ? -1 : 0;
@@ -323,7 +323,7 @@ def wait(timeout: float = 60.0) -> bool:
 
 
 def _path() -> str:
-    from ._render.compile import cache_dir, compiler
+    from .._render.compile import cache_dir, compiler
 
     found = compiler()
     headers = sysconfig.get_paths()["include"]
@@ -344,7 +344,7 @@ def _build_and_load(path: str, objects: tuple) -> None:
 
 
 def _build(path: str) -> None:
-    from ._render.compile import compiler
+    from .._render.compile import compiler
 
     folder = os.path.dirname(path)
     os.makedirs(folder, mode=0o700, exist_ok=True)

@@ -20,10 +20,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._array import held_array
-from ._graph import LINKED, Buffer, Dag, Node, Op, arg_key, resolve, siblings_of
-from ._native import Native, start
-from ._schedule import Kind, Schedule, schedule
+from .._graph import LINKED, Buffer, Dag, Node, Op, arg_key, held_by, resolve, siblings_of
+from .._schedule import Kind, Schedule, schedule
+from .native import Native, start
 
 MAX_NODES = 50_000  # template nodes kept in all (a template holds no data)
 
@@ -179,7 +178,7 @@ def _scan(pending: list, keeps: bool):
     materialization's walk; _native.py has the same function in C): the nodes, each one's
     input positions and part of the cache key, each fill's value key by position, the
     positions live arrays hold (where the device
-    `keeps` them, see _array.held_array), whether an earlier run evaluated any node, and
+    `keeps` them, see _graph.held_by), whether an earlier run evaluated any node, and
     whether a linked library call is among them.
 
     A fill enters the key as its place among equal fills (the first position holding its
@@ -212,7 +211,7 @@ def _scan(pending: list, keeps: bool):
             parts.append(node.__dict__.get("part") or _buffer_part(node))
             continue
         evaluated = evaluated or node.evaluated
-        if keeps and held_array(node) is not None:
+        if keeps and held_by(node) is not None:
             held.append(i)
         calls = calls or op in LINKED
         if op is _FULL:
@@ -259,7 +258,7 @@ def _held_siblings(order) -> list[Node]:
         for sibling in siblings_of(node):
             if id(sibling) in placed or sibling.realized is not None:
                 continue
-            if held_array(sibling) is not None:
+            if held_by(sibling) is not None:
                 placed.add(id(sibling))
                 extra.append(sibling)
     return extra
