@@ -312,3 +312,14 @@ def test_fills_and_ranges_are_made_on_the_device_not_copied_there(far_device):
     far = z.to_device(FAR)
     assert _on_far(far) and z.device == li.CPU and z._node.op is not Op.BUFFER
     assert far_device["in"] == 0
+
+
+def test_a_value_computed_in_a_memory_of_its_own_meets_no_host_array_silently(far_device):
+    # Note: no array was placed there first (nothing registered its memory): realize() does,
+    # so the op joining it with a host array raises at the line recording it.
+    x = li.arange(3.0)
+    with li.options(device=FAR):
+        x.compute()
+    assert _on_far(x) and x.device.name == FAR
+    with pytest.raises(ValueError, match="meet"):
+        x + li.asarray(np.ones(3))  # raised while recording, nothing computed

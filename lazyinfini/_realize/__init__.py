@@ -19,6 +19,7 @@ from .._device import (
     registry_version,
 )
 from .._graph import Op, buffer_node, caller_source, held_by, mark_evaluated, mark_realized
+from .._graph.memories import own
 from .._options import current
 
 # NOTE: one materialization at a time. Between walking the pending graph and swapping in the
@@ -77,7 +78,10 @@ def _setting(options) -> tuple:
 def _run_record(device, options) -> tuple:
     """(device, the name of the device holding what it computes, Settings, allocator)."""
     settings = _RUNTIME.Settings(options.pool_bytes, options.debug)
-    return device, holder_of(device).name, settings, _RUNTIME.allocator(device, settings)
+    holder = holder_of(device)
+    if holder.memory != "host":  # NOTE: its results are buffers of a memory of its own
+        own(holder.name, holder.memory, holder.reads)
+    return device, holder.name, settings, _RUNTIME.allocator(device, settings)
 
 
 def _elsewhere(device, job, options) -> tuple:

@@ -44,7 +44,7 @@ def _kernel_lines(i: int, kernel, device) -> list[str]:
         params = "" if node.arg is None or node.op is Op.BUFFER else f" {_short(node.arg)}"
         lines.append(f"    node {node.op.label}{params} at {node.source or '?'}")
     for load in kernel.loads:
-        lines.append(f"    {load!r}" if hasattr(load, "strides") else f"    load {load!r}")
+        lines.append(f"    {load!r}")
     if kernel.plan is not None:
         lines.append(f"    plan {kernel.plan!r}")
         if device.target.copy_methods:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from .._graph import Dag, Node, Op, inputs_of
 from .fuse import fuse as fuse_groups
 from .kernels import FusionDecision, Kernel, Kind, Schedule
+from .layout import whole_load
 from .lower import Lowering
 from .simplify import simplify
 from .target import Target
@@ -43,7 +44,8 @@ def schedule_nodes(graph: Dag, keep=frozenset()) -> Schedule:
         if node.op is Op.BUFFER:
             continue
         kind = _KIND_OF_GROUP.get(node.op.group.value, Kind.OPAQUE)
-        kernels.append(Kernel(kind, (node,), (node,), tuple(dict.fromkeys(inputs_of(node)))))
+        loads = tuple(whole_load(src) for src in dict.fromkeys(inputs_of(node)))
+        kernels.append(Kernel(kind, (node,), (node,), loads))
     requested = list(graph.graph["outputs"])
     return with_lifetimes(kernels, requested, requested, keep={n: n for n in keep})
 

@@ -30,7 +30,7 @@ class Kernel:
     kind: Kind
     nodes: tuple[Node, ...]
     outputs: tuple[Node, ...]
-    loads: tuple  # Load records (a view of a base), or plain nodes in a node-by-node schedule
+    loads: tuple  # Load records: each a view of a materialized base
     plan: object = None  # RearrangePlan for REARRANGE kernels
     space: tuple[int, ...] = ()  # the coalesced iteration space of an ELEMENTWISE kernel
     method: str = ""  # how a REARRANGE kernel copies: "direct" or "tiled" (copy_method)
@@ -39,7 +39,7 @@ class Kernel:
     @functools.cached_property
     def reads(self) -> tuple[Node, ...]:
         """The materialized values this kernel reads."""
-        return tuple(getattr(load, "base", load) for load in self.loads)
+        return tuple(load.base for load in self.loads)
 
     @property
     def intermediates(self) -> tuple[Node, ...]:
@@ -56,9 +56,8 @@ class Kernel:
             return 0
         total = 0
         for load in self.loads:
-            node, strides = getattr(load, "node", load), getattr(load, "strides", None)
-            dims = node.shape if strides is None else [d for d, s in zip(node.shape, strides) if s]
-            total += math.prod(dims) * node.dtype.itemsize
+            dims = [d for d, s in zip(load.shape, load.strides) if s]
+            total += math.prod(dims) * load.node.dtype.itemsize
         return total
 
     @property

@@ -75,6 +75,11 @@ def phantom(node: Node) -> np.ndarray:
     return stand_in(node.shape, base_strides(node), node.dtype)
 
 
+def whole_load(node: Node) -> Load:
+    """A materialized value read as it is (a node-by-node schedule's loads)."""
+    return Load(node, node, (), base_strides(node), 0)
+
+
 def view_load(node: Node, base: Node, chain: tuple[Node, ...]) -> Load | None:
     """The Load of `node` = `base` through `chain`; None if some step of the chain must copy."""
     strides, offset = base_strides(base), 0

@@ -47,7 +47,7 @@ class Lowering:
                 self._elementwise(self.last_of[node])
             elif node.op.group in (Group.REDUCE, Group.OPAQUE) and node not in self.shared:
                 siblings = self._call_siblings(node)
-                loads = [self.load(src) for src in inputs_of(node)]
+                loads = [self.readable(src) for src in inputs_of(node)]
                 self._emit(Kind.OPAQUE, siblings, siblings, loads)
         held = [self._output(node) for node in outputs]
         self.kernels = order_kernels(self.kernels)
@@ -75,7 +75,7 @@ class Lowering:
         for node in group:
             for src in inputs_of(node):
                 if src not in inside and src not in loads:
-                    loads[src] = self._untransposed(self.load(src))
+                    loads[src] = self._untransposed(self.readable(src))
         outputs = group_outputs(self.graph, group, self.requested)
         shape = outputs[0].shape
         strides = [c_strides(shape, out.dtype.itemsize) for out in outputs]
@@ -88,22 +88,36 @@ class Lowering:
             Kind.ELEMENTWISE, group, outputs, loads.values(), space=tuple(space), program=program
         )
 
-    def load(self, node: Node) -> Load:
-        """How a kernel reads `node`: a view of a materialized base, copying first if it must."""
+    def load(self, node: Node) -> Load | None:
+        """How a kernel reads `node` given the copies made so far: a view of a materialized
+        base (a pure query); None where numpy cannot view it (a reshape that must copy)."""
+        return view_load(node, *self._chain(node))
+
+    def _chain(self, node: Node) -> tuple[Node, tuple[Node, ...]]:
+        """The materialized base `node` views (a copy of it where one was made) and the
+        movements on the way, in order."""
         chain: list[Node] = []
         base = node
         while base.op.is_movement and base not in self.copies:
             chain.append(base)
             (base,) = inputs_of(base)
-        base = self.copies.get(base, base)
-        chain.reverse()
-        load = view_load(node, base, tuple(chain))
-        if load is not None:
-            return load
-        # A reshape that numpy cannot express as strides: copy its input contiguous first.
+        return self.copies.get(base, base), tuple(reversed(chain))
+
+    def readable(self, node: Node) -> Load:
+        """`node`'s load once the views on its way that numpy cannot express as strides are
+        copied: each such copy (the longest viewable prefix of the chain, copied C-contiguous
+        by a rearrange) makes the rest of the chain a view again."""
+        load = self.load(node)
+        while load is None:
+            self._copy(self._first_copy(node))
+            load = self.load(node)
+        return load
+
+    def _first_copy(self, node: Node) -> Node:
+        """The node to copy so that the first step numpy cannot view reads a copy."""
+        base, chain = self._chain(node)
         split = _first_copying_step(base, chain)
-        self._copy(chain[split - 1] if split else base)
-        return self.load(node)
+        return chain[split - 1] if split else base
 
     def _untransposed(self, load: Load) -> Load:
         """A large load read across the output's rows (a permuted input) is copied first by a
@@ -122,8 +136,10 @@ class Lowering:
         return self.load(load.node)
 
     def _copy(self, view: Node) -> Node:
-        """A REARRANGE kernel writing `view` into a fresh C-contiguous buffer (a COPY node)."""
+        """A REARRANGE kernel writing `view` (a node numpy views: the caller makes sure) into
+        a fresh C-contiguous buffer (a COPY node) that later loads read instead."""
         source = self.load(view)
+        assert source is not None, view
         copy = Node(Op.COPY, (view,), view.shape, view.dtype, None, view.source)
         itemsize = view.dtype.itemsize
         dst = c_strides(view.shape, itemsize)
@@ -147,7 +163,7 @@ class Lowering:
         """The node whose value answers requested `node`: itself, a view, or a copy."""
         if node.op is not Op.FULL and not node.op.is_movement:
             return node  # a buffer, or an output of a kernel
-        load = self.load(node)
+        load = self.readable(node)
         if load.contiguous and node.op is not Op.FULL or node.size <= 1:
             self._emit(Kind.VIEW, (node,), (node,), (load,))
             return node

@@ -10,6 +10,7 @@ import numpy as np
 import lazyinfini as li
 from lazyinfini._array import Array
 from lazyinfini._graph import buffer_node
+from lazyinfini._graph.memories import own
 from lazyinfini._render import cuda
 from lazyinfini._schedule import Kind
 
@@ -36,6 +37,7 @@ def put(device, value) -> Array:
         data = value.view(device.from_host(value.base))
     else:
         data = device.from_host(np.asarray(value))
+    own(device.name, device.memory, device.reads)  # NOTE: as the API places arrays there
     return Array(buffer_node(data, "tests/cuda", device=device.name))
 
 
