@@ -3,6 +3,8 @@
     python benchmarks/cuda.py            # the workloads of issue 14 (an H100: a few minutes)
     python benchmarks/cuda.py --smoke    # tiny sizes on the emulated device (no GPU needed):
                                          # checks this script runs, measures nothing useful
+    python benchmarks/cuda.py --host     # lazyinfini's own host path per cached program, on a
+                                         # backend whose kernels do nothing (no GPU needed)
 
 Each figure is the median wall time of one synchronized call, measured side by side in this
 process: lazyinfini's includes recording, the cached schedule and the launch (its result stays
@@ -37,7 +39,11 @@ SMOKE = {(1 << 26,): (4096,), (1 << 28,): (8192,), (8192, 8192): (48, 40)}
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, the emulated device")
+    parser.add_argument("--host", action="store_true", help="the host path, a null backend")
     args = parser.parse_args()
+    if args.host:
+        host_path()
+        return
     bench = Bench.emulated() if args.smoke else Bench.on_gpu()
     if bench is None:
         print("no NVIDIA GPU with CuPy here: nothing to measure (--smoke checks the script)")
@@ -152,6 +158,39 @@ class Bench:
         lb = li.asarray(np.zeros(1024, np.float32), device=self.device)
         seconds = self._median(lambda: li.clip(la - lb, 0.0, 1.0).compute())
         print(f"cached 1K clip(a - b), host time {seconds * 1e6:.1f} us (target <= 50 us)")
+
+
+def host_path(repeat: int = 2000) -> None:
+    """lazyinfini's host time per cached materialization of the 1K clip(a - b) program on a
+    null backend (tests/cuda/emulator.py: kernels that do nothing), beside the cpu device's
+    whole cached run of it (kernel included), in one run: medians of 7 loops of `repeat`."""
+    sys.path.insert(0, ".")  # NOTE: the emulator is test code
+    from tests.cuda.emulator import NullBackend, registered
+
+    a, b = np.ones(1024, np.float32), np.zeros(1024, np.float32)
+    rows = {}
+    with registered(NullBackend(), "cuda-null") as device:
+        la, lb = li.asarray(a, device=device), li.asarray(b, device=device)
+        rows["null backend (host path)"] = _loop(
+            lambda: li.clip(la - lb, 0.0, 1.0).compute(), repeat
+        )
+    ha, hb = li.asarray(a), li.asarray(b)
+    rows["cpu device (whole run)"] = _loop(lambda: li.clip(ha - hb, 0.0, 1.0).compute(), repeat)
+    rows["recording clip(a - b) alone"] = _loop(lambda: li.clip(ha - hb, 0.0, 1.0), repeat)
+    for name, seconds in rows.items():
+        print(f"cached 1K clip(a - b), {name:<28} {seconds * 1e6:6.1f} us")
+
+
+def _loop(fn, repeat: int) -> float:
+    for _ in range(repeat // 4):
+        fn()
+    times = []
+    for _ in range(7):
+        started = time.perf_counter()
+        for _ in range(repeat):
+            fn()
+        times.append((time.perf_counter() - started) / repeat)
+    return statistics.median(times)
 
 
 def _host(value) -> np.ndarray:

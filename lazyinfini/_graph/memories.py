@@ -29,6 +29,16 @@ def memory_of(node) -> str | None:
     """The memory of the data `node` reads: "host", a device's own memory, or None (a fill, a
     range: data of no memory yet). Worked out once per node (kept in it), from its inputs';
     ValueError where two memories meet."""
+    if node.op is not Op.BUFFER:  # NOTE: the common case inline: known inputs, one memory
+        found = None
+        for src in node.srcs:
+            memory = (src.realized or src).__dict__.get("memory", _UNKNOWN)
+            if memory is _UNKNOWN or (found and memory and memory != found):
+                break
+            found = found or memory
+        else:
+            node.__dict__["memory"] = found
+            return found
     stack = [node]
     while stack:
         top = stack[-1]
@@ -46,6 +56,9 @@ def memory_of(node) -> str | None:
         stack.pop()
         top.__dict__["memory"] = _joined(top)
     return node.__dict__["memory"]
+
+
+_UNKNOWN = object()
 
 
 def _inputs(node) -> list:

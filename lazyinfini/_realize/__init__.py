@@ -50,9 +50,13 @@ def _realize(arrays, timings: list | None, implicit: str):
     device, holder, settings, memory, _ = known
     job = _CACHE.prepare(device.target, options.fuse, pending, device.keeps)
     names = job.devices  # NOTE: the common case first: every buffer the device's own
-    if not (len(names) == 1 and device.name in names) and not readable(device, names):
+    if job.redirect is not None and job.redirect[0] == device.name:
+        device, holder, settings, memory = _run_record_of(job.redirect[1], options)
+    elif not (len(names) == 1 and device.name in names) and not readable(device, names):
+        asked = device.name
         device, holder, settings, memory = _elsewhere(device, job, options)
-        job = _CACHE.prepare(device.target, options.fuse, pending, device.keeps)
+        first, job = job, _CACHE.prepare(device.target, options.fuse, pending, device.keeps)
+        _CACHE.redirect(first.key, asked, job, device.name)
     values = _RUNTIME.run_schedule(job.schedule, device, job.inputs, settings, timings, memory)
     _swap_all(arrays, job, values, holder)
     if device.keeps:
@@ -82,6 +86,16 @@ def _run_record(device, options) -> tuple:
     if holder.memory != "host":  # NOTE: its results are buffers of a memory of its own
         own(holder.name, holder.memory, holder.reads)
     return device, holder.name, settings, _RUNTIME.allocator(device, settings)
+
+
+def _run_record_of(name: str, options) -> tuple:
+    """The run record (see _run_record) of the device called `name`, kept on the Options
+    record until the registry changes."""
+    known = options.__dict__.setdefault("_elsewhere", {})
+    found = known.get(name)
+    if found is None or found[1] != registry_version():
+        found = known[name] = (_run_record(get_device(name), options), registry_version())
+    return found[0]
 
 
 def _elsewhere(device, job, options) -> tuple:

@@ -14,6 +14,7 @@ same way: the key holds where equal fills are, not their values (see _scan).
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -38,6 +39,10 @@ class Job(NamedTuple):
     order: list[Node]  # the pending graph (the real nodes, buffers included)
     reused: bool  # the schedule came from the cache
     devices: frozenset[str]  # the devices holding the buffers it reads
+    key: tuple | None  # its template's key in the cache (None: not cached)
+    # (options' device, the device the schedule is for) where it was cached under the key of
+    # another device's target: the data's device computes it (see redirect)
+    redirect: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,7 @@ class _Template:
     aligned: tuple[tuple[int, int], ...]  # (position, misalignment) of buffers a plan assumed
     size: int
     devices: frozenset[str]  # NOTE: part of the key (a buffer's signature names its device)
+    redirect: tuple[str, str] | None = None  # see Job.redirect
 
 
 class ScheduleCache:
@@ -90,7 +96,18 @@ class ScheduleCache:
             order,
             reused,
             template.devices,
+            key,
+            template.redirect,
         )
+
+    def redirect(self, key, asked: str, job: Job, device: str) -> None:
+        """Keep the template of `job` (planned for `device`, which holds the data) under `key`
+        too, the key of a program asked of the device `asked` that cannot read its data: the
+        next run of it finds the schedule for its computing device in one lookup (one scan),
+        not two."""
+        template = self._get(job.key) if key is not None and job.key is not None else None
+        if template is not None:
+            self._store(key, dataclasses.replace(template, redirect=(asked, device)))
 
     def _get(self, key) -> _Template | None:
         # NOTE: no lock (realize's lock already makes one materialization at a time); recency

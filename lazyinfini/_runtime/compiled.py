@@ -1,13 +1,17 @@
-"""The CPU device's C path for elementwise kernels: render once, compile once, call by range.
+"""The cpu's C path for elementwise kernels on the compiling skeleton (compiling.py): a kernel's
+calls rendered once from the layouts the scheduler recorded, compiled by the system compiler
+(one translation unit per new schedule), launched with a run's buffers bound.
 
-A kernel's C function is cached per kernel record, per inner-stride kind of its operands
-(contiguous, broadcast, strided) and per rank of the walk, which a cached schedule keeps from
-run to run. The function takes a (start, stop) range of the space it walks, so threads split
-it (ctypes releases the GIL).
+A call is a C function over a (start, stop) range of the space it walks, so threads split it
+(ctypes releases the GIL). Its arguments besides the pointers (the walk's shape, each operand's
+strides, numpy's loops for borrowed steps) are fixed when it is rendered, in ctypes arrays
+(`_Layout`); a run writes only each operand's address (its buffer's, plus the byte offset of
+the call's view of it) into the pointer array.
 
 An operand read across the output's rows (a transposed one) is walked in square tiles: the
 operands are viewed with the space's last two dims split into (tiles, tiles, tile, tile), so
-each tile reads a few source rows and writes a few output rows while both stay in cache.
+each tile reads a few source rows and writes a few output rows while both stay in cache; the
+strips the whole tiles leave are calls of their own.
 """
 
 from __future__ import annotations
@@ -15,19 +19,19 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import math
-import threading
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .._graph.views import c_strides, stand_in
 from .._render import c, elementwise
-from .._render.compile import CompileError, load, load_function
-from .memo import Memo
+from .._schedule.kernels import Kernel
+from .c_compiling import ARGTYPES, C_KERNELS, RENDERERS
+from .compiling import Call
 from .numpy_loops import pointers
 from .threads import THREADS, run_parallel
 
-_FUNCTIONS = Memo()
-_LOCK = threading.Lock()
 _ARGTYPES = [
     ctypes.c_int64,
     ctypes.c_int64,
@@ -46,19 +50,116 @@ TILED_MIN = 1 << 16  # elements: below this every operand sits in cache, tiles c
 PIECES_PER_THREAD = 4
 
 
-def run_compiled(kernel, outs: list[np.ndarray], loads: list[np.ndarray], parallel: bool) -> None:
-    """Compute `kernel` into `outs` from `loads` (all shaped as the kernel's space) in C.
-    Raises CompileError when the C path is unavailable (the caller runs numpy instead)."""
-    for key, views, align in _calls(kernel, [*outs, *loads], len(outs)):
-        _run(_function(kernel, *key), views, parallel, align)
+@dataclass(frozen=True, eq=False)
+class _Layout:
+    """A call's arguments but the operands' addresses: the walk's shape and each operand's
+    strides (ctypes arrays), numpy's loops (`ext`), the byte offset of the call's view of each
+    operand from its element [0, ..., 0], the elements walked, and the multiple of elements
+    threads take (whole tiles)."""
+
+    shape: ctypes.Array
+    strides: ctypes.Array
+    ext: ctypes.Array
+    offsets: tuple[int, ...]
+    total: int
+    align: int
+
+
+def _render(kernel) -> tuple[Call, ...]:
+    """The calls computing `kernel` over operands laid out as the scheduler recorded (stand-ins:
+    arrays of their shapes and strides over one element, never read). Raises CompileError
+    where a borrowed numpy loop is missing (before anything compiles)."""
+    ext = pointers(elementwise.borrowed(kernel))
+    operands = stand_ins(kernel)
+    origins = [_address(a) for a in operands]
+    found = []
+    for key, views, align in _calls(kernel, operands, len(kernel.outputs)):
+        source = _source(kernel, *key)
+        name = "li_" + hashlib.sha256(source.encode()).hexdigest()[:16]
+        shape = views[0].shape
+        layout = _Layout(
+            (ctypes.c_int64 * len(shape))(*shape),
+            (ctypes.c_int64 * (len(shape) * len(views)))(*(s for v in views for s in v.strides)),
+            ext,
+            tuple(_address(v) - o for v, o in zip(views, origins)),
+            math.prod(shape),
+            align,
+        )
+        found.append(Call(source.replace("li_kernel", name), name, layout))
+    return tuple(found)
+
+
+def run_compiled(kernel, bases: list[int], parallel: bool) -> None:
+    """Compute `kernel` in C: `bases` are the addresses of its operands' elements [0, ..., 0]
+    (outputs, then loads), laid out as its loads were recorded (stand_ins). Raises
+    CompileError when the C path is unavailable (the caller runs numpy instead)."""
+    functions = C_KERNELS.functions(kernel)
+    for call, function in zip(C_KERNELS.calls(kernel), functions):
+        _run(function, call.layout, bases, parallel)
+
+
+def _run(function, layout: _Layout, bases: list[int], parallel: bool) -> None:
+    """One call over its whole walk; threads take pieces of a multiple of its `align`."""
+    addresses = [b + o for b, o in zip(bases, layout.offsets)]
+    ptrs = (ctypes.c_void_p * len(addresses))(*addresses)
+    total, align = layout.total, layout.align
+    if not total:
+        return
+    if not parallel:
+        function(0, total, layout.shape, ptrs, layout.strides, layout.ext)
+        return
+    step = max(align, -(-total // (THREADS * PIECES_PER_THREAD)) // align * align)
+    run_parallel(
+        lambda start: function(
+            start, min(start + step, total), layout.shape, ptrs, layout.strides, layout.ext
+        ),
+        range(0, total, step),
+    )
+
+
+RENDERERS[Kernel] = _render
+ARGTYPES[_Layout] = _ARGTYPES
+
+
+def stand_ins(kernel) -> list[np.ndarray]:
+    """The operands (outputs, then loads) as arrays of the space's shape with the strides a
+    run passes (a load reshaped to the space: `copied` says which cannot be and get a
+    C-contiguous copy), over one element of memory: only their layout is read."""
+    space = kernel.space or (1,)
+    outs = [_contiguous(space, n.dtype) for n in kernel.outputs]
+    loads = []
+    for ld, copy in zip(kernel.loads, copied(kernel)):
+        view = stand_in(ld.shape, ld.strides, ld.node.dtype)
+        loads.append(_contiguous(space, ld.node.dtype) if copy else np.reshape(view, space))
+    return outs + loads
+
+
+def copied(kernel) -> tuple[bool, ...]:
+    """For each load: whether numpy's view rules cannot reshape it to the kernel's space (a
+    run passes a C-contiguous copy of it)."""
+    space = kernel.space or (1,)
+    found = []
+    for ld in kernel.loads:
+        try:
+            np.reshape(stand_in(ld.shape, ld.strides, ld.node.dtype), space, copy=False)
+            found.append(False)
+        except ValueError:
+            found.append(True)
+    return tuple(found)
+
+
+def _contiguous(space, dtype) -> np.ndarray:
+    return stand_in(space, c_strides(space, np.dtype(dtype).itemsize), dtype)
+
+
+def _address(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
 
 
 def _calls(kernel, operands: list[np.ndarray], n_out: int) -> list[tuple]:
     """The function calls computing `kernel` over `operands`: (function key (kinds, ndim,
     tiles), operand views, thread alignment) each. One plain walk, or, when a load is read
     across the output's rows, whole tiles and the strips they leave."""
-    if not kernel.space:
-        operands = [np.reshape(a, (1,)) for a in operands]
     across = _across_rows(operands, n_out)
     if across is None:
         return _plain(operands)
@@ -81,53 +182,6 @@ def _plain(operands: list[np.ndarray]) -> list[tuple]:
     if not operands[0].size:
         return []
     return [((tuple(_kind(a) for a in operands), operands[0].ndim, None), operands, 1)]
-
-
-def compile_ahead(work) -> None:
-    """Compile, in one translation unit, the functions of every (kernel, outputs, loads) in
-    `work` (views or stand-ins with the right shapes and strides) not compiled yet: one
-    compiler run for a new schedule instead of one per kernel. Does nothing for fewer than
-    two; a failure leaves each kernel to compile (and fail) alone at first use."""
-    new = {}
-    for kernel, outs, loads in work:
-        found = _FUNCTIONS.get(kernel, {})
-        for key, _, _ in _calls(kernel, [*outs, *loads], len(outs)):
-            if key not in found and (kernel, key) not in new:
-                new[(kernel, key)] = _source(kernel, *key)
-    if len(new) < 2:
-        return
-    names = {key: _name(text) for key, text in new.items()}
-    unit = {names[k]: text.replace("li_kernel", names[k]) for k, text in new.items()}
-    try:
-        library = load(c.PRELUDE + "".join(unit.values()))
-        for (kernel, key), name in names.items():
-            function = getattr(library, name)
-            function.argtypes, function.restype = _ARGTYPES, None
-            ext = pointers(elementwise.borrowed(kernel))
-            with _LOCK:
-                _FUNCTIONS.setdefault(kernel, {})[key] = function, ext
-    except CompileError:
-        return
-
-
-def _run(found, operands: list[np.ndarray], parallel: bool, align: int = 1) -> None:
-    """A compiled function (and its `ext`) over the whole space of `operands` (views of one
-    shape); threads take pieces of a multiple of `align` elements (whole tiles)."""
-    function, ext = found
-    shape = operands[0].shape
-    total = math.prod(shape)
-    ndim = len(shape)
-    c_shape = (ctypes.c_int64 * ndim)(*shape)
-    c_ptrs = (ctypes.c_void_p * len(operands))(*(a.ctypes.data for a in operands))
-    c_strides = (ctypes.c_int64 * (ndim * len(operands)))(*(s for a in operands for s in a.strides))
-    if not parallel:
-        function(0, total, c_shape, c_ptrs, c_strides, ext)
-        return
-    step = max(align, -(-total // (THREADS * PIECES_PER_THREAD)) // align * align)
-    run_parallel(
-        lambda start: function(start, min(start + step, total), c_shape, c_ptrs, c_strides, ext),
-        range(0, total, step),
-    )
 
 
 def _across_rows(operands: list[np.ndarray], n_out: int) -> int | None:
@@ -165,7 +219,7 @@ def _tiled(a: np.ndarray, side: tuple[int, int], rows: int, cols: int) -> np.nda
     *outer, row_stride, col_stride = a.strides
     shape = (*a.shape[:-2], rows // side[0], cols // side[1], *side)
     strides = (*outer, row_stride * side[0], col_stride * side[1], row_stride, col_stride)
-    return as_strided(a, shape, strides, writeable=a.flags.writeable)
+    return as_strided(a, shape, strides, writeable=False)
 
 
 def _kind(a: np.ndarray) -> str:
@@ -180,27 +234,3 @@ def _source(kernel, kinds, ndim: int, tiles) -> str:
     if tiles is None:
         return elementwise.render(kernel, "li_kernel", kinds, ndim)
     return elementwise.render_tiled(kernel, "li_kernel", kinds, ndim, *tiles)
-
-
-def _function(kernel, kinds: tuple[str, ...], ndim: int, tiles=None) -> tuple:
-    """The compiled function for `kernel` with operands of `kinds` walking `ndim` dims (`tiles`:
-    (side, gathered operands) for a tiled walk), and its `ext` argument."""
-    key = (kinds, ndim, tiles)
-    with _LOCK:
-        found = _FUNCTIONS.setdefault(kernel, {})
-        function = found.get(key)
-    if function is not None:
-        return function
-    # NOTE: numpy's loops are looked up first: a missing one raises before anything compiles.
-    ext = pointers(elementwise.borrowed(kernel))
-    source = _source(kernel, kinds, ndim, tiles)
-    name = _name(source)
-    loaded = load_function(c.PRELUDE + source.replace("li_kernel", name), name, _ARGTYPES)
-    with _LOCK:
-        found[key] = loaded, ext
-    return loaded, ext
-
-
-def _name(source: str) -> str:
-    """A function's name from its source: equal sources share one compiled function."""
-    return "li_" + hashlib.sha256(source.encode()).hexdigest()[:16]

@@ -1,23 +1,25 @@
-"""Run a RearrangePlan through a C kernel rendered for it (``_render/rearrange.py``).
+"""Run a RearrangePlan through a C kernel rendered for it (``_render/rearrange.py``), on the
+compiling skeleton (c_compiling.py): rendered once per plan, compiled with the other kernels
+of a new schedule in one translation unit, loaded once.
 
 The same copy as ``rearrange.run_rearrange``'s tiled method, bit for bit: the kernel moves the
-plan's units as raw bytes, block by block over the grid. A kernel is rendered, compiled (or found
-in the disk cache) and loaded once per plan; it takes a [start, stop) range of grid cells, so
-threads split the grid (ctypes releases the GIL during the call). Every way the C path can be
-unavailable raises ``CompileError``; the caller then runs the numpy path.
+plan's units as raw bytes, block by block over the grid. It takes a [start, stop) range of grid
+cells, so threads split the grid (ctypes releases the GIL during the call). Every way the C
+path can be unavailable raises ``CompileError``; the caller then runs the numpy path.
 """
 
 from __future__ import annotations
 
 import ctypes
-import functools
 import hashlib
 
 import numpy as np
 
-from .._render.compile import CompileError, load_function
+from .._render.compile import CompileError
 from .._render.rearrange import cell_count, render_rearrange
 from .._schedule.rearrange import RearrangePlan
+from .c_compiling import ARGTYPES, C_KERNELS, RENDERERS
+from .compiling import Call
 from .rearrange import _check_pair
 from .threads import THREADS, run_parallel
 
@@ -34,7 +36,9 @@ def run_compiled(plan: RearrangePlan, src: np.ndarray, dst: np.ndarray, threads:
     assert src.size * src.itemsize == plan.nbytes, (src.shape, src.dtype, plan)
     if plan.nbytes == 0:
         return
-    kernel, src_reach, dst_reach = _kernel(plan)
+    (kernel,) = C_KERNELS.functions(plan)
+    (call,) = C_KERNELS.calls(plan)
+    src_reach, dst_reach = call.layout
     # NOTE: C checks nothing: a plan reaching past either array would read or write stray
     # memory, so its reach is checked against the arrays' spans (numpy's views check the same).
     if not (_within(src_reach, src) and _within(dst_reach, dst)):
@@ -49,13 +53,16 @@ def run_compiled(plan: RearrangePlan, src: np.ndarray, dst: np.ndarray, threads:
         kernel(src_addr, dst_addr, 0, cells)
 
 
-@functools.lru_cache(maxsize=512)
-def _kernel(plan: RearrangePlan):
-    """The loaded kernel for ``plan`` and the byte ranges it reads and writes around [0..0]."""
-    # NOTE: plans are frozen and hashable; equal plans render the same source.
+def _render(plan: RearrangePlan) -> tuple[Call, ...]:
+    """The plan's one call; its layout: the byte ranges it reads and writes around [0..0]."""
+    # NOTE: plans are frozen; equal plans render the same source (one function for both).
     name = "rearrange_" + hashlib.sha1(repr(plan).encode()).hexdigest()[:16]
-    kernel = load_function(render_rearrange(plan, name), name, _ARGTYPES)
-    return kernel, _reach(plan, "src"), _reach(plan, "dst")
+    layout = (_reach(plan, "src"), _reach(plan, "dst"))
+    return (Call(render_rearrange(plan, name), name, layout),)
+
+
+RENDERERS[RearrangePlan] = _render
+ARGTYPES[tuple] = _ARGTYPES  # NOTE: its layout, the reaches, is a plain tuple
 
 
 def _reach(plan: RearrangePlan, side: str) -> tuple[int, int]:

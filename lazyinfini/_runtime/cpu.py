@@ -18,12 +18,13 @@ import numpy as np
 from .._counters import counters
 from .._device import Device
 from .._graph import Node, Op, fill_value, filled
-from .._graph.views import apply_movement, c_strides, stand_in
+from .._graph.views import apply_movement
 from .._render import elementwise as c_kernels
 from .._render.compile import CompileError, NoCompiler, compiler
 from .._schedule.kernels import Kind
 from .._schedule.target import Target
-from .compiled import TILED_MIN, compile_ahead, run_compiled
+from .c_compiling import C_KERNELS
+from .compiled import TILED_MIN, copied, run_compiled
 from .compiled_rearrange import run_compiled as run_compiled_rearrange
 from .fused import chunks, run_chunks, run_whole
 from .library import call_library_outputs
@@ -119,16 +120,51 @@ def _elementwise(kernel, values, memory, target) -> list[np.ndarray]:
     if kernel.outputs[0].size == 0:
         return outs
     try:
-        space = kernel.space or ()
-        loads = [np.reshape(load_view(ld, values), space) for ld in kernel.loads]
-        flat = [np.reshape(out, space) for out in outs]
+        held = []  # NOTE: copies made for this run: alive until the kernel returns
+        bases = [_address(out) for out in outs]
+        bases += [_load_address(ld, values, copy, held) for ld, copy in _reads_of(kernel)]
         parallel = kernel.outputs[0].size >= C_PARALLEL_MIN and THREADS > 1
-        run_compiled(kernel, flat, loads, parallel)
+        run_compiled(kernel, bases, parallel)
         return outs
     except CompileError as error:
         _fall_back(error, kernel)
     work = _PASSES.get(kernel) or _prepare_pass(kernel, target.chunk)
     return _numpy_elementwise(kernel, values, outs, work)
+
+
+def _reads_of(kernel) -> tuple:
+    """(load, whether a run passes it as a C-contiguous copy) for each load of a C kernel."""
+    found = _READS.get(kernel)
+    if found is None:
+        found = _READS[kernel] = tuple(zip(kernel.loads, copied(kernel)))
+    return found
+
+
+_READS = Memo()
+
+
+def _load_address(load, values, copy: bool, held: list) -> int:
+    """The address of a load's element [0, ..., 0] as the kernel's calls assume it laid out
+    (compiled.stand_ins): its base's plus the load's offset, or a copy's."""
+    if copy:
+        value = np.ascontiguousarray(np.reshape(load_view(load, values), load.shape))
+        held.append(value)
+        return _address(value)
+    base = load.base
+    if base.op is Op.FULL:
+        return _address(fill_value(values, base))  # NOTE: the bound value, read only
+    value = values.get(base)
+    if value is None:
+        value = value_of(values, base)
+    # NOTE: C reads nothing of an array but its address: a buffer laid out otherwise than the
+    # schedule recorded would be read wrong (the cache keys schedules by buffers' strides)
+    if base.op is Op.BUFFER and value.strides != base.layout.strides and value.size > 1:
+        raise RuntimeError(f"lazyinfini: internal error: {base} has strides {value.strides}")
+    return _address(value) + load.offset
+
+
+def _address(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
 
 
 C_PATH = "compiled C"
@@ -308,7 +344,8 @@ def _source(kernel, values, memory) -> list[np.ndarray]:
 
 
 def prepare_on(target: Target):
-    """The hook compiling a new schedule's C kernels in one compiler run, before it runs."""
+    """The hook compiling a new schedule's C kernels (elementwise and rearrange) in one
+    compiler run, before it runs."""
     # NOTE: marked in the schedule record (a WeakSet's `in` makes a weak reference each time:
     # every materialization asks)
     prepared = Memo()
@@ -316,37 +353,14 @@ def prepare_on(target: Target):
     def prepare(schedule) -> None:
         if not prepared.first(schedule):
             return
-        work = [_stand_ins(k) for k in schedule.kernels if _compiles(k, target)]
-        compile_ahead(work)
+        records = []
+        for kernel in schedule.kernels:
+            if kernel.kind in (Kind.ELEMENTWISE, Kind.REARRANGE) and kernel.outputs[0].size:
+                if path_of(kernel, target) == C_PATH:
+                    records.append(kernel if kernel.kind is Kind.ELEMENTWISE else kernel.plan)
+        C_KERNELS.prepare(records)
 
     return prepare
-
-
-def _compiles(kernel, target: Target) -> bool:
-    if kernel.kind is not Kind.ELEMENTWISE or not kernel.outputs[0].size:
-        return False
-    return path_of(kernel, target) == C_PATH
-
-
-def _stand_ins(kernel) -> tuple:
-    """(kernel, outputs, loads) as arrays of the shapes and strides the run will pass, over one
-    element of memory: only their layout is read (to choose the functions to compile)."""
-    space = kernel.space or ()
-    outs = [_contiguous(space, n.dtype) for n in kernel.outputs]
-    loads = [_layout(ld.shape, ld.strides, ld.node.dtype, space) for ld in kernel.loads]
-    return kernel, outs, loads
-
-
-def _layout(shape, strides, dtype, space) -> np.ndarray:
-    view = stand_in(shape, strides, dtype)
-    try:
-        return np.reshape(view, space, copy=False)
-    except ValueError:  # NOTE: the run copies such a load: a contiguous one
-        return _contiguous(space, dtype)
-
-
-def _contiguous(space, dtype) -> np.ndarray:
-    return stand_in(space, c_strides(space, np.dtype(dtype).itemsize), dtype)
 
 
 def _describe(kernel, target: Target) -> str:

@@ -21,7 +21,7 @@ import types
 import array_api_compat.numpy as compat
 import numpy as np
 
-from lazyinfini._runtime.cuda.backend import ALIGN
+from lazyinfini._runtime.cuda.backend import ALIGN, Counts
 from tests.cuda import cupy_math
 from tests.render import shim
 
@@ -30,6 +30,9 @@ REFUSAL = (
     "Implicit conversion to a NumPy array is not allowed. "
     "Please use `.get()` to construct a NumPy array explicitly."
 )
+
+
+WAITS = [0]  # reads of a device array as a Python scalar: each a wait for the GPU on CuPy
 
 
 class DeviceArray:
@@ -70,14 +73,17 @@ class DeviceArray:
     def __array__(self, dtype=None, copy=None):
         raise TypeError(REFUSAL)
 
-    # NOTE: CuPy reads a one-element array as a Python scalar (waiting for the GPU)
+    # NOTE: CuPy reads a one-element array as a Python scalar (waiting for the GPU): counted
     def __bool__(self) -> bool:
+        WAITS[0] += 1
         return bool(self.held)
 
     def __int__(self) -> int:
+        WAITS[0] += 1
         return int(self.held)
 
     def __float__(self) -> float:
+        WAITS[0] += 1
         return float(self.held)
 
     def __getitem__(self, key) -> DeviceArray:
@@ -220,6 +226,7 @@ class EmulatedBackend:
     adopt = None
 
     def __init__(self):
+        self.counts = Counts()
         self.namespace = Namespace()
         self.units: list[tuple] = []  # the Rendered records of each unit compiled, in order
         self.launches: list = []  # (kernel name, method) of every launch, in order
@@ -229,16 +236,20 @@ class EmulatedBackend:
         return np.errstate(all="ignore")
 
     def empty(self, shape, dtype) -> DeviceArray:
+        self.counts.allocations += 1
         return DeviceArray(aligned(tuple(shape), dtype))
 
     def from_host(self, array: np.ndarray) -> DeviceArray:
         assert isinstance(array, np.ndarray), type(array)
+        self.counts.to_device += 1
         out = aligned(array.shape, array.dtype)
         out[...] = cupy_math.filled(array)  # NOTE: CuPy fills a 0-d value in: -0.0 -> +0.0
         return DeviceArray(out)
 
     def to_host(self, array: DeviceArray) -> np.ndarray:
         assert isinstance(array, DeviceArray), type(array)
+        self.counts.to_host += 1
+        self.counts.waits += 1  # NOTE: CuPy's asnumpy waits for the copy
         return np.array(array.held, order="C", copy=True)
 
     def contiguous(self, array, dtype) -> DeviceArray:
@@ -258,16 +269,40 @@ class EmulatedBackend:
         self.units.append(tuple(rendered))
         return shim.build(list(rendered))
 
-    def launch(self, module, launch, arrays) -> None:
-        values = {p.operand for p in launch.params if p.by_value}
-        for k, a in enumerate(arrays):  # NOTE: device arrays, a by-value operand's host value
-            assert isinstance(a, np.ndarray if k in values else DeviceArray), (k, type(a))
+    def function(self, module, call):
+        return module  # NOTE: the shim's library: a launch names its kernel
+
+    def address(self, array) -> int:
+        assert isinstance(array, DeviceArray), type(array)  # NOTE: never a host array's
+        return array.held.__array_interface__["data"][0]
+
+    def launch(self, function, launch, packed) -> None:
+        self.counts.launches += 1
         self.launches.append((launch.name, launch.method))
-        operands = [
-            a if k in values else a.held.__array_interface__["data"][0]
-            for k, a in enumerate(arrays)
-        ]
-        shim.run(module, launch, operands)
+        shim.launch_packed(function, launch, packed)
+
+
+class NullBackend(EmulatedBackend):
+    """The emulated backend whose kernels do nothing: no compiler runs, a launch only counts.
+    What a cached materialization costs on it is lazyinfini's own host path (recording, the
+    schedule cache, the run loop, binding the prepared launches); a GPU adds CuPy's allocation
+    and cuLaunchKernel (~7 us a kernel on an H100: ../shared/notes/gpu-measured.md)."""
+
+    label = "a backend whose kernels do nothing (host path only)"
+
+    def empty(self, shape, dtype) -> DeviceArray:
+        self.counts.allocations += 1
+        return DeviceArray(np.empty(shape, dtype))  # NOTE: as cheap as a pool's block
+
+    def address(self, array) -> int:
+        return id(array)  # NOTE: never read: a launch does nothing (CuPy's data.ptr is cheap)
+
+    def compile(self, rendered):
+        self.units.append(tuple(rendered))
+        return None
+
+    def launch(self, function, launch, packed) -> None:
+        self.counts.launches += 1
 
 
 @contextlib.contextmanager

@@ -26,9 +26,9 @@ from lazyinfini._render import nvrtc
 from lazyinfini._runtime import run
 from lazyinfini._runtime.cuda.backend import cubin
 from lazyinfini._runtime.cuda.device import TARGET
-from lazyinfini._runtime.cuda.kernels import rendered
+from lazyinfini._runtime.cuda.kernels import _copies
 from lazyinfini._schedule import Kind
-from tests.cuda.emulator import REFUSAL, DeviceArray, EmulatedBackend, registered
+from tests.cuda.emulator import REFUSAL, WAITS, DeviceArray, EmulatedBackend, registered
 from tests.cuda.programs import (
     HALF_AND_FLOATS,
     LIBRARY,
@@ -299,7 +299,7 @@ def test_a_load_the_space_cannot_view_is_passed_as_a_contiguous_copy(device, bac
         y = put(device, a) - put(device, b)
         (kernel,) = li.inspect.schedule(y).kernels
     flat = dataclasses.replace(kernel, space=(360,))  # NOTE: no view of the transposed load
-    assert rendered(flat)[2] == (False, True)
+    assert _copies(flat) == (False, True)
     memory = run.allocator(device, run.Settings())
     with device.context():
         (got,) = device.handlers[Kind.ELEMENTWISE](flat, {}, memory)
@@ -388,3 +388,34 @@ def test_two_gpus_are_two_memories_that_never_mix(device):
         moved = a.to_device(second.name)
         assert moved.device.name == second.name
         np.testing.assert_array_equal(np.asarray(moved + b), np.arange(6.0).reshape(2, 3) + 1)
+
+
+def test_a_cached_program_is_one_launch_a_kernel_and_nothing_else(device, backend):
+    """The host path of a cached program: each kernel one launch of its prepared launch (its
+    fills by value), an allocation per output, no copy either way, no wait; reading the
+    result is one copy to the host."""
+    a, b = values(np.float32, (40, 24)), values(np.float32, (40, 24))
+    x, y = put(device, a), put(device, b)
+
+    def program():  # an elementwise kernel and a rearrange (the transposed output's copy)
+        return li.permute_dims(li.clip(x - y, 0.25, 0.75) * 2.0 - y, (1, 0))
+
+    with li.options(device=device.name):
+        kinds = [k.kind for k in li.inspect.schedule(program()).kernels]
+        assert kinds == [Kind.ELEMENTWISE, Kind.REARRANGE]
+        program().compute()  # compiles and caches the schedule
+        before, waits = backend.counts.snapshot(), WAITS[0]
+        z = program().compute()
+        after = backend.counts.snapshot()
+    assert after.launches - before.launches == 2
+    assert after.allocations - before.allocations == 2  # the kernel's output, the copy's
+    assert (after.to_device, after.to_host, after.waits) == (
+        before.to_device,
+        before.to_host,
+        before.waits,
+    )
+    assert WAITS[0] == waits
+    got = np.asarray(z)
+    assert backend.counts.to_host == before.to_host + 1
+    want = np.transpose(np.clip(a - b, np.float32(0.25), np.float32(0.75)) * 2 - b)
+    assert_same_bits(got, want)

@@ -24,6 +24,7 @@ import tempfile
 import numpy as np
 
 from lazyinfini._render import cuda
+from lazyinfini._runtime.cuda.packed import Packed
 
 COMPILER = shutil.which(os.environ.get("CXX", "g++"))
 
@@ -100,22 +101,7 @@ static void li_launch(li_kernel kernel, void **args, unsigned grid, unsigned bx,
 }
 """
 FLAGS = ("-std=c++20", "-O0", "-shared", "-fPIC", "-pthread", "-ffp-contract=off", "-w")
-_CTYPES = {
-    "unsigned int": ctypes.c_uint32,
-    "int": ctypes.c_int32,
-    "unsigned long long": ctypes.c_uint64,
-    "long long": ctypes.c_int64,
-}
 _FOLDER = tempfile.mkdtemp(prefix="lazyinfini-shim-")
-
-
-def _held(param, value):
-    """A launch argument as ctypes holds it for the kernel to read through a pointer."""
-    if param.pointer:
-        return ctypes.c_void_p(value)
-    if param.by_value:
-        return ctypes.create_string_buffer(value.tobytes(), value.nbytes)
-    return _CTYPES[param.ctype](int(value))
 
 
 atexit.register(shutil.rmtree, _FOLDER, ignore_errors=True)
@@ -156,21 +142,24 @@ def _wrapper(launch) -> str:
 
 def run(library: ctypes.CDLL, launch, operands: list) -> None:
     """Launch one kernel as the launch record says, with `operands` (outputs then loads: the
-    addresses of their element [0, ..., 0], or numpy arrays) for its operands: the arguments
-    come from cuda.arguments, as a device's would (a by-value operand's value is read from the
-    host array a device passes for it)."""
+    addresses of their element [0, ..., 0], or numpy arrays; a by-value operand's host value)
+    packed as a device packs them (the runtime's packed.Packed)."""
+    packed = Packed(launch)
     values = {p.operand for p in launch.params if p.by_value}
-    pointers = [
+    addresses = [
         o.ctypes.data if isinstance(o, np.ndarray) and k not in values else o
         for k, o in enumerate(operands)
     ]
-    values = cuda.arguments(launch, pointers)
-    held = [_held(p, v) for p, v in zip(launch.params, values)]
-    argv = (ctypes.c_void_p * max(1, len(held)))(
-        *(ctypes.cast(ctypes.pointer(h), ctypes.c_void_p) for h in held)
-    )
+    # NOTE: a by-value operand's element [0, ..., 0] as a 0-d array, as a device passes a fill
+    packed.bind(addresses, {k: np.asarray(operands[k]).reshape(-1)[:1].reshape(()) for k in values})
+    launch_packed(library, launch, packed)
+
+
+def launch_packed(library: ctypes.CDLL, launch, packed) -> None:
+    """Run a launch with its packed arguments (cuLaunchKernel's kernelParams: an array of
+    pointers to each argument), as a GPU would."""
     (grid, _, _), (bx, by, _) = launch.grid, launch.block
     function = getattr(library, f"run_{launch.name}")
     function.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, ctypes.c_int]
-    function(argv, grid, bx, by, int(launch.barrier))
+    function(packed.address, grid, bx, by, int(launch.barrier))
     assert not library.li_failed(), f"{launch}: a barrier timed out (divergent __syncthreads)"

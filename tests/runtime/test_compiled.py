@@ -15,6 +15,7 @@ import lazyinfini as li
 from lazyinfini._device import DEVICES
 from lazyinfini._render import compile as compiling
 from lazyinfini._runtime import cpu
+from lazyinfini._runtime.c_compiling import C_KERNELS
 from lazyinfini._schedule import Kind
 
 SPECIAL = [0.0, -0.0, 1.0, -1.5, 2.5, 1e-40, -1e-45, 3e38, np.inf, -np.inf, np.nan, 7.0, 0.5]
@@ -172,7 +173,8 @@ def test_without_a_compiler_the_numpy_path_runs_with_one_warning(monkeypatch, co
     compiling.compiler.cache_clear()
     monkeypatch.setattr(compiling, "_LOADED", {})
     monkeypatch.setattr(cpu, "_C_OFF", [])
-    monkeypatch.setattr("lazyinfini._runtime.compiled._FUNCTIONS", type(cpu._PATHS)())
+    monkeypatch.setattr(C_KERNELS, "modules", {})  # NOTE: nothing compiled yet
+    monkeypatch.setattr(C_KERNELS, "_functions", type(cpu._PATHS)())
     before = li.inspect.counters.c_fallbacks
     a = np.arange(12.0).reshape(3, 4)
     try:
@@ -318,6 +320,10 @@ def _check_tiles(patch, compiled_device, dtype, shape, data):
     patch.setattr(compiled, "TILE_COLS", data.draw(st.sampled_from([8, 24, 4096])))
     tiled = []
     patch.setattr(compiled, "_tiles", lambda *a, _t=compiled._tiles: tiled.append(1) or _t(*a))
+    # NOTE: kernels render their calls once: a schedule cached by an earlier example renders
+    # again under this example's tiles
+    patch.setattr(C_KERNELS, "_calls", type(cpu._PATHS)())
+    patch.setattr(C_KERNELS, "_functions", type(cpu._PATHS)())
     rng = np.random.default_rng(len(shape))
     axes = data.draw(st.permutations(range(len(shape))))
     x = values(dtype, rng, tuple(shape[a] for a in np.argsort(axes)))
@@ -372,12 +378,13 @@ def test_borrowed_ops_over_strided_loads_are_within_ulps_of_numpy(compiled_devic
 
 def test_a_failed_compile_sends_only_that_kernel_to_numpy(monkeypatch, compiled_device):
     from lazyinfini._render.compile import CompileError
-    from lazyinfini._runtime import compiled
+    from lazyinfini._runtime import c_compiling
 
-    def fail(source, name, argtypes):
+    def fail(source):
         raise CompileError("cc failed: internal compiler error (injected)")
 
-    monkeypatch.setattr(compiled, "load_function", fail)
+    monkeypatch.setattr(c_compiling, "load", fail)
+    monkeypatch.setattr(c_compiling.C_KERNELS, "modules", {})  # NOTE: nothing compiled yet
     monkeypatch.setattr(cpu, "_PATHS", type(cpu._PATHS)())
     before = li.inspect.counters.c_fallbacks
     x = np.linspace(-2, 2, 30, dtype=np.float32)
@@ -398,6 +405,7 @@ def test_a_failed_compile_sends_only_that_kernel_to_numpy(monkeypatch, compiled_
 def test_a_new_schedules_kernels_compile_in_one_compiler_run(monkeypatch, tmp_path):
     monkeypatch.setenv("LAZYINFINI_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(compiling, "_LOADED", {})
+    monkeypatch.setattr(C_KERNELS, "modules", {})
     builds = []
     build = compiling._build
     monkeypatch.setattr(compiling, "_build", lambda *args: builds.append(args) or build(*args))

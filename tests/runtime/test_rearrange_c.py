@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from lazyinfini._render import compile as compiling
 from lazyinfini._render.rearrange import cell_count, render_rearrange
-from lazyinfini._runtime.compiled_rearrange import CompileError, _kernel, _ranges, run_compiled
+from lazyinfini._runtime.c_compiling import C_KERNELS
+from lazyinfini._runtime.compiled_rearrange import CompileError, _ranges, run_compiled
 from lazyinfini._runtime.rearrange import run_rearrange
 from lazyinfini._schedule.rearrange import DEFAULT_BLOCK_BYTES, plan_rearrange
 from tests.runtime.copying import plan_for
@@ -251,7 +252,7 @@ def test_no_compiler_raises_compile_error(monkeypatch):
     plan = plan_for(src, dst)
     monkeypatch.setenv("CC", os.path.join(os.sep, "nowhere", "cc"))
     compiling.compiler.cache_clear()
-    _kernel.cache_clear()  # so the kernel must be loaded again
+    monkeypatch.setattr(C_KERNELS, "modules", {})  # so the kernel must be loaded again
     try:
         with pytest.raises(CompileError, match="no C compiler"):
             run_compiled(plan, src, dst, False)

@@ -12,7 +12,9 @@ buffer's address from it). CuPy's arrays have all of them.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -53,15 +55,40 @@ class Backend(Protocol):
         """`array` as a C-contiguous, aligned array of `dtype`: itself when it is one already."""
         ...
 
+    counts: Counts  # what it did so far: launches, copies each way, waits, allocations
+
+    def address(self, array) -> int:
+        """The device address of an array's element [0, ..., 0]."""
+        ...
+
     def compile(self, rendered: Sequence) -> Any:
         """One loaded module holding the kernels of `rendered` (cuda.Rendered records),
         compiled as one translation unit (cuda.unit of their sources)."""
         ...
 
-    def launch(self, module, launch, arrays: Sequence) -> None:
-        """Launch the kernel `launch.name` of `module` as the cuda.Launch says, with `arrays`
-        (outputs, then loads) for its pointer parameters (cuda.arguments)."""
+    def function(self, module, call) -> Any:
+        """The kernel `call.name` of `module` (a compiling.Call), loaded."""
         ...
+
+    def launch(self, function, launch, packed) -> None:
+        """Launch `function` as the cuda.Launch says (grid, block), with the arguments packed
+        in `packed` (packed.Packed: cuLaunchKernel's kernelParams)."""
+        ...
+
+
+@dataclass
+class Counts:
+    """What a backend did so far, for tests and explain(): a cached elementwise program is one
+    launch per kernel, nothing copied either way and nothing waited for."""
+
+    launches: int = 0
+    to_device: int = 0  # host -> device copies
+    to_host: int = 0  # device -> host copies
+    waits: int = 0  # synchronizations with the device
+    allocations: int = 0
+
+    def snapshot(self) -> Counts:
+        return dataclasses.replace(self)
 
 
 class CupyBackend:
@@ -73,6 +100,7 @@ class CupyBackend:
     def __init__(self, cupy, index: int = 0):
         self._cupy = cupy
         self.index = index
+        self.counts = Counts()
         self.memory = f"cuda:{index}"  # NOTE: each GPU's own: arrays of two GPUs never mix
         self.dlpack = (2, index)  # kDLCUDA
         self.adopt = cupy.from_dlpack
@@ -103,15 +131,21 @@ class CupyBackend:
         return self._cupy.cuda.Device(self.index)
 
     def empty(self, shape, dtype):
-        with self.context():
-            return self._cupy.empty(shape, dtype)
+        self.counts.allocations += 1
+        return self._cupy.empty(shape, dtype)  # NOTE: on the current GPU: the run's context
 
     def from_host(self, array):
+        self.counts.to_device += 1
         with self.context():
             return self._cupy.asarray(array)
 
     def to_host(self, array) -> np.ndarray:
+        self.counts.to_host += 1
+        self.counts.waits += 1  # NOTE: asnumpy waits for the copy
         return self._cupy.asnumpy(array)
+
+    def address(self, array) -> int:
+        return array.data.ptr
 
     def contiguous(self, array, dtype):
         array = self._cupy.asarray(array)
@@ -127,26 +161,24 @@ class CupyBackend:
         with self.context():
             module = function.Module()
             module.load(binary)  # NOTE: cuModuleLoadData: a cubin, no JIT
-        return _Loaded(module)
+        return module
 
-    def launch(self, module, launch, arrays) -> None:
-        function = module.functions.get(launch.name)  # NOTE: looked up once per kernel name
-        if function is None:
-            function = module.functions[launch.name] = module.module.get_function(launch.name)
-        # NOTE: CuPy passes an array as the address of its element [0, ..., 0]; the launch's
-        # shared memory is static (declared in the kernel), so no dynamic bytes are asked for.
-        function(launch.grid, launch.block, cuda.arguments(launch, arrays), shared_mem=0)
+    def function(self, module, call):
+        return module.get_function(call.name)
+
+    def launch(self, function, launch, packed) -> None:
+        # NOTE: cuLaunchKernel with the kernelParams packed once per kernel (packed.py): no
+        # CArray or CScalar made per launch, as CuPy's RawKernel call makes. The launch's
+        # shared memory is static (declared in the kernel): no dynamic bytes are asked for.
+        self.counts.launches += 1
+        (gx, gy, gz), (bx, by, bz) = launch.grid, launch.block
+        stream = self._cupy.cuda.get_current_stream().ptr
+        self._cupy.cuda.driver.launchKernel(
+            function.ptr, gx, gy, gz, bx, by, bz, 0, stream, packed.address, 0
+        )
 
 
 def cubin(rendered, arch: str) -> bytes:
     """The cubin of one translation unit holding the `rendered` kernels (cuda.unit of their
     sources), for a real architecture ("sm_90"), compiled with nvrtc.OPTIONS."""
     return nvrtc.compile_cuda(cuda.unit(*(r.source for r in rendered)), arch)
-
-
-class _Loaded:
-    """A CuPy module and the kernel functions looked up in it so far."""
-
-    def __init__(self, module):
-        self.module = module
-        self.functions: dict[str, Any] = {}

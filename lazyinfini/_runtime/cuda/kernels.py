@@ -1,43 +1,49 @@
-"""The cuda device's own kernels: elementwise and rearrange kernel records rendered as CUDA C
-(`_render/cuda.py`), compiled once per translation unit and launched as their Launch says.
+"""The cuda device's own kernels on the compiling skeleton (compiling.py): elementwise and
+rearrange kernel records rendered as CUDA C (`_render/cuda.py`), compiled by NVRTC once per
+new schedule (one translation unit), launched from a prepared launch.
 
-A new schedule's kernels are compiled together, in one unit, before it runs (`prepare`: one
-NVRTC run per new schedule, not one per kernel); a module is kept per source, so a kernel met
-again (a cached schedule, another schedule holding it) is not compiled again.
+A kernel's prepared launch (`_Prepared`, made once per kernel record: a cached schedule runs it
+again) holds its loaded function, its Launch (grid, block) and its packed arguments
+(packed.py). A run only allocates the outputs, writes each operand's address (a load's: its
+base's plus the load's byte offset) and each fill's value into the packed arguments, and
+launches: no view is made, no scalar uploaded, nothing waited for.
 
 A launch reads nothing of an array but its address: the strides each operand is assumed to
-have are baked into the launch (cuda.layout), from the strides the scheduler planned. So a load
-is passed as the view its chain gives (the address of its element [0, ..., 0]), checked to have
-those strides, or as a C-contiguous copy where the layout assumes one (numpy's reshape to the
-kernel's space would copy: its C order is the space's C order).
+have are baked into the launch (cuda.layout), from the strides the scheduler planned. So a
+load is passed where its chain puts its element [0, ..., 0] in its base, or as a C-contiguous
+copy where the layout assumes one (numpy's reshape to the kernel's space would copy).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from ..._graph import Op
+from ..._graph import Op, fill_value
 from ..._graph.views import stand_in
 from ..._render import cuda
 from ..._schedule.kernels import Kind
+from ..compiling import Call, Compiling
 from ..memo import Memo
-from .calls import evaluate_kernel, host_fill, load_view
+from .calls import HOST_FILL, evaluate_kernel, load_view
+from .packed import Packed
 
-_RENDERED = Memo()  # kernel record -> (Rendered or None, why not, loads copied first)
+_WHY = Memo()  # kernel record -> why it has no CUDA form ("" when it has)
 
 
-def rendered(kernel) -> tuple:
-    """(its Rendered, None, copies) or (None, why it has no CUDA form, ()): worked out once
-    per kernel record. `copies`: whether each load is passed as a C-contiguous copy."""
-    known = _RENDERED.get(kernel)
-    if known is None:
-        why = cuda.unsupported(kernel) if kernel.kind is Kind.ELEMENTWISE else None
-        if why is not None:
-            known = (None, why, ())
-        else:
-            known = (cuda.render(kernel), None, _copies(kernel))
-        _RENDERED[kernel] = known
-    return known
+def unsupported(kernel) -> str:
+    """Why an elementwise kernel has no CUDA form ("" when it has), worked out once."""
+    why = _WHY.get(kernel)
+    if why is None:
+        elementwise = kernel.kind is Kind.ELEMENTWISE
+        why = _WHY[kernel] = (cuda.unsupported(kernel) or "") if elementwise else ""
+    return why
+
+
+def _render(kernel) -> tuple[Call, ...]:
+    rendered = cuda.render(kernel)
+    return (Call(rendered.source, rendered.launch.name, (rendered.launch, _copies(kernel))),)
 
 
 def _copies(kernel) -> tuple[bool, ...]:
@@ -57,90 +63,138 @@ def _copies(kernel) -> tuple[bool, ...]:
     return tuple(copies)
 
 
+@dataclass(frozen=True, eq=False)
+class _Prepared:
+    """What a run of a kernel needs besides its buffers: its function, Launch and packed
+    arguments, and which loads it passes as copies."""
+
+    function: object
+    launch: cuda.Launch
+    packed: Packed
+    # (operand, how, base node, byte offset, the strides a bound buffer must have, load) for
+    # each load: how a run finds its address (_BASE, _COPY) or value (_FILL)
+    reads: tuple[tuple, ...]
+
+
 class Kernels:
     """The elementwise and rearrange handlers of a device on `backend`, its `prepare` hook and
-    what explain() prints of them; the modules compiled so far (source -> module)."""
+    what explain() prints of them."""
 
     def __init__(self, backend, value_of, library):
         self.backend = backend
         self.value_of = value_of
         self.library = library
-        self.modules: dict[str, object] = {}
-        self._prepared = Memo()  # NOTE: marked in each schedule record (as the cpu's prepare)
+        self.compiling = Compiling(_render, self._compile, backend.function)
+        self._prepared = Memo()  # NOTE: a schedule's mark, and each kernel's _Prepared
+        self._schedules = Memo()
 
     def elementwise(self, kernel, values, memory) -> list:
-        work, _, copies = rendered(kernel)
-        if work is None:  # NOTE: complex, ...: the reference's arithmetic, in the namespace
+        if unsupported(kernel):  # NOTE: complex, ...: the reference's arithmetic, in the namespace
             xp = self.backend.namespace
             loads = [load_view(ld, values, self.value_of, xp) for ld in kernel.loads]
             return evaluate_kernel(kernel, loads, self.library)
         outs = [memory(node.shape, node.dtype) for node in kernel.outputs]
         if kernel.outputs[0].size:
-            loads = [
-                host_fill(values, ld.base)
-                if ld.base.op is Op.FULL
-                else self._operand(ld, values, c)
-                for ld, c in zip(kernel.loads, copies)
-            ]  # NOTE: a fill's host value: the launch passes it by value (cuda.Param.by_value)
-            self.backend.launch(self.module(work), work.launch, [*outs, *loads])
+            self._launch(kernel, values, outs)
         return outs
 
     def rearrange(self, kernel, values, memory) -> list:
-        (load,) = kernel.loads
         copy = kernel.outputs[0]
         out = memory(copy.shape, copy.dtype)
         if copy.size:  # NOTE: an empty copy launches nothing (a grid of 0 blocks)
-            work = rendered(kernel)[0]
-            source = self._operand(load, values, copy=False)
-            self.backend.launch(self.module(work), work.launch, [out, source])
+            self._launch(kernel, values, [out])
         return [out]
 
-    def _operand(self, load, values, copy: bool):
-        """A load as its launch reads it (see the module's docstring)."""
-        view = load_view(load, values, self.value_of, self.backend.namespace)
+    def _compile(self, calls: list) -> object:
+        return self.backend.compile([cuda.Rendered(c.source, c.layout[0]) for c in calls])
+
+    def _launch(self, kernel, values, outs: list) -> None:
+        """Bind this run's operands into the kernel's prepared launch and launch it."""
+        ready = self._prepared.get(kernel) or self._prepare(kernel)
+        address = self.backend.address
+        addresses = [address(out) for out in outs]
+        fills, held = {}, []
+        for k, how, node, offset, strides, load in ready.reads:
+            if how is _FILL:  # NOTE: a fill's value, passed by value
+                kept = values.get((node, HOST_FILL))
+                fills[k] = kept if kept is not None else fill_value(values, node)
+                addresses.append(0)
+                continue
+            base = values.get(node) if how is _BASE else None
+            if base is None:
+                addresses.append(self._address(load, values, how is _COPY, held))
+                continue
+            # NOTE: a buffer laid out otherwise than the schedule recorded would be read wrong
+            # (the cache keys schedules by buffers' strides; fresh buffers are C-contiguous)
+            if strides is not None and base.strides != strides and base.size > 1:
+                raise RuntimeError(f"lazyinfini: internal error: {load} read as {base.strides}")
+            addresses.append(address(base) + offset)
+        ready.packed.bind(addresses, fills)
+        self.backend.launch(ready.function, ready.launch, ready.packed)
+
+    def _prepare(self, kernel) -> _Prepared:
+        (call,) = self.compiling.calls(kernel)
+        (function,) = self.compiling.functions(kernel)
+        launch, copies = call.layout
+        by_value = {p.operand for p in launch.params if p.by_value}
+        reads = tuple(
+            (k, _how(k in by_value, copy, load), load.base, load.offset, _strides(load), load)
+            for k, (load, copy) in enumerate(zip(kernel.loads, copies), len(kernel.outputs))
+        )
+        ready = _Prepared(function, launch, Packed(launch), reads)
+        self._prepared[kernel] = ready
+        return ready
+
+    def _address(self, load, values, copy: bool, held: list) -> int:
+        """A load's element [0, ..., 0] as the launch assumes it laid out: in its base (a
+        buffer's own data, a fill copied to the device), or in a C-contiguous copy (kept in
+        `held` until launched)."""
         if copy:
-            return self.backend.contiguous(view, load.node.dtype)
-        found = [s for s, n in zip(view.strides, load.shape) if n > 1]
-        want = [s for s, n in zip(load.strides, load.shape) if n > 1]
-        # NOTE: a size-1 dim's stride is never multiplied by an index but 0: not compared
-        assert found == want, f"{load!r}: the device's view has strides {view.strides}"
-        return view
-
-    def module(self, work):
-        """The module holding a rendered kernel: compiled now if no unit had it yet."""
-        found = self.modules.get(work.source)
-        if found is None:
-            found = self._compile([work])
-        return found
-
-    def _compile(self, works: list):
-        module = self.backend.compile(works)
-        for work in works:
-            self.modules[work.source] = module
-        return module
+            view = load_view(load, values, self.value_of, self.backend.namespace)
+            held.append(self.backend.contiguous(view, load.node.dtype))
+            return self.backend.address(held[-1])
+        return self.backend.address(self.value_of(values, load.base)) + load.offset
 
     def prepare(self, schedule) -> None:
         """Compile every kernel of a new schedule not compiled yet, in one translation unit."""
-        if not self._prepared.first(schedule):
+        if not self._schedules.first(schedule):
             return
-        works = {}
-        for kernel in schedule.kernels:
-            if kernel.kind in (Kind.ELEMENTWISE, Kind.REARRANGE) and kernel.outputs[0].size:
-                work = rendered(kernel)[0]
-                if work is not None and work.source not in self.modules:
-                    works[work.source] = work
-        if works:
-            self._compile(list(works.values()))
+        kernels = [
+            k
+            for k in schedule.kernels
+            if k.kind in (Kind.ELEMENTWISE, Kind.REARRANGE)
+            and k.outputs[0].size
+            and not unsupported(k)
+        ]
+        self.compiling.prepare(kernels)
 
     def describe(self, kernel) -> str:
         """How the device runs an elementwise or rearrange kernel: its CUDA kernel and launch,
         or why it runs node by node in the namespace."""
-        work, why, _ = rendered(kernel)
-        if work is None:
+        why = unsupported(kernel)
+        if why:
             return f"node by node in the array namespace ({why})"
-        launch = work.launch
+        ((launch, _),) = (call.layout for call in self.compiling.calls(kernel))
         shared = f", {launch.shared_bytes} B shared" if launch.shared_bytes else ""
         return (
             f"rendered CUDA {launch.name}: {launch.method}, grid {launch.grid}, "
             f"block {launch.block}{shared}"
         )
+
+
+_FILL, _BASE, _COPY, _DEVICE_FILL = "fill", "base", "copy", "device fill"
+
+
+def _how(by_value: bool, copy: bool, load) -> str:
+    """How a launch reads a load: a fill by value, through a copy, a fill copied to the device
+    (a rearrange of a fill), or its base's data."""
+    if by_value:
+        return _FILL
+    if copy:
+        return _COPY
+    return _DEVICE_FILL if load.base.op is Op.FULL else _BASE
+
+
+def _strides(load) -> tuple | None:
+    """The strides a bound buffer must have for the launch (None: not a buffer)."""
+    return load.base.layout.strides if load.base.op is Op.BUFFER else None
