@@ -131,6 +131,7 @@ def report(*arrays, path: str | os.PathLike | None = None, analyze: bool = False
     that needs nothing else (no network, no graphviz); returns the file's name. The name may
     come last among the arguments: ``li.report(y, "y.html")``; report.html by default."""
     *arrays, path = _with_filename("report", arrays, path, "report.html", "path")
+    _nodes("report", arrays)
     text = explain(*arrays, analyze=analyze, format="html")
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(text)
