@@ -21,11 +21,11 @@ section { padding: 4px 16px; }
 table { border-collapse: collapse; }
 th, td { text-align: left; padding: 2px 8px 2px 0; vertical-align: top; }
 table.list td, table.list th { border-bottom: 1px solid #eee; padding-right: 14px; }
-tbody.chunk { content-visibility: auto; contain-intrinsic-size: auto 2400px; }
 code, pre { font-family: ui-monospace, monospace; font-size: 12px; }
 pre.code { background: #f4f6f7; padding: 4px 6px; white-space: pre-wrap; margin: 4px 0; }
 .hint { color: #666; }
-.dag g.node, .dag g.kernel, .dag .edge, .tbar, tr.krow, tr.drow, a.ref { cursor: pointer; }
+.dag g.node, .dag g.kernel, .dag .edge, .dag .stub, .tbar, tr.krow, tr.drow, a.ref {
+  cursor: pointer; }
 .dag g.node.hl rect { stroke: #e67e22; stroke-width: 3; }
 .dag g.kernel.hl > rect { stroke-width: 3; }
 .dag .edge.hl, .dag .edge.hl path { stroke: #e67e22; stroke-width: 4; }
@@ -39,7 +39,11 @@ a.ref { color: #1a5276; text-decoration: underline dotted; }
 SCRIPT = r"""
 (function () {
   "use strict";
-  const data = JSON.parse(document.getElementById("li-data").textContent);
+  let parsed = null;  // NOTE: the data about every box is read at the first click
+  const data = new Proxy({}, {get: (_, key) => {
+    parsed = parsed || JSON.parse(document.getElementById("li-data").textContent);
+    return parsed[key];
+  }});
   const pane = document.getElementById("graph");
   const detail = document.getElementById("detail");
   const dag = document.getElementById("li-dag");
@@ -48,6 +52,12 @@ SCRIPT = r"""
   const layers = ["frames", "edges", "splits", "boxes"].map(
     (name) => dag.querySelector(":scope > g." + name));
   const attached = new Set();
+  const band = bands ? +bandsElement.dataset.band : 0;
+  const tables = {};
+  document.querySelectorAll("tbody.more").forEach((body) => {
+    const {table, first, chunk} = body.dataset;
+    tables[table] = {body, first: +first, chunk: +chunk, next: 0, chunks: null};
+  });
   let kernelPages = null;
   let selected = null;
 
@@ -62,7 +72,7 @@ SCRIPT = r"""
   function attachBands() {
     if (!bands) return;
     const s = scale(), top = pane.scrollTop / s, bottom = (pane.scrollTop + pane.clientHeight) / s;
-    const first = Math.floor(top / data.band) - 1, last = Math.floor(bottom / data.band) + 1;
+    const first = Math.floor(top / band) - 1, last = Math.floor(bottom / band) + 1;
     let added = false;
     for (let b = Math.max(first, 0); b <= Math.min(last, bands.length - 1); b++) {
       if (attached.has(b)) continue;
@@ -73,6 +83,43 @@ SCRIPT = r"""
       added = true;
     }
     if (added) mark();
+  }
+  function addRows(name) {
+    const table = tables[name];
+    const start = table.first + table.next * table.chunk;
+    if (name === "decisions") {  // NOTE: drawn from the data, not kept twice in the page
+      if (start >= data.decisions.length) return false;
+      const end = Math.min(start + table.chunk, data.decisions.length);
+      const rows = [];
+      for (let j = start; j < end; j++) rows.push(decisionRow(j));
+      table.body.insertAdjacentHTML("beforeend", rows.join(""));
+    } else {
+      const chunks = () => JSON.parse(document.getElementById("li-rows-" + name).textContent);
+      table.chunks = table.chunks || chunks();
+      if (table.next >= table.chunks.length) return false;
+      table.body.insertAdjacentHTML("beforeend", table.chunks[table.next]);
+    }
+    table.next += 1;
+    return true;
+  }
+  function decisionRow(j) {
+    const [fused, producer, consumer, reason] = data.decisions[j];
+    const verdict = fused ? "fused" : "split";
+    return `<tr class="drow" data-decision="${j}"><td class="verdict ${verdict}">${verdict}</td>` +
+      `<td>${nodeName(producer, true)}</td><td>${nodeName(consumer, true)}</td>` +
+      `<td>${esc(reason)}</td></tr>`;
+  }
+  function rowsUpTo(name, row) {
+    const table = tables[name];
+    while (table && table.first + table.body.rows.length <= row && addRows(name)) continue;
+  }
+  function rowsInView() {
+    for (const name in tables) {
+      const body = tables[name].body;
+      while (body.getBoundingClientRect().bottom < window.innerHeight + 600 && addRows(name)) {
+        mark();
+      }
+    }
   }
   function reveal(x, y) {
     const s = scale();
@@ -95,17 +142,19 @@ SCRIPT = r"""
     document.querySelectorAll(".hl").forEach((e) => e.classList.remove("hl"));
     targets().forEach((e) => e.classList.add("hl"));
   }
-  function nodeName(i) {
-    const n = data.nodes[i];
+  function nodeName(i, where) {
     if (i < 0) return "?";
-    return `<a class="ref" data-node="${i}">${esc(n[0])} ${esc(n[1])} ${esc(n[2])}</a>`;
+    const n = data.nodes[i];
+    const link = `<a class="ref" data-node="${i}">${esc(n[0])} ${esc(n[1])} ${esc(n[2])}</a>`;
+    return where && n[4] >= 0 ? `${link} at ${esc(data.sources[n[4]][0])}` : link;
   }
   function kernelLink(k) {
     if (k < 0) return "none (kernels read it as a load)";
     return `<a class="ref" data-kernel="${k}">kernel ${k}</a>`;
   }
   function nodePage(i) {
-    const [op, shape, dtype, params, source, code, kernel] = data.nodes[i];
+    const [op, shape, dtype, params, line, kernel] = data.nodes[i];
+    const [source, code] = line >= 0 ? data.sources[line] : ["", ""];
     const rows = [["shape", esc(shape)], ["dtype", esc(dtype)], ["kernel", kernelLink(kernel)]];
     if (params) rows.push(["params", `<code>${esc(params)}</code>`]);
     rows.push(["recorded at", `<span class="source">${esc(source || "?")}</span>`]);
@@ -136,25 +185,29 @@ SCRIPT = r"""
   }
   function select(kind, i, travel) {
     selected = [kind, i];
+    if (kind === "kernel") rowsUpTo("kernels", i);
+    if (kind === "decision") rowsUpTo("decisions", i);
     if (kind === "kernel") detail.innerHTML = kernelPage(i);
     else if (kind === "node") detail.innerHTML = nodePage(i);
     else detail.innerHTML = decisionPage(i);
     if (travel) {
       const node = kind === "node" ? i : kind === "decision" ? data.decisions[i][1] :
-        data.nodes.findIndex((n) => n[6] === i);
-      if (node >= 0) reveal(data.nodes[node][7], data.nodes[node][8]);
+        data.nodes.findIndex((n) => n[5] === i);
+      if (node >= 0) reveal(data.nodes[node][6], data.nodes[node][7]);
     }
     mark();
   }
   document.addEventListener("click", (event) => {
     const hit = event.target.closest("[data-node], [data-decision], [data-kernel]");
     if (!hit) return;
-    const travel = !pane.contains(hit);
+    const travel = !pane.contains(hit) || hit.classList.contains("stub");
     if (hit.dataset.node !== undefined) select("node", +hit.dataset.node, travel);
     else if (hit.dataset.decision !== undefined) select("decision", +hit.dataset.decision, travel);
     else if (+hit.dataset.kernel >= 0) select("kernel", +hit.dataset.kernel, travel);
   });
   pane.addEventListener("scroll", attachBands, {passive: true});
+  window.addEventListener("scroll", rowsInView, {passive: true});
   attachBands();
+  rowsInView();
 })();
 """

@@ -5,12 +5,14 @@ It shows the drawing (kernels as frames around their nodes), a pane with whateve
 there is one, a table of the kernels and one of the fusion decisions, and the rewrites; the
 script links them (assets.py). A drawing of more than INLINE_BOXES boxes is not in the page's
 markup: its pieces wait in a JSON script, band by band, and the script attaches the bands in
-view as the pane scrolls, so a page of 10,000 nodes opens as fast as one of 100.
+view as the pane scrolls; long tables wait likewise, so a page of 10,000 nodes opens about as
+fast as one of 100.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from html import escape
 
 from .assets import SCRIPT, STYLE
@@ -20,7 +22,8 @@ from .svg import LAYER_OPEN, LAYERS, draw, drawing
 
 INLINE_BOXES = 1500  # a drawing past this many boxes is attached band by band
 BAND = 1500  # px of drawing a band holds
-CHUNK = 100  # table rows the browser lays out together (content-visibility)
+INLINE_ROWS = 100  # a table's rows in the markup; the rest are added as the page scrolls
+CHUNK = 200  # rows added at a time
 
 
 def page(sched, device, fuse: bool, measured=None) -> str:
@@ -67,12 +70,14 @@ def _graph(scene, box_of: dict) -> list[str]:
     """The drawing's markup, whole or band by band, and the data the script reads about each
     box and each fusion decision."""
     drawn = drawing(scene, element_id="li-dag")
-    nodes = [_node_record(box, *drawn.boxes[i]) for i, box in enumerate(scene.boxes)]
+    sources: dict[str, int] = {}  # NOTE: a loop's thousand nodes share a few lines of code
+    nodes = [_node_record(box, *drawn.boxes[i], sources) for i, box in enumerate(scene.boxes)]
     decisions = [
         [d.fused, box_of.get(d.producer, -1), box_of.get(d.consumer, -1), d.reason]
         for d in scene.decisions
     ]
-    data = {"nodes": nodes, "decisions": decisions, "band": BAND}
+    lines = [[source, source_code(source)] for source in sources]
+    data = {"nodes": nodes, "sources": lines, "decisions": decisions}
     if len(scene.boxes) <= INLINE_BOXES:
         return [draw(scene, element_id="li-dag"), _json("li-data", data)]
     always, bands = _bands(drawn)
@@ -80,26 +85,19 @@ def _graph(scene, box_of: dict) -> list[str]:
     for name in LAYERS:
         parts.append(LAYER_OPEN[name] + "".join(always[name]) + "</g>")
     parts.append("</svg>")
-    return ["".join(parts), _json("li-data", data), _json("li-bands", bands)]
+    band = f' data-band="{BAND}"'
+    return ["".join(parts), _json("li-data", data), _json("li-bands", bands, band)]
 
 
-def _node_record(box, x: float, y: float) -> list:
+def _node_record(box, x: float, y: float, sources: dict) -> list:
+    """[op, shape, dtype, params, the index of its line in `sources`, kernel, x, y]."""
     node = box.node
     if node is None:
-        return [box.lines[0], "", "", "", "", "", box.kernel, round(x), round(y)]
+        return [box.lines[0], "", "", "", -1, box.kernel, round(x), round(y)]
     params = "" if node.arg is None or node.op.label == "buffer" else repr(node.arg)[:300]
     shape = "x".join(map(str, node.shape)) or "scalar"
-    return [
-        op_name(node),
-        shape,
-        node.dtype.name,
-        params,
-        node.source,
-        source_code(node.source),
-        box.kernel,
-        round(x),
-        round(y),
-    ]
+    line = sources.setdefault(node.source, len(sources)) if node.source else -1
+    return [op_name(node), shape, node.dtype.name, params, line, box.kernel, round(x), round(y)]
 
 
 def _bands(drawn) -> tuple[dict, list]:
@@ -119,10 +117,10 @@ def _bands(drawn) -> tuple[dict, list]:
     return always, [["".join(part) for part in bands.get(b, empty)] for b in range(count)]
 
 
-def _json(element_id: str, value) -> str:
+def _json(element_id: str, value, attributes: str = "") -> str:
     # NOTE: "</" would end the script element; "\/" is the same string to JSON.
     text = json.dumps(value, separators=(",", ":")).replace("</", "<\\/")
-    return f'<script type="application/json" id="{element_id}">{text}</script>'
+    return f'<script type="application/json" id="{element_id}"{attributes}>{text}</script>'
 
 
 def _analysis(measured, titles) -> str:
@@ -157,33 +155,49 @@ def _kernel_table(sched, device, measured) -> str:
 
 
 def _decision_table(sched, box_of: dict) -> str:
+    """The first INLINE_ROWS decisions; the script draws the others from its data."""
     rows = []
-    for i, d in enumerate(sched.decisions):
+    for i, d in enumerate(sched.decisions[:INLINE_ROWS]):
         verdict = "fused" if d.fused else "split"
         rows.append(
             f'<tr class="drow" data-decision="{i}"><td class="verdict {verdict}">{verdict}</td>'
             f"<td>{node_link(d.producer, box_of)}</td><td>{node_link(d.consumer, box_of)}</td>"
             f"<td>{escape(d.reason)}</td></tr>"
         )
-    return _table("decisions", "Fusion decisions", ["", "producer", "consumer", "why"], rows)
+    head = ["", "producer", "consumer", "why"]
+    return _table("decisions", "Fusion decisions", head, rows, len(sched.decisions) > INLINE_ROWS)
 
 
-def _table(ident: str, title: str, head: list[str], rows: list[str]) -> str:
-    chunks = [
-        '<tbody class="chunk">' + "".join(rows[i : i + CHUNK]) + "</tbody>"
-        for i in range(0, len(rows), CHUNK)
-    ]
+def _table(ident: str, title: str, head: list[str], rows: list[str], more: bool = False) -> str:
+    """A table holding its first INLINE_ROWS `rows`; the script adds the rest as the page
+    scrolls to them (or a selection needs one), CHUNK at a time, from a JSON script of their
+    markup or, with `more` (rows not given), from its data: 10,000 rows of markup cost a
+    browser seconds to open."""
     cells = "".join(f"<th>{escape(h)}</th>" for h in head)
+    later = ["".join(rows[i : i + CHUNK]) for i in range(INLINE_ROWS, len(rows), CHUNK)]
+    tail, script = "", ""
+    if later or more:
+        tail = (
+            f'<tbody class="more" data-table="{ident}" data-first="{INLINE_ROWS}" '
+            f'data-chunk="{CHUNK}"></tbody>'
+        )
+    if later:
+        script = _json(f"li-rows-{ident}", later)
     return (
         f'<section id="{ident}"><h2>{escape(title)}</h2><table class="list">'
-        f"<thead><tr>{cells}</tr></thead>{''.join(chunks)}</table></section>"
+        f"<thead><tr>{cells}</tr></thead><tbody>{''.join(rows[:INLINE_ROWS])}</tbody>{tail}"
+        f"</table>{script}</section>"
     )
 
 
 def _rewrites(sched) -> str:
     if not sched.rewrites:
         return ""
-    items = "".join(f"<li>{escape(r)}</li>" for r in sched.rewrites)
+    # NOTE: a loop repeats its rewrites ("merged a repeated full at x.py:3" thousands of times)
+    counted = Counter(sched.rewrites)
+    items = "".join(
+        f"<li>{escape(r)}{f' (x{n})' if n > 1 else ''}</li>" for r, n in counted.items()
+    )
     return f'<section id="rewrites"><h2>Rewrites</h2><ul>{items}</ul></section>'
 
 

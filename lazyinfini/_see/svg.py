@@ -8,6 +8,7 @@ Hover text is SVG's <title>: it needs no script.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from html import escape
 
@@ -133,31 +134,63 @@ def _ends(scene, layout, sizes) -> dict:
 def _edges(scene, layout, sizes) -> tuple[list, list]:
     """The edges as two layers, plain and fused ones, and split ones: the paths of a layer
     inherit its group's attributes (a big program has tens of thousands). A fused or split
-    edge says why on hover."""
+    edge says why on hover. An edge longer than LONG is drawn as two stubs, one under its
+    source and one over its target, each naming (and, on the page, leading to) the other end:
+    a constant that a loop reads at every step would otherwise cross the whole drawing a
+    thousand times (and cost a browser seconds to paint)."""
     ends = _ends(scene, layout, sizes)
-    plain, fused, split = [], [], []
+    plain, split = [], []
     for a, b in scene.links:
         x1, y1 = ends[(a, b), 0], layout.y[a] + sizes[a][1]
         x2, y2 = ends[(a, b), 1], layout.y[b]
-        middle = (y1 + y2) / 2
-        path = f"M{x1:.0f},{y1:.0f}C{x1:.0f},{middle:.0f} {x2:.0f},{middle:.0f} {x2:.0f},{y2:.0f}"
         decision = scene.decision_of.get((a, b))
-        if decision is None:
-            plain.append((y1, y2, f'<path d="{path}"/>'))
-            continue
-        verdict = scene.decisions[decision]
-        why = f"<title>{escape(verdict.reason)}</title>"
-        if verdict.fused:
-            markup = f'<path class="edge fused" data-decision="{decision}" d="{path}">{why}</path>'
-            fused.append((y1, y2, markup))
-            continue
-        # NOTE: a split edge is there to be clicked: a wide transparent twin takes the clicks
-        markup = (
-            f'<g class="edge split" data-decision="{decision}">{why}<path d="{path}"/>'
-            f'<path d="{path}" {_HIT}/></g>'
-        )
-        split.append((y1, y2, markup))
-    return plain + fused, split
+        verdict = scene.decisions[decision] if decision is not None else None
+        if y2 - y1 > LONG:
+            pieces = [
+                (y1, y1 + STUB, _stub(scene, b, f"M{x1:.0f},{y1:.0f}v{STUB}", "to")),
+                (y2 - STUB, y2, _stub(scene, a, f"M{x2:.0f},{y2 - STUB:.0f}v{STUB}", "from")),
+            ]
+        else:
+            pieces = [(y1, y2, f'<path d="{_curve(x1, y1, x2, y2)}"/>')]
+        for top, bottom, markup in pieces:
+            if verdict is None:
+                plain.append((top, bottom, markup))
+            else:
+                wrapped = _decided(decision, verdict, markup)
+                (plain if verdict.fused else split).append((top, bottom, wrapped))
+    return plain, split
+
+
+def _curve(x1: float, y1: float, x2: float, y2: float) -> str:
+    """A curve leaving (x1, y1) and reaching (x2, y2) downwards."""
+    mid = (y1 + y2) / 2
+    return f"M{x1:.0f},{y1:.0f}C{x1:.0f},{mid:.0f} {x2:.0f},{mid:.0f} {x2:.0f},{y2:.0f}"
+
+
+LONG = 1200  # px: a longer edge is drawn as two stubs
+STUB = 30  # px: a stub's length
+
+
+def _stub(scene, other: int, path: str, way: str) -> str:
+    box = scene.boxes[other]
+    where = f" at {box.node.source}" if box.node is not None and box.node.source else ""
+    title = escape(f"{way} {box.lines[0]} {box.lines[1] if len(box.lines) > 1 else ''}{where}")
+    return (
+        f'<path class="stub" data-node="{other}" d="{path}" stroke-dasharray="2 2">'
+        f"<title>{title}</title></path>"
+    )
+
+
+def _decided(decision: int, verdict, markup: str) -> str:
+    """An edge a fusion decision is about, saying why on hover. NOTE: a split edge is there to
+    be clicked: a wide transparent twin of its path takes the clicks."""
+    kind = "fused" if verdict.fused else "split"
+    paths = re.findall(r'd="([^"]+)"', markup)
+    hit = "".join(f'<path d="{d}" {_HIT}/>' for d in paths) if not verdict.fused else ""
+    return (
+        f'<g class="edge {kind}" data-decision="{decision}"><title>{escape(verdict.reason)}'
+        f"</title>{markup}{hit}</g>"
+    )
 
 
 _LINE = 'fill="none" stroke="#555" stroke-width="1.2" marker-end="url(#li-arrow)"'

@@ -9,6 +9,7 @@ of code, on a split edge says why; a screenshot of it lands in the test's tmp_pa
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
@@ -113,20 +114,32 @@ def test_the_measured_run_links_its_timeline_to_the_kernels(tab, tmp_path):
     assert tab.errors == []
 
 
-def test_a_big_page_attaches_its_drawing_as_it_is_needed(tab, tmp_path, monkeypatch):
-    monkeypatch.setattr(page_module, "INLINE_BOXES", 50)
-    monkeypatch.setattr(page_module, "BAND", 400)
+def test_a_big_page_attaches_its_drawing_and_rows_as_they_are_needed(tab, tmp_path, monkeypatch):
+    for name, value in (("INLINE_BOXES", 50), ("BAND", 400), ("INLINE_ROWS", 10), ("CHUNK", 20)):
+        monkeypatch.setattr(page_module, name, value)
     x = many_kernels(40)
     sched = li.inspect.schedule(x)
     total = len(scene_of(sched).boxes)
     tab.open(_report([x], tmp_path))
     first = tab.count("#li-dag g.node")
     assert 0 < first < total
+    assert 10 <= tab.count("tr.krow") < len(sched.kernels)  # and those in view
+    assert tab.count("tr.drow") == 10
     last = len(sched.kernels) - 1
+    while tab.count(f"tr.krow[data-kernel='{last}']") == 0:  # rows come as the page scrolls
+        rows = tab.count("tr.krow")
+        tab.page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        tab.page.wait_for_function(f"document.querySelectorAll('tr.krow').length > {rows}")
     tab.page.click(f"tr.krow[data-kernel='{last}']")  # the graph travels there
     assert tab.count("#li-dag g.node.hl") == len(sched.kernels[last].nodes)
     tab.page.locator("#graph").evaluate("pane => pane.scrollTop = pane.scrollHeight")
     tab.page.wait_for_function(f"document.querySelectorAll('#li-dag g.node').length > {first}")
+    rows = tab.page.locator("tr.drow")
+    assert rows.count() > 10
+    python, script = rows.nth(9).inner_text(), rows.nth(10).inner_text()  # made by each
+    node = r"\S+ [\dx]+ \w+ at programs.py:\d+"
+    pattern = rf"(fused|split)\t{node}\t{node}\t."
+    assert re.match(pattern, python) and re.match(pattern, script), (python, script)
     assert tab.errors == []
 
 

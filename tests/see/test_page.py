@@ -87,10 +87,11 @@ def test_every_fusion_decision_is_listed_and_a_split_edge_says_why():
 def test_a_node_knows_its_line_of_code():
     arrays = transpose_clip_sum_rearrange()
     reader = parse(li.explain(*arrays, format="html"))
-    nodes = json_script(reader, "li-data")["nodes"]
-    (clip,) = [n for n in nodes if n[0] == "clip"]
-    assert clip[4] == f"programs.py:{LINES['clip']}"
-    assert clip[5] == "y = li.clip(li.permute_dims(a, (1, 0)) - b, 0, 1)"
+    data = json_script(reader, "li-data")
+    (clip,) = [n for n in data["nodes"] if n[0] == "clip"]
+    source, code = data["sources"][clip[4]]
+    assert source == f"programs.py:{LINES['clip']}"
+    assert code == "y = li.clip(li.permute_dims(a, (1, 0)) - b, 0, 1)"
 
 
 def test_page_needs_nothing_from_outside():
@@ -213,3 +214,23 @@ def test_a_big_page_attaches_its_drawing_band_by_band(monkeypatch):
     assert sorted(frames, key=lambda i: int(i[1:])) == [f"k{k}" for k in range(len(sched.kernels))]
     for band in bands:
         parse("<svg>" + "".join(band) + "</svg>")
+
+
+def test_long_tables_hold_their_first_rows_and_the_rest_wait(monkeypatch):
+    monkeypatch.setattr(page_module, "INLINE_ROWS", 10)
+    monkeypatch.setattr(page_module, "CHUNK", 7)
+    x = many_kernels(6)
+    sched = li.inspect.schedule(x)
+    reader = parse(li.explain(x, format="html"))
+    shown = [int(r["attrs"]["data-kernel"]) for r in with_class(reader, "krow", "tr")]
+    chunks = json_script(reader, "li-rows-kernels")
+    waiting = [int(k) for chunk in chunks for k in re.findall(r'data-kernel="(\d+)"', chunk)]
+    assert shown == list(range(10)) and all(chunk.count("<tr") <= 7 for chunk in chunks)
+    assert shown + waiting == list(range(len(sched.kernels)))
+    # decisions past the first 10: drawn by the script from the data it holds anyway
+    assert len(with_class(reader, "drow", "tr")) == 10 < len(sched.decisions)
+    assert len(json_script(reader, "li-data")["decisions"]) == len(sched.decisions)
+    (more,) = [
+        e for e in with_class(reader, "more", "tbody") if e["attrs"]["data-table"] == "decisions"
+    ]
+    assert more["attrs"]["data-first"] == "10" and "li-rows-decisions" not in reader.scripts
