@@ -13,6 +13,7 @@ import math
 from html import escape
 
 CELL = 9  # px a side of a drawn cell
+CHAR = 6.1  # px a character of the labels (10 px monospace)
 SHOWN = {"grid": 8, "block": 16}  # cells drawn a side, at most
 
 
@@ -20,9 +21,13 @@ def draw_plan(plan) -> str:
     """The SVG of `plan` (a RearrangePlan)."""
     grid = _rows_cols(plan.grid_len)
     block = _rows_cols(plan.block_len)
+    labels = [
+        f"grid {_dims(plan.grid_len)} = {plan.n_blocks} blocks",
+        f"block {_dims(plan.block_len)} units of {plan.unit} B",
+    ]
     parts = []
     left = _cells(0, grid, SHOWN["grid"], "#cfe3f7")
-    block_x = left["width"] + 40
+    block_x = round(max(left["width"], len(labels[0]) * CHAR)) + 30
     right = _cells(block_x, block, SHOWN["block"], "#f7e0c4")
     parts += left["parts"] + right["parts"]
     parts += _arrows(plan, block_x, right)
@@ -33,13 +38,9 @@ def draw_plan(plan) -> str:
             'stroke="#b03a2e" stroke-width="2"><title>a line tile</title></rect>'
         )
     height = max(left["height"], right["height"]) + 16
-    labels = [
-        (0, f"grid {_dims(plan.grid_len)} = {plan.n_blocks} blocks"),
-        (block_x, f"block {_dims(plan.block_len)} units of {plan.unit} B"),
-    ]
-    for x, text in labels:
+    for x, text in zip((0, block_x), labels):
         parts.append(f'<text x="{x}" y="11">{escape(text)}</text>')
-    width = block_x + right["width"] + 60
+    width = round(max(block_x + right["width"], block_x + len(labels[1]) * CHAR)) + 60
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="plan" width="{width}" '
         f'height="{height + 22}" font-family="monospace" font-size="10">'
