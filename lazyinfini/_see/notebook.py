@@ -10,6 +10,7 @@ from __future__ import annotations
 from html import escape
 
 from .._graph import Op, walk
+from ..inspect import _size, schedule
 from .collapse import collapse
 from .scene import scene_of
 from .svg import draw
@@ -47,9 +48,7 @@ def _pending(array, node, rows) -> str:
             "li.explain(x, format='html') shows them all"
         )
         return _frame(rows, f"<div>{escape(note)}</div>")
-    from ..inspect import schedule  # NOTE: plans (runs nothing); inspect imports this module
-
-    sched = schedule(array)
+    sched = schedule(array)  # NOTE: plans; runs nothing
     rows.append(("kernels", _kernel_list(sched.kernels)))
     scene = collapse(scene_of(sched))
     caption = ""
@@ -84,11 +83,3 @@ def _frame(rows, body: str) -> str:
         '<div class="lazyinfini-array"><div style="font-family:monospace;font-weight:bold">'
         f"lazyinfini.Array</div><table {_TABLE}>{cells}</table>{body}</div>"
     )
-
-
-def _size(nbytes: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if nbytes < 1024 or unit == "TiB":
-            return f"{nbytes:.0f} {unit}" if unit == "B" else f"{nbytes:.1f} {unit}"
-        nbytes /= 1024
-    return ""

@@ -15,6 +15,7 @@ import json
 from collections import Counter
 from html import escape
 
+from ..inspect import _size
 from .assets import SCRIPT, STYLE
 from .details import kernel_details, node_link, path_of, timing_text
 from .scene import op_name, scene_of, source_code
@@ -62,6 +63,8 @@ def _header(sched, device, fuse: bool, scene) -> str:
         f"on {device.name} (fuse={fuse}); {len(scene.boxes)} nodes drawn; "
         f"{len(sched.decisions)} fusion decisions, {splits} split"
     )
+    if not kernels:
+        summary = "nothing pending: every array is already computed"
     title = "<h1>What this program became</h1>"
     return f'<header>{title}<p class="summary">{escape(summary)}</p></header>'
 
@@ -199,9 +202,3 @@ def _rewrites(sched) -> str:
         f"<li>{escape(r)}{f' (x{n})' if n > 1 else ''}</li>" for r, n in counted.items()
     )
     return f'<section id="rewrites"><h2>Rewrites</h2><ul>{items}</ul></section>'
-
-
-def _size(nbytes: int) -> str:
-    from ..inspect import _size as size
-
-    return size(nbytes)

@@ -140,6 +140,8 @@ def test_analyzed_page_measures_the_run(tmp_path):
     assert all("% of copy bandwidth)" in text_of(row) for row in rows)
     again = parse(li.explain(*arrays, analyze=True, format="html"))  # nothing pending now
     assert not with_class(again, "tbar") and not with_class(again, "krow")
+    summary = text_of(with_class(again, "summary")[0])
+    assert summary == "nothing pending: every array is already computed"
 
 
 def test_measured_timeline_is_consistent():
