@@ -9,7 +9,7 @@ from html import escape
 
 from ..inspect import _METHODS, _size
 from .plan_drawing import draw_plan
-from .scene import kernel_title, op_name
+from .scene import dtype_name, kernel_title, node_text
 
 # How a kernel runs where its device has nothing to add (device.describe gives "").
 _BY_KIND = {
@@ -72,8 +72,7 @@ def timing_text(measured, k: int) -> str:
 
 def node_link(node, box_of: dict) -> str:
     """A node's name and place in the user's code, linking to its box."""
-    shape = "x".join(map(str, node.shape)) or "scalar"
-    text = escape(f"{op_name(node)} {shape} {node.dtype.name}")
+    text = escape(node_text(node))
     where = f" at {escape(node.source)}" if node.source else ""
     box = box_of.get(node)
     if box is None:
@@ -96,7 +95,7 @@ def _loads(loads, box_of: dict) -> str:
         strides = getattr(load, "strides", None)
         rows.append(
             f"<tr><td>{via}{node_link(base, box_of)}</td>"
-            f"<td>{shape} {node.dtype.name}</td>"
+            f"<td>{shape} {dtype_name(node.dtype)}</td>"
             f"<td>{escape(str(strides)) if strides is not None else 'its own'}</td>"
             f"<td>{_layout(load)}</td></tr>"
         )

@@ -77,11 +77,12 @@ def _units(n: int, group_of, groups: int) -> tuple[list[list[int]], list[int]]:
 def _inner(members, sizes, edges, group: int, frame_widths):
     """The boxes of one unit laid out on their own: (x, y) of each inside the unit, and the
     unit's width and height (a group's take in its frame's padding and title)."""
+    if group < 0:  # NOTE: one box, as most units of a big program are
+        (v,) = members
+        return [0.0], [0.0], sizes[v][0], sizes[v][1]
     index = {v: i for i, v in enumerate(members)}
     inside = [(index[a], index[b]) for a, b in edges]
     xs, ys, width, height = layered([sizes[v] for v in members], inside)
-    if group < 0:
-        return xs, ys, width, height
     framed = max(width + 2 * PAD, frame_widths[group])
     xs = [x + (framed - width) / 2 for x in xs]  # NOTE: centred under a longer title
     ys = [y + TITLE for y in ys]

@@ -18,7 +18,7 @@ from html import escape
 from ..inspect import _size
 from .assets import SCRIPT, STYLE
 from .details import kernel_details, node_link, path_of, timing_text
-from .scene import op_name, scene_of, source_code
+from .scene import dtype_name, op_name, scene_of, source_code
 from .svg import LAYER_OPEN, LAYERS, draw, drawing
 
 INLINE_BOXES = 1500  # a drawing past this many boxes is attached band by band
@@ -100,7 +100,8 @@ def _node_record(box, x: float, y: float, sources: dict) -> list:
     params = "" if node.arg is None or node.op.label == "buffer" else repr(node.arg)[:300]
     shape = "x".join(map(str, node.shape)) or "scalar"
     line = sources.setdefault(node.source, len(sources)) if node.source else -1
-    return [op_name(node), shape, node.dtype.name, params, line, box.kernel, round(x), round(y)]
+    dtype = dtype_name(node.dtype)
+    return [op_name(node), shape, dtype, params, line, box.kernel, round(x), round(y)]
 
 
 def _bands(drawn) -> tuple[dict, list]:
