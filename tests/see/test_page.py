@@ -236,3 +236,15 @@ def test_long_tables_hold_their_first_rows_and_the_rest_wait(monkeypatch):
         e for e in with_class(reader, "more", "tbody") if e["attrs"]["data-table"] == "decisions"
     ]
     assert more["attrs"]["data-first"] == "10" and "li-rows-decisions" not in reader.scripts
+
+
+def test_both_compilers_are_watched_and_put_back():
+    import importlib
+
+    from lazyinfini._see.measure import COMPILERS
+
+    modules = [importlib.import_module(name) for name, _ in COMPILERS]  # NOTE: nvrtc: no GPU
+    real = [getattr(m, f) for m, (_, f) in zip(modules, COMPILERS)]
+    with _watching_compilers([]):
+        assert all(getattr(m, f) is not r for m, (_, f), r in zip(modules, COMPILERS, real))
+    assert [getattr(m, f) for m, (_, f) in zip(modules, COMPILERS)] == real
