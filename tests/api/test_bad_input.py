@@ -419,6 +419,7 @@ ROLE_OF = {
     ("meshgrid", "arrays"): _array,
     ("compute", "arrays"): _array,
     ("explain", "arrays"): _array,
+    ("explain", "format"): _choice,
     ("graph", "arrays"): _array,
     ("to_dot", "arrays"): _array,
     ("isdtype", "dtype"): _dtype_or_array,
