@@ -200,6 +200,7 @@ _AT_FIRST_USE = {
     "inspect": ".inspect",
     "linalg": ".linalg",
     "rearrange": "._api.rearrange_pattern",
+    "report": ".inspect",
     "to_dot": ".inspect",
     "visualize": ".inspect",
 }
@@ -369,6 +370,7 @@ __all__ = [
     "reciprocal",
     "remainder",
     "repeat",
+    "report",
     "reshape",
     "result_type",
     "right_shift",

@@ -259,6 +259,13 @@ class Array(NumpyMethods):
 
     __str__ = __repr__
 
+    def _repr_html_(self) -> str:
+        """A notebook's view: shape, dtype, device, bytes; what is pending and the kernels it
+        would run, drawn (never computes, as repr does not); a computed array's values."""
+        from ._see.notebook import array_html  # NOTE: at first use (see _see/__init__.py)
+
+        return array_html(self)
+
     # -- operators -------------------------------------------------------------------------
     def __getitem__(self, key, /) -> Array:
         return _indexing.getitem(self, key)

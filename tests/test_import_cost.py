@@ -18,6 +18,7 @@ DEFERRED = (
     "lazyinfini._render",
     "lazyinfini._runtime",
     "lazyinfini._schedule",
+    "lazyinfini._see",
 )
 
 PROGRAM = f"""

@@ -101,13 +101,14 @@ def test_to_dot_has_one_labelled_cluster_per_kernel(program):
 
 
 def test_visualize_without_graphviz_says_what_to_install(program, monkeypatch):
+    # NOTE: an .svg file is drawn without graphviz (tests/test_see_page.py)
     import shutil
 
     monkeypatch.setattr(shutil, "which", lambda name: None)
     with pytest.raises(RuntimeError, match="graphviz"):
-        li.visualize(program[2], filename="g.svg")
-    with pytest.raises(RuntimeError, match="^visualize: .*install graphviz"):
-        li.visualize(program[2], "g.svg")
+        li.visualize(program[2], filename="g.png")
+    with pytest.raises(RuntimeError, match="^visualize: .*install graphviz.*an .svg file"):
+        li.visualize(program[2], "g.pdf")
 
 
 def _clusters(dot: str) -> list[str]:

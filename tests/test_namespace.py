@@ -31,6 +31,7 @@ EXTENSIONS = {
     "graph": "the recorded graph as a networkx.DiGraph",
     "to_dot": "the recorded graph in Graphviz's dot language",
     "visualize": "draw the recorded graph",
+    "report": "write the explain page (graph, kernels, fusion reasons, timings) to an HTML file",
     "inspect": "the inspection module: schedules, counters, the memory pool",
     "options": "run-time options in a with block (device, fuse, strict, debug, pool_bytes)",
     "set_options": "the same options, set until changed",

@@ -175,7 +175,7 @@ _INTEGER_ONLY = {"bitwise_left_shift", "bitwise_right_shift", "bitwise_and", "bi
 _INTEGER_ONLY |= {"bitwise_xor", "bitwise_invert", "invert", "left_shift", "right_shift"}
 _BOOL_ONLY = {"logical_and", "logical_or", "logical_xor", "logical_not"}
 # Not array functions, or tested on their own below (the dask ones in tests/dask: they need dask).
-_SKIPPED = {"visualize", "options", "set_options", "__array_namespace_info__"}
+_SKIPPED = {"visualize", "report", "options", "set_options", "__array_namespace_info__"}
 _SKIPPED |= {"from_dask", "from_zarr", "to_dask"}
 
 
@@ -419,6 +419,7 @@ ROLE_OF = {
     ("meshgrid", "arrays"): _array,
     ("compute", "arrays"): _array,
     ("explain", "arrays"): _array,
+    ("explain", "format"): _choice,
     ("graph", "arrays"): _array,
     ("to_dot", "arrays"): _array,
     ("isdtype", "dtype"): _dtype_or_array,
@@ -577,6 +578,10 @@ CALLS = [
         "visualize",
     ),
     ("explain a list", lambda: li.explain([1.0]), TypeError, "explain"),
+    ("explain as svg", lambda: li.explain(_x, format="svg"), ValueError, "explain"),
+    ("report nothing", lambda: li.report("r.html"), TypeError, "report"),
+    ("report a list", lambda: li.report([1.0], "r.html"), TypeError, "report"),
+    ("report two names", lambda: li.report(_x, "a.html", path="b.html"), TypeError, "report"),
 ]
 
 
