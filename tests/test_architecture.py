@@ -53,7 +53,7 @@ def import_graph() -> nx.DiGraph:
     return graph
 
 
-UPPER = ("_api", "_array", "inspect", "linalg", "fft", "_numpy", "_methods")
+UPPER = ("_api", "_array", "inspect", "_see", "linalg", "fft", "_numpy", "_methods")
 
 
 def test_nothing_below_the_array_imports_the_array_the_api_or_the_reader():

@@ -40,7 +40,7 @@ def _node_line(node: Node, name: str, indent: str = "  ") -> str:
     return f'{indent}{name} [label="{_label(node)}"{_STYLE.get(node.op, "")}];'
 
 
-def _edges(graph: nx.DiGraph, kernels) -> list[tuple[Node, Node]]:
+def drawn_edges(graph: nx.DiGraph, kernels) -> list[tuple[Node, Node]]:
     """The graph's edges, with a read through a scheduler's copy drawn from that copy, and
     each node the scheduler added drawn from its inputs."""
     edges = dict.fromkeys(graph.edges)
@@ -87,7 +87,7 @@ def to_dot(graph: nx.DiGraph, kernels=()) -> str:
                 lines.append(_node_line(node, ids[node], "    "))
                 clustered.add(node)
         lines.append("  }")
-    edges = _edges(graph, kernels)
+    edges = drawn_edges(graph, kernels)
     for src, _ in edges:
         ids.setdefault(src, f"n{len(ids)}")
     lines += [_node_line(node, name) for node, name in ids.items() if node not in clustered]

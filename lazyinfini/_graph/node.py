@@ -260,5 +260,10 @@ def caller_source(depth: int = 1) -> str:
     return ""
 
 
+def source_files(name: str) -> list[str]:
+    """The full paths of the code files a source's `name` ("script.py") may stand for."""
+    return [path for path, short in _NAMES.items() if short == name]
+
+
 _getframe = sys._getframe
 _NAMES: dict[str, str] = {}  # a code file's name in a source, "" for this package's files

@@ -48,17 +48,17 @@ def _kernel_lines(i: int, kernel, device) -> list[str]:
     if kernel.plan is not None:
         lines.append(f"    plan {kernel.plan!r}")
         if device.target.copy_methods:
-            lines.append(f"    method {_METHODS[kernel.method]}")
+            lines.append(f"    method {COPY_METHODS[kernel.method]}")
     path = device.describe(kernel)
     if path:
         lines.append(f"    path {path}")
     lines.append(
-        f"    bytes read {_size(kernel.bytes_read)}, written {_size(kernel.bytes_written)}"
+        f"    bytes read {byte_size(kernel.bytes_read)}, written {byte_size(kernel.bytes_written)}"
     )
     return lines
 
 
-_METHODS = {
+COPY_METHODS = {
     "direct": "direct (numpy's own copy: small, or its walk keeps the source reads in cache)",
     "tiled": "tiled (one copy per block of the plan, the grid shared by the threads)",
 }
@@ -84,7 +84,7 @@ def _short(arg) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _size(nbytes: int) -> str:
+def byte_size(nbytes: int) -> str:
     for unit in ("B", "KiB", "MiB", "GiB"):
         if nbytes < 1024 or unit == "GiB":
             return f"{nbytes:.0f} {unit}" if unit == "B" else f"{nbytes:.1f} {unit}"

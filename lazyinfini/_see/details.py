@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from html import escape
 
-from ..inspect import _METHODS, _size
+from .._runtime.text import COPY_METHODS, byte_size
 from .plan_drawing import draw_plan
 from .scene import dtype_name, kernel_title, node_text
 
@@ -31,9 +31,9 @@ def kernel_details(k: int, kernel, device, box_of: dict, measured=None) -> str:
     if kernel.space:
         facts.append(("space", "x".join(map(str, kernel.space))))
     if kernel.plan is not None and device.target.copy_methods:
-        facts.append(("method", _METHODS.get(kernel.method, kernel.method)))
+        facts.append(("method", COPY_METHODS.get(kernel.method, kernel.method)))
     facts.append(
-        ("bytes", f"read {_size(kernel.bytes_read)}, written {_size(kernel.bytes_written)}")
+        ("bytes", f"read {byte_size(kernel.bytes_read)}, written {byte_size(kernel.bytes_written)}")
     )
     if measured is not None and k < len(measured.seconds):
         facts.append(("time", timing_text(measured, k)))

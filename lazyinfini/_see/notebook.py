@@ -10,7 +10,8 @@ from __future__ import annotations
 from html import escape
 
 from .._graph import Op, walk
-from ..inspect import _size, schedule
+from .._runtime.text import byte_size
+from ..inspect import schedule
 from .collapse import collapse
 from .scene import scene_of
 from .svg import draw
@@ -30,7 +31,7 @@ def array_html(array) -> str:
         ("shape", str(array.shape)),
         ("dtype", array.dtype.name),
         ("device", str(array.device)),
-        ("bytes", _size(node.nbytes)),
+        ("bytes", byte_size(node.nbytes)),
     ]
     if node.op is Op.BUFFER:
         rows.append(("state", "computed"))

@@ -15,7 +15,7 @@ import json
 from collections import Counter
 from html import escape
 
-from ..inspect import _size
+from .._runtime.text import byte_size
 from .assets import SCRIPT, STYLE
 from .details import kernel_details, node_link, path_of, timing_text
 from .scene import dtype_name, op_name, scene_of, source_code
@@ -148,8 +148,8 @@ def _kernel_table(sched, device, measured) -> str:
             kernel.name,
             f"{'x'.join(map(str, out.shape)) or 'scalar'} {out.dtype.name}",
             path_of(kernel, device),
-            _size(kernel.bytes_read),
-            _size(kernel.bytes_written),
+            byte_size(kernel.bytes_read),
+            byte_size(kernel.bytes_written),
         ]
         if measured is not None and k < len(measured.seconds):
             cells.append(timing_text(measured, k))

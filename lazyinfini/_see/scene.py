@@ -13,8 +13,8 @@ import linecache
 from dataclasses import dataclass, field
 
 from .._graph import Node, Op, build_graph
-from .._graph import node as _node_module
-from .._graph.dot import _edges as drawn_edges
+from .._graph.dot import drawn_edges
+from .._graph.node import source_files
 
 LINE = 28  # characters a box's line shows; the hover text has the rest
 
@@ -133,7 +133,7 @@ def source_code(source: str) -> str:
     if not name or not line.isdigit():
         return ""
     # NOTE: a source names a file by its base name; caller_source remembers each full name.
-    paths = [p for p, short in _node_module._NAMES.items() if short == name]
+    paths = source_files(name)
     if len(paths) != 1:
         return ""
     return linecache.getline(paths[0], int(line)).strip()

@@ -11,6 +11,7 @@ import pytest
 
 import lazyinfini as li
 from lazyinfini._device import get_device
+from lazyinfini._runtime.text import byte_size
 from lazyinfini._see import page as page_module
 from lazyinfini._see.measure import Measured, _watching_compilers
 
@@ -57,7 +58,7 @@ def test_page_shows_paths_loads_plans_and_bytes_per_kernel():
         parse(text)
         path = device.describe(kernel) or "one library call"
         assert f"<th>path</th><td>{path}</td>" in text
-        assert f"read {li.inspect._size(kernel.bytes_read)}" in text
+        assert f"read {byte_size(kernel.bytes_read)}" in text
         for load in kernel.loads:
             assert str(load.strides) in text  # each load with its layout
     elementwise, reduction, rearrange = details
