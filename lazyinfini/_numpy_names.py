@@ -59,13 +59,13 @@ def transpose(x, /, axes=None):
 
 
 @named("amax")
-def amax(x, /, axis=None, keepdims=False):
+def amax(x, /, axis=None, *, keepdims=False):
     """numpy's name for li.max, axis positional too (an extension: max is the standard's)."""
     return _statistics.max(x, axis=axis, keepdims=keepdims)
 
 
 @named("amin")
-def amin(x, /, axis=None, keepdims=False):
+def amin(x, /, axis=None, *, keepdims=False):
     """numpy's name for li.min, axis positional too (an extension: min is the standard's)."""
     return _statistics.min(x, axis=axis, keepdims=keepdims)
 

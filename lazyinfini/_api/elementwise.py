@@ -149,6 +149,8 @@ def elementwise(
     dtype of its precision, as abs() does). on_bool: see above.
     """
     source = caller_source()
+    if category == "bool":
+        values = _truths(name, values, source)
     nodes, dtype, shape = operands(name, values, category, source)
     if dtype == _dtypes.bool and on_bool is not None:
         nodes, dtype = _on_bool(name, nodes, on_bool, shape, source)
@@ -157,6 +159,22 @@ def elementwise(
         nodes = [conform(n, dtype, shape, source) for n in nodes]
     out_dtype = {"bool": _dtypes.bool, "real": _REAL_OF.get(dtype, dtype)}.get(result, dtype)
     return record(op, tuple(nodes), shape, out_dtype, arg, source)
+
+
+def _truths(func: str, values, source: str) -> list:
+    """Extension (numpy): the logical functions take numbers by their truth (nonzero, NaN
+    true), as numpy's do; scikit-learn's roc_curve calls logical_or(diff(fps, 2), ...) on
+    floats."""
+    truths = []
+    for value in values:
+        array = _as_array(func, value)
+        if array is None:
+            truths.append(builtins.bool(value))
+        elif array.dtype == _dtypes.bool:
+            truths.append(array)
+        else:
+            truths.append(Array(conform(array._node, _dtypes.bool, array.shape, source)))
+    return truths
 
 
 def _unary(name: str, op: Op, category: str, *, result: str = "same", on_bool=None):
@@ -366,9 +384,21 @@ def _check_bound(x: Array, name: str, bound) -> None:
         raise error(TypeError, "clip", f"{name}={bound!r} is a float, x is {x.dtype.name}")
 
 
-def where(condition, x1, x2, /) -> Array:
+class _Omitted:
+    """where()'s x1 and x2 when not given (None is a value there: a weak scalar is not)."""
+
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+_OMITTED = _Omitted()
+
+
+def where(condition, x1=_OMITTED, x2=_OMITTED, /) -> Array:
     """Elements of x1 where condition is true, else of x2.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.where.html"""
+    if x1 is _OMITTED or x2 is _OMITTED:
+        return _where_nonzero(condition, x1, x2)
     source = caller_source()
     if not isinstance(condition, Array):
         raise error(TypeError, "where", "condition must be a lazyinfini array")
@@ -378,3 +408,13 @@ def where(condition, x1, x2, /) -> Array:
     cond = conform(condition._node, _dtypes.bool, shape, source)
     nodes = [conform(n, dtype, shape, source) for n in nodes]
     return record(Op.WHERE, (cond, *nodes), shape, dtype, None, source)
+
+
+def _where_nonzero(condition, x1, x2) -> tuple[Array, ...]:
+    """Extension (numpy): where(condition) is nonzero(condition), numpy's one-argument form
+    (scikit-learn's roc_curve calls it)."""
+    if x1 is not x2:
+        raise error(ValueError, "where", "give both x1 and x2, or neither (nonzero(condition))")
+    from .searching import nonzero
+
+    return nonzero(condition)

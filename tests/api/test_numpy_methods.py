@@ -524,11 +524,12 @@ def test_integer_means_are_float64(name, dtype):
     same(y, getattr(np, name)(a, axis=0, **numpy_kwargs))
 
 
-def test_the_namespace_keeps_the_standards_keyword_only_axis():
-    # Note (spec): li.sum(x, 0) stays an error (test_conformance checks the signatures); the
-    # methods and numpy's aliases take axis positionally.
-    with pytest.raises(TypeError):
-        li.sum(li.ones((2, 2)), 0)
+def test_the_namespace_takes_numpys_positional_axis():
+    # Extension (numpy): li.sum(x, 0) is np.sum(x, 0), as the methods and numpy's aliases; the
+    # standard's keyword-only parameters are accepted by position where numpy takes them so
+    # (tests/api/test_numpy_positional.py).
+    a = data((2, 3), "float32")
+    same(li.sum(li.asarray(a), 0), np.sum(a, 0))
 
 
 # -- numpy scalars are strong (NEP 50) ---------------------------------------------------------
