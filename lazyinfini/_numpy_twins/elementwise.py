@@ -15,7 +15,8 @@ import numpy as np
 from .. import _dtypes
 from .._api import elementwise as _elementwise
 from .._api import elementwise_functions as _functions
-from .._api.creation import ones, zeros
+from .._api.checks import check_int
+from .._api.creation import asarray, ones, zeros, zeros_like
 from .._api.data_types import astype, finfo
 from .._api.manipulation import broadcast_shapes
 from .._api.utility import all as _all
@@ -34,11 +35,31 @@ def _is_scalar(value) -> bool:
 def clip(a, a_min=NOT_GIVEN, a_max=NOT_GIVEN, *, min=NOT_GIVEN, max=NOT_GIVEN):
     low, high = _clip_bounds(a_min, a_max, min, max)
     x = array(a)
+    low, high = _clip_bound(x, "min", low), _clip_bound(x, "max", high)
     dtype = result_dtype(x, *(b for b in (low, high) if b is not None))
     x = array(x, dtype)
     # Note: Python bounds stay weak (they take x's dtype, as in numpy); others are cast to it.
     low, high = (b if b is None or _is_scalar(b) else array(b, dtype) for b in (low, high))
+    if dtype == _dtypes.bool:
+        # numpy's clip is minimum(maximum(x, min), max); the namespace's clip takes no bools
+        x = x if low is None else _elementwise.maximum(x, low)
+        return x if high is None else _elementwise.minimum(x, high)
     return _elementwise.clip(x, low, high)
+
+
+def _clip_bound(x: Array, name: str, bound):
+    """A bound as numpy's clip reads it: an array-like or a number, a Python int past an
+    integer x's range clamped into it."""
+    if isinstance(bound, (str, bytes)):
+        raise TypeError(f"clip: {name} must be a number or an array, got {bound!r}")
+    if type(bound) is builtins.bool and x.dtype != _dtypes.bool:
+        bound = int(bound)  # numpy's: a number (the namespace's clip takes no bool bound)
+    if type(bound) is int and x.dtype in _dtypes.INTEGER:
+        # Note (numpy): numpy 2's clip takes a Python int past x's range (arithmetic would
+        # refuse it) as a bound that clips nothing; clamped into the range, it does that.
+        info = np.iinfo(x.dtype)
+        return builtins.min(builtins.max(bound, int(info.min)), int(info.max))
+    return bound
 
 
 def _clip_bounds(a_min, a_max, min, max):
@@ -59,11 +80,12 @@ def _clip_bounds(a_min, a_max, min, max):
 # -- round ------------------------------------------------------------------------------------
 def round(a, decimals=0):
     x = array(a)
+    decimals = check_int("round", "decimals", decimals)
     if x.dtype == _dtypes.bool or (decimals and x.dtype in _dtypes.COMPLEX):
         raise Fallback(f"round of {x.dtype.name} to {decimals} decimals")
     if x.dtype in _dtypes.INTEGER:
         if decimals >= 0:
-            return x  # numpy returns integer input itself
+            return asarray(x, copy=True)  # numpy's copy: a write into it leaves x
         # numpy divides in float64, rounds, multiplies back and casts to the integer dtype
         scale = _power_of_ten(-decimals)
         scaled = _functions.round(_elementwise.divide(astype(x, _dtypes.float64), scale))
@@ -189,11 +211,13 @@ def _value(value, dtype):
 
 # -- real and imaginary parts -----------------------------------------------------------------
 def real(val):
-    return _functions.real(array(val))
+    x = array(val)
+    return _functions.real(x) if x.dtype in _dtypes.COMPLEX else x  # numpy's: x itself
 
 
 def imag(val):
-    return _functions.imag(array(val))
+    x = array(val)
+    return _functions.imag(x) if x.dtype in _dtypes.COMPLEX else zeros_like(x)
 
 
 def iscomplex(x):
