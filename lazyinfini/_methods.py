@@ -81,6 +81,9 @@ def numpy_method(func):
     return method
 
 
+_NUMPY_ASTYPE = getattr(np, "astype", None)
+
+
 # -- numpy's arguments, checked ------------------------------------------------------------------
 def _dtype(func: str, dtype) -> np.dtype | None:
     """numpy's dtype-likes ('float32', np.float32, li.float32) as a lazyinfini dtype."""
@@ -188,13 +191,16 @@ class NumpyMethods:
 
     @named("astype")
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
-        """numpy's ndarray.astype: dtype may be 'float32' or np.float32 too (li.astype)."""
+        """numpy's ndarray.astype: np.astype(x, dtype), after the method's own order= and
+        casting= (dtype may be 'float32' or np.float32 too)."""
         dtype = _dtype("astype", dtype)
         _check_order("astype", order, "CAK")
         if casting != "unsafe" and not np.can_cast(self.dtype, dtype, casting=casting):
             shown = f"{self.dtype.name} to {dtype.name}"
             raise error(TypeError, "astype", f"cannot cast {shown} with casting={casting!r}")
-        return _li().astype(self, dtype, copy=copy)
+        if _NUMPY_ASTYPE is None:  # NOTE: numpy < 2.1 has no np.astype
+            return _li().astype(self, dtype, copy=copy)
+        return _numpy(_NUMPY_ASTYPE, (self, dtype), {"copy": copy})
 
     @named("conj")
     def conj(self):

@@ -139,6 +139,7 @@ TWINS = {
 if hasattr(np, "cumulative_sum"):  # numpy 2.1 added the standard's names
     TWINS[np.cumulative_sum] = statistics.cumulative_sum
     TWINS[np.cumulative_prod] = statistics.cumulative_prod
+    TWINS[np.astype] = data_types.astype
 
 # How numpy casts a result into out= where its rule is not same_kind: its reductions cast
 # unsafely (np.sum(x, out=an_int_array) truncates), dot takes only the exact dtype.

@@ -12,8 +12,7 @@ from .. import _dtypes
 from .._api import manipulation as _manipulation
 from .._api.checks import normalize_axis
 from .._api.creation import asarray
-from .._api.elementwise import clip
-from .._api.elementwise_functions import remainder
+from .._api.elementwise import clip, remainder
 from .._api.indexing import check_bounds
 from .._api.indexing import take as _take
 from .._api.indexing import take_along_axis as _take_along_axis

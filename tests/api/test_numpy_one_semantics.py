@@ -104,6 +104,8 @@ CASES = {
     "real": ((3, 4), [((), {})]),
     "imag": ((3, 4), [((), {})]),
 }
+if hasattr(np, "astype"):  # numpy 2.1
+    CASES["astype"] = ((3, 4), [(("int8",), {}), ((np.float32,), {"copy": False}), (("bool",), {})])
 RUNS = [
     (name, dtype, i)
     for name in sorted(CASES)
