@@ -169,16 +169,19 @@ def elementwise(
 def _truths(func: str, values, source: str) -> list:
     """Extension (numpy): the logical functions take numbers by their truth (nonzero, NaN
     true), as numpy's do; scikit-learn's roc_curve calls logical_or(diff(fps, 2), ...) on
-    floats."""
+    floats. A number is cast where it is read, after its broadcast: one kernel still."""
+    arrays = [_as_array(func, value) for value in values]
+    shapes = [a.shape for a in arrays if a is not None]
+    shape = broadcast_shapes(func, *shapes) if shapes else ()
     truths = []
-    for value in values:
-        array = _as_array(func, value)
+    for value, array in zip(values, arrays):
         if array is None:
             truths.append(builtins.bool(value))
         elif array.dtype == _dtypes.bool:
             truths.append(array)
         else:
-            truths.append(Array(conform(array._node, _dtypes.bool, array.shape, source)))
+            node = conform(array._node, array.dtype, shape, source)
+            truths.append(Array(conform(node, _dtypes.bool, shape, source)))
     return truths
 
 
