@@ -224,3 +224,11 @@ def test_fill_writes_numpys_cast_value_through_views():
     expected.fill(7.9)
     np.testing.assert_array_equal(np.asarray(x), expected)
     np.testing.assert_array_equal(np.asarray(row), expected[1])
+
+
+def test_no_hint_is_left_for_a_method_array_has():
+    from lazyinfini._methods import NDARRAY_HINTS
+
+    assert sorted(name for name in NDARRAY_HINTS if name in vars(NumpyMethods)) == []
+    with pytest.raises(AttributeError, match=r"'put'; use x\.flat\[indices\] = values"):
+        li.ones(3).put  # noqa: B018
