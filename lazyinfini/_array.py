@@ -498,7 +498,6 @@ from . import _realize  # noqa: E402
 from ._api import checks as _checks  # noqa: E402
 from ._api import creation as _creation  # noqa: E402
 from ._api import elementwise as _elementwise  # noqa: E402
-from ._api import elementwise_functions as _elementwise_functions  # noqa: E402
 from ._api import indexing as _indexing  # noqa: E402
 from ._api import linear_algebra as _linalg  # noqa: E402
 from ._api import manipulation as _manipulation  # noqa: E402
@@ -512,15 +511,15 @@ _FUNCTIONS = {
     "subtract": _elementwise.subtract,
     "multiply": _elementwise.multiply,
     "divide": _elementwise.divide,
-    "floor_divide": _elementwise_functions.floor_divide,
-    "remainder": _elementwise_functions.remainder,
-    "pow": _elementwise_functions.pow,
+    "floor_divide": _elementwise.floor_divide,
+    "remainder": _elementwise.remainder,
+    "pow": _elementwise.pow,
     "matmul": _linalg.matmul,
-    "bitwise_and": _elementwise_functions.bitwise_and,
-    "bitwise_or": _elementwise_functions.bitwise_or,
-    "bitwise_xor": _elementwise_functions.bitwise_xor,
-    "bitwise_left_shift": _elementwise_functions.bitwise_left_shift,
-    "bitwise_right_shift": _elementwise_functions.bitwise_right_shift,
+    "bitwise_and": _elementwise.bitwise_and,
+    "bitwise_or": _elementwise.bitwise_or,
+    "bitwise_xor": _elementwise.bitwise_xor,
+    "bitwise_left_shift": _elementwise.bitwise_left_shift,
+    "bitwise_right_shift": _elementwise.bitwise_right_shift,
     "equal": _elementwise.equal,
     "not_equal": _elementwise.not_equal,
     "less": _elementwise.less,
@@ -530,55 +529,16 @@ _FUNCTIONS = {
     "negative": _elementwise.negative,
     "positive": _elementwise.positive,
     "abs": _elementwise.abs,
-    "bitwise_invert": _elementwise_functions.bitwise_invert,
+    "bitwise_invert": _elementwise.bitwise_invert,
 }
 
 # numpy's ufuncs that are namespace functions (np.add, np.exp, np.pow is np.power, np.matmul):
-# numpy calls them on Arrays through Array.__array_ufunc__, and they record lazily. Listed by
-# name; a name numpy lacks (np.acos before numpy 2) has no twin.
+# numpy calls them on Arrays through Array.__array_ufunc__, and they record lazily. Read from the
+# element-wise declarations (declaring li.exp makes np.exp(x) record it) and the two linear
+# algebra ufuncs; a name numpy lacks (np.acos before numpy 2) or no ufunc (np.clip) has no twin.
 _UFUNC_FUNCTIONS = {
-    **_FUNCTIONS,
-    "acos": _elementwise_functions.acos,
-    "acosh": _elementwise_functions.acosh,
-    "asin": _elementwise_functions.asin,
-    "asinh": _elementwise_functions.asinh,
-    "atan": _elementwise_functions.atan,
-    "atan2": _elementwise_functions.atan2,
-    "atanh": _elementwise_functions.atanh,
-    "ceil": _elementwise_functions.ceil,
-    "conj": _elementwise_functions.conj,
-    "copysign": _elementwise_functions.copysign,
-    "cos": _elementwise_functions.cos,
-    "cosh": _elementwise_functions.cosh,
-    "exp": _elementwise_functions.exp,
-    "expm1": _elementwise_functions.expm1,
-    "floor": _elementwise_functions.floor,
-    "hypot": _elementwise_functions.hypot,
-    "isfinite": _elementwise_functions.isfinite,
-    "isinf": _elementwise_functions.isinf,
-    "isnan": _elementwise_functions.isnan,
-    "log": _elementwise_functions.log,
-    "log10": _elementwise_functions.log10,
-    "log1p": _elementwise_functions.log1p,
-    "log2": _elementwise_functions.log2,
-    "logaddexp": _elementwise_functions.logaddexp,
-    "logical_and": _elementwise_functions.logical_and,
-    "logical_not": _elementwise_functions.logical_not,
-    "logical_or": _elementwise_functions.logical_or,
-    "logical_xor": _elementwise_functions.logical_xor,
-    "maximum": _elementwise.maximum,
-    "minimum": _elementwise.minimum,
-    "nextafter": _elementwise_functions.nextafter,
-    "reciprocal": _elementwise_functions.reciprocal,
-    "sign": _elementwise_functions.sign,
-    "signbit": _elementwise_functions.signbit,
-    "sin": _elementwise_functions.sin,
-    "sinh": _elementwise_functions.sinh,
-    "sqrt": _elementwise_functions.sqrt,
-    "square": _elementwise_functions.square,
-    "tan": _elementwise_functions.tan,
-    "tanh": _elementwise_functions.tanh,
-    "trunc": _elementwise_functions.trunc,
+    **{name: declared.function for name, declared in _elementwise.DECLARED.items()},
+    "matmul": _linalg.matmul,
     "vecdot": _linalg.vecdot,
 }
 _UFUNC_TWINS = {

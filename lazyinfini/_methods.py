@@ -1,21 +1,22 @@
 """numpy's ndarray methods and attributes on li.Array, so numpy scripts run unchanged (issue 11).
 
-Each method takes numpy's arguments (names, defaults, positions: x.sum(0) is x.sum(axis=0)) and
-records the namespace functions computing it, so its result stays lazy; item() computes x, and
-nonzero() computes it as li.nonzero does. out= is refused: an Array is a value, nothing writes
-into one. Errors name the method, then the namespace function that raised ("cumsum:
-cumulative_sum: axis 2 is out of bounds ..."). `Array` (in _array.py) inherits NumpyMethods.
+A method that is a numpy function (`x.clip(0, 1)` is `np.clip(x, 0, 1)`, as in numpy) is that
+function, run as numpy's function protocol runs it (`_numpy_functions.call`): its one lazy twin
+in `_numpy_twins`, or numpy's own on computed values where the twin cannot record the call
+(warned once, counted), so `x.name(...)` and `np.name(x, ...)` agree by construction. The rest
+(astype, item, flatten, flat, ...) are written here. Errors name the method, then the function
+that raised ("cumsum: cumulative_sum: axis 2 is out of bounds ..."). `Array` (in _array.py)
+inherits NumpyMethods.
 """
 
 from __future__ import annotations
 
-import builtins
 import functools
 
 import numpy as np
 
 from . import _dtypes
-from ._api.checks import check_int, error, is_int, normalize_axis
+from ._api.checks import error, is_int
 
 
 def _li():
@@ -53,12 +54,37 @@ def _renamed(exc: Exception, name: str) -> Exception:
     return renamed.with_traceback(exc.__traceback__)
 
 
+def _numpy(func, args: tuple, kwargs: dict):
+    """numpy's `func(*args, **kwargs)` on Arrays, as numpy's function protocol runs it."""
+    global _call
+    if _call is None:
+        from ._numpy_functions import call  # NOTE: at first use: it imports the namespace
+
+        _call = call
+    return _call(func, args, kwargs)
+
+
+_call = None
+
+
+def numpy_method(func):
+    """The ndarray method that numpy's function `func` is: `x.name(*args, **kwargs)` is
+    `func(x, *args, **kwargs)`, erring under the method's name."""
+    name = func.__name__
+
+    @named(name)
+    def method(self, *args, **kwargs):
+        return _numpy(func, (self, *args), kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"numpy's ndarray.{name}: np.{name}(x, ...), recorded by its lazy twin."
+    return method
+
+
+_NUMPY_ASTYPE = getattr(np, "astype", None)
+
+
 # -- numpy's arguments, checked ------------------------------------------------------------------
-def _no_out(func: str, out) -> None:
-    if out is not None:
-        raise error(TypeError, func, "out= is not supported: an Array is a value, not memory")
-
-
 def _dtype(func: str, dtype) -> np.dtype | None:
     """numpy's dtype-likes ('float32', np.float32, li.float32) as a lazyinfini dtype."""
     if dtype is None:
@@ -80,149 +106,82 @@ def _check_order(func: str, order, allowed: str) -> None:
         raise error(ValueError, func, f"order={order!r} is not supported (only {shown})")
 
 
-def _floating_dtype(func: str, dtype) -> np.dtype | None:
-    """mean/std/var's dtype=: the floating dtype numpy would compute in."""
-    dtype = _dtype(func, dtype)
-    if dtype is not None and dtype not in _dtypes.CATEGORIES["floating"]:
-        raise error(TypeError, func, f"dtype {dtype.name} is not a floating dtype")
-    return dtype
-
-
-def _ddof(func: str, ddof):
-    """numpy's ddof (a numpy integer too) as the standard's correction."""
-    return check_int(func, "ddof", ddof) if is_int(ddof) else ddof
-
-
-_SORT_KINDS = ("quicksort", "mergesort", "heapsort", "stable")
-
-
-def _stable(func: str, kind, order, stable) -> bool:
-    """sort/argsort's kind=, order= and stable= as the standard's `stable` flag."""
-    if kind is not None and not (isinstance(kind, str) and kind in _SORT_KINDS):
-        raise error(ValueError, func, f"kind={kind!r} is not one of {', '.join(_SORT_KINDS)}")
-    if order is not None:
-        raise error(ValueError, func, "order= sorts structured arrays, which lazyinfini lacks")
-    if stable is not None and not isinstance(stable, (bool, np.bool_)):
-        raise error(TypeError, func, f"stable must be a bool or None, got {stable!r}")
-    # Note (numpy): every kind may keep ties in order, so sorts are stable unless stable=False.
-    return stable is not False
-
-
-def _as_array(value):
-    """numpy's array-likes (lists, tuples, ndarrays) as Arrays; anything else as it is."""
-    li = _li()
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return li.asarray(value)
-    return value
-
-
-def _power_of_ten(n: int) -> float:
-    """10.0**n as numpy's round computes it (exact below 1e9, then multiplied up)."""
-    if n < 9:
-        return 10.0**n
-    scale = 1e9
-    for _ in range(n - 9):
-        scale *= 10.0
-    return scale
-
-
-def _reduction(name: str, doc: str):
-    """The method `x.name(axis=None, out=None, keepdims=False)` calling li.`name`."""
-
-    @named(name)
-    def method(self, axis=None, out=None, keepdims=False):
-        _no_out(name, out)
-        return getattr(_li(), name)(self, axis=axis, keepdims=keepdims)
-
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = doc
-    return method
-
-
 class NumpyMethods:
     """numpy's ndarray methods and attributes, each recorded through the namespace."""
 
     __slots__ = ()
 
-    # -- reductions --------------------------------------------------------------------------
-    @named("sum")
-    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
-        """numpy's ndarray.sum (li.sum; bools count in the default integer)."""
-        _no_out("sum", out)
-        return _li().sum(self, axis=axis, dtype=_dtype("sum", dtype), keepdims=keepdims)
+    # -- numpy's functions as methods: x.name(...) is np.name(x, ...) ------------------------
+    sum = numpy_method(np.sum)
+    prod = numpy_method(np.prod)
+    mean = numpy_method(np.mean)
+    std = numpy_method(np.std)
+    var = numpy_method(np.var)
+    min = numpy_method(np.min)
+    max = numpy_method(np.max)
+    any = numpy_method(np.any)
+    all = numpy_method(np.all)
+    argmin = numpy_method(np.argmin)
+    argmax = numpy_method(np.argmax)
+    cumsum = numpy_method(np.cumsum)
+    cumprod = numpy_method(np.cumprod)
+    trace = numpy_method(np.trace)
+    ravel = numpy_method(np.ravel)
+    copy = numpy_method(np.copy)
+    squeeze = numpy_method(np.squeeze)
+    swapaxes = numpy_method(np.swapaxes)
+    round = numpy_method(np.round)
+    dot = numpy_method(np.dot)
+    nonzero = numpy_method(np.nonzero)
+    argsort = numpy_method(np.argsort)
+    searchsorted = numpy_method(np.searchsorted)
+    repeat = numpy_method(np.repeat)
+    take = numpy_method(np.take)
+    diagonal = numpy_method(np.diagonal)
 
-    @named("prod")
-    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
-        """numpy's ndarray.prod (li.prod)."""
-        _no_out("prod", out)
-        return _li().prod(self, axis=axis, dtype=_dtype("prod", dtype), keepdims=keepdims)
+    @named("clip")
+    def clip(self, min=None, max=None, out=None, **kwargs):
+        """numpy's ndarray.clip: np.clip(x, min, max), recorded by its lazy twin."""
+        args = (self, min, max) if out is None else (self, min, max, out)
+        return _numpy(np.clip, args, kwargs)
 
-    @named("mean")
-    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
-        """numpy's ndarray.mean (li.mean; integers and bools average in float64)."""
-        _no_out("mean", out)
-        x = self._computed_in(_floating_dtype("mean", dtype))
-        return _li().mean(x, axis=axis, keepdims=keepdims)
-
-    @named("std")
-    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-        """numpy's ndarray.std: li.std with correction=ddof."""
-        _no_out("std", out)
-        x = self._computed_in(_floating_dtype("std", dtype))
-        return _li().std(x, axis=axis, correction=_ddof("std", ddof), keepdims=keepdims)
-
-    @named("var")
-    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-        """numpy's ndarray.var: li.var with correction=ddof."""
-        _no_out("var", out)
-        x = self._computed_in(_floating_dtype("var", dtype))
-        return _li().var(x, axis=axis, correction=_ddof("var", ddof), keepdims=keepdims)
-
-    def _computed_in(self, dtype):
-        return self if dtype is None else _li().astype(self, dtype, copy=False)
-
-    min = _reduction("min", "numpy's ndarray.min (li.min).")
-    max = _reduction("max", "numpy's ndarray.max (li.max).")
-    any = _reduction("any", "numpy's ndarray.any (li.any).")
-    all = _reduction("all", "numpy's ndarray.all (li.all).")
-    argmin = _reduction(
-        "argmin", "numpy's ndarray.argmin (li.argmin; axis=None indexes the flattened array)."
-    )
-    argmax = _reduction(
-        "argmax", "numpy's ndarray.argmax (li.argmax; axis=None indexes the flattened array)."
-    )
-
-    @named("cumsum")
-    def cumsum(self, axis=None, dtype=None, out=None):
-        """numpy's ndarray.cumsum: li.cumulative_sum (axis=None: of the flattened array)."""
-        _no_out("cumsum", out)
-        return self._cumulative(_li().cumulative_sum, axis, _dtype("cumsum", dtype))
-
-    @named("cumprod")
-    def cumprod(self, axis=None, dtype=None, out=None):
-        """numpy's ndarray.cumprod: li.cumulative_prod (axis=None: of the flattened array)."""
-        _no_out("cumprod", out)
-        return self._cumulative(_li().cumulative_prod, axis, _dtype("cumprod", dtype))
-
-    def _cumulative(self, function, axis, dtype):
-        x = self if axis is not None else _li().reshape(self, (-1,))
-        return function(x, axis=0 if axis is None else axis, dtype=dtype)
-
-    # -- shape and type ----------------------------------------------------------------------
     @named("reshape")
     def reshape(self, *shape, order="C", copy=None):
-        """numpy's ndarray.reshape: x.reshape(2, 3) or x.reshape((2, 3)) (li.reshape)."""
-        _check_order("reshape", order, "CA")
+        """numpy's ndarray.reshape: x.reshape(2, 3) and x.reshape((2, 3)) are
+        np.reshape(x, (2, 3))."""
         if not shape:
             raise error(TypeError, "reshape", "a shape is required")
-        return _li().reshape(self, shape[0] if len(shape) == 1 else shape, copy=copy)
+        shape = shape[0] if len(shape) == 1 else shape
+        return _numpy(np.reshape, (self, shape), {"order": order, "copy": copy})
 
-    @named("ravel")
-    def ravel(self, order="C"):
-        """numpy's ndarray.ravel: x as 1-d (a view where it can be)."""
-        _check_order("ravel", order, "CAK")
-        return _li().reshape(self, (-1,))
+    @named("transpose")
+    def transpose(self, *axes):
+        """numpy's ndarray.transpose: x.transpose() reverses the axes; x.transpose(1, 0) and
+        x.transpose((1, 0)) permute them (np.transpose)."""
+        if not axes or axes == (None,):
+            axes = None
+        elif len(axes) == 1 and not is_int(axes[0]):
+            (axes,) = axes
+        return _numpy(np.transpose, (self, axes), {})
 
+    @named("sort")
+    def sort(self, axis=-1, kind=None, order=None, *, stable=None):
+        """numpy's ndarray.sort: sorts in place and returns None; this Array is rebound to
+        np.sort's result, as x[i] = v rebinds it (its views see it, as numpy's)."""
+        if axis is None:
+            raise error(TypeError, "sort", "axis must be an int (np.sort(x, axis=None) flattens)")
+        kwargs = {} if stable is None else {"stable": stable}
+        result = _numpy(np.sort, (self, axis, kind, order), kwargs)
+        self._write(result._n, "sort")  # through its views, as numpy's in-place sort
+        return None
+
+    @named("fill")
+    def fill(self, value) -> None:
+        """numpy's ndarray.fill: every element becomes `value`, cast as numpy casts it; through
+        the views of x too, as x[...] = value writes."""
+        self._write(_numpy(np.full_like, (self, value), {})._n, "fill")
+
+    # -- written here: no numpy function is each --------------------------------------------
     @named("flatten")
     def flatten(self, order="C"):
         """numpy's ndarray.flatten: a copy of x as 1-d."""
@@ -230,79 +189,18 @@ class NumpyMethods:
         li = _li()
         return li.asarray(li.reshape(self, (-1,)), copy=True)
 
-    @named("copy")
-    def copy(self, order="C"):
-        """numpy's ndarray.copy: a new Array no later write into shared memory changes."""
-        _check_order("copy", order, "CAK")
-        return _li().asarray(self, copy=True)
-
-    @named("transpose")
-    def transpose(self, *axes):
-        """numpy's ndarray.transpose: x.transpose() reverses the axes; x.transpose(1, 0) and
-        x.transpose((1, 0)) permute them (li.permute_dims)."""
-        if not axes or axes == (None,):
-            axes = tuple(reversed(range(self.ndim)))
-        elif len(axes) == 1 and not is_int(axes[0]):
-            (axes,) = axes
-        return _li().permute_dims(self, axes)
-
-    @named("squeeze")
-    def squeeze(self, axis=None):
-        """numpy's ndarray.squeeze: without the length-1 axes given (all of them when None)."""
-        if axis is None:
-            axis = tuple(i for i, n in enumerate(self.shape) if n == 1)
-        return _li().squeeze(self, axis)
-
     @named("astype")
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
-        """numpy's ndarray.astype: dtype may be 'float32' or np.float32 too (li.astype)."""
+        """numpy's ndarray.astype: np.astype(x, dtype), after the method's own order= and
+        casting= (dtype may be 'float32' or np.float32 too)."""
         dtype = _dtype("astype", dtype)
         _check_order("astype", order, "CAK")
         if casting != "unsafe" and not np.can_cast(self.dtype, dtype, casting=casting):
             shown = f"{self.dtype.name} to {dtype.name}"
             raise error(TypeError, "astype", f"cannot cast {shown} with casting={casting!r}")
-        return _li().astype(self, dtype, copy=copy)
-
-    # -- element-wise ------------------------------------------------------------------------
-    @named("clip")
-    def clip(self, min=None, max=None, out=None):
-        """numpy's ndarray.clip: the bounds promote x as numpy's ufunc does (x.clip(0.5) of
-        integers is float64), then li.clip."""
-        _no_out("clip", out)
-        li = _li()
-        bounds = [self._clip_bound(b) for b in (min, max)]
-        dtype = li.result_type(self, *(_promotable(b) for b in bounds if b is not None))
-        x = li.astype(self, dtype, copy=False)
-        cast = [li.astype(b, dtype, copy=False) if isinstance(b, li.Array) else b for b in bounds]
-        return li.clip(x, *cast)
-
-    def _clip_bound(self, bound):
-        bound = _as_array(bound)
-        if isinstance(bound, int) and not isinstance(bound, bool) and self.dtype in _dtypes.INTEGER:
-            # Note (numpy): numpy 2's clip takes a Python int past x's range (arithmetic would
-            # refuse it) as a bound that clips nothing; clamped into the range, it does that.
-            info = np.iinfo(self.dtype)
-            return builtins.min(builtins.max(bound, int(info.min)), int(info.max))
-        if isinstance(bound, (np.ndarray, np.generic)):
-            return _li().asarray(bound)
-        return bound
-
-    @named("round")
-    def round(self, decimals=0, out=None):
-        """numpy's ndarray.round: li.round, and for decimals != 0 numpy's composition
-        (x * 10**decimals, rounded, / 10**decimals; integers in float64, cast back)."""
-        _no_out("round", out)
-        decimals = check_int("round", "decimals", decimals)
-        li = _li()
-        integer = self.dtype in _dtypes.INTEGER
-        if decimals == 0 or (integer and decimals > 0):
-            return li.round(self) if not integer else li.asarray(self, copy=True)
-        scale = _power_of_ten(builtins.abs(decimals))
-        # NOTE: numpy rounds a complex array's two parts apart; the complex division here can
-        # differ from that in the last bit.
-        x = li.astype(self, _dtypes.DEFAULT_FLOAT) if integer else self
-        x = li.round(x * scale) / scale if decimals > 0 else li.round(x / scale) * scale
-        return li.astype(x, self.dtype) if integer else x
+        if _NUMPY_ASTYPE is None:  # NOTE: numpy < 2.1 has no np.astype
+            return _li().astype(self, dtype, copy=copy)
+        return _numpy(_NUMPY_ASTYPE, (self, dtype), {"copy": copy})
 
     @named("conj")
     def conj(self):
@@ -311,22 +209,6 @@ class NumpyMethods:
 
     conjugate = named("conjugate")(conj.__wrapped__)
 
-    @named("dot")
-    def dot(self, b, out=None):
-        """numpy's ndarray.dot: li.matmul up to 2-d; N-d contracts x's last axis with b's
-        second-to-last (li.tensordot); a 0-d operand multiplies."""
-        _no_out("dot", out)
-        li = _li()
-        b = _as_array(b)
-        if not isinstance(b, li.Array) or self.ndim == 0 or b.ndim == 0:
-            return li.multiply(self, b)
-        if self.ndim <= 2 and b.ndim <= 2:
-            return li.matmul(self, b)
-        # Note (numpy): N-d dot keeps every other axis of both (no batching, unlike matmul).
-        other = 0 if b.ndim == 1 else b.ndim - 2
-        return li.tensordot(self, b, axes=((self.ndim - 1,), (other,)))
-
-    # -- indexing, sorting, searching --------------------------------------------------------
     @named("item")
     def item(self, *args):
         """numpy's ndarray.item: one element as a Python scalar; computes x (an implicit
@@ -337,54 +219,6 @@ class NumpyMethods:
         np.broadcast_to(np.False_, self.shape).item(*args)
         return implicit_value(self, "item").item(*args)
 
-    @named("nonzero")
-    def nonzero(self):
-        """numpy's ndarray.nonzero: one index array per axis; computes x, as li.nonzero does."""
-        return _li().nonzero(self)
-
-    @named("sort")
-    def sort(self, axis=-1, kind=None, order=None, *, stable=None):
-        """numpy's ndarray.sort: sorts in place and returns None; this Array is rebound to
-        li.sort's result, as x[i] = v rebinds it (its views see it, as numpy's)."""
-        result = _li().sort(self, axis=axis, stable=_stable("sort", kind, order, stable))
-        self._write(result._n, "sort")  # through its views, as numpy's in-place sort
-        return None
-
-    @named("argsort")
-    def argsort(self, axis=-1, kind=None, order=None, *, stable=None):
-        """numpy's ndarray.argsort (li.argsort; axis=None sorts the flattened array)."""
-        stable = _stable("argsort", kind, order, stable)
-        li = _li()
-        x = self if axis is not None else li.reshape(self, (-1,))
-        return li.argsort(x, axis=-1 if axis is None else axis, stable=stable)
-
-    @named("repeat")
-    def repeat(self, repeats, axis=None):
-        """numpy's ndarray.repeat (li.repeat; repeats may be a list)."""
-        return _li().repeat(self, _as_array(repeats), axis=axis)
-
-    @named("take")
-    def take(self, indices, axis=None, out=None, mode="raise"):
-        """numpy's ndarray.take: indices of any shape (an int drops the axis), along the
-        flattened array when axis is None; mode 'wrap' and 'clip' move them into range."""
-        _no_out("take", out)
-        li = _li()
-        x = self if axis is not None else li.reshape(self, (-1,))
-        axis = normalize_axis("take", 0 if axis is None else axis, x.ndim)
-        indices = li.asarray(indices) if not isinstance(indices, li.Array) else indices
-        indices = _in_range(indices, x.shape[axis], axis, mode)
-        taken = li.take(x, li.reshape(indices, (-1,)), axis=axis)
-        shape = x.shape[:axis] + indices.shape + x.shape[axis + 1 :]
-        return li.reshape(taken, shape)
-
-    @named("diagonal")
-    def diagonal(self, offset=0, axis1=0, axis2=1):
-        """numpy's ndarray.diagonal: the diagonal of the (axis1, axis2) planes, as the last axis
-        (li.linalg.diagonal over x with those axes moved last). Writable, as li.linalg.diagonal."""
-        li = _li()
-        planes = li.moveaxis(self, (axis1, axis2), (-2, -1))
-        return li.linalg.diagonal(planes, offset=offset)
-
     # -- attributes --------------------------------------------------------------------------
     @property
     def flat(self):
@@ -394,14 +228,13 @@ class NumpyMethods:
 
     @property
     def real(self):
-        """numpy's ndarray.real: li.real of a complex array; a real array is its own."""
-        return _li().real(self) if self.dtype in _dtypes.COMPLEX else self
+        """numpy's ndarray.real: np.real(x) (li.real of a complex array; x itself otherwise)."""
+        return _numpy(np.real, (self,), {})
 
     @property
     def imag(self):
-        """numpy's ndarray.imag: li.imag of a complex array; zeros of x's dtype otherwise."""
-        li = _li()
-        return li.imag(self) if self.dtype in _dtypes.COMPLEX else li.zeros_like(self)
+        """numpy's ndarray.imag: np.imag(x) (li.imag of a complex array; zeros otherwise)."""
+        return _numpy(np.imag, (self,), {})
 
     @property
     def itemsize(self) -> int:
@@ -443,52 +276,18 @@ class FlatIterator:
         return self._base.size
 
 
-def _promotable(bound):
-    """A bound as li.result_type takes it: an Array's dtype; a Python scalar stays weak."""
-    return bound.dtype if isinstance(bound, _li().Array) else bound
-
-
-_TAKE_MODES = ("raise", "wrap", "clip")
-
-
-def _in_range(indices, size: int, axis: int, mode):
-    """take's indices after numpy's mode: 'raise' checks them, 'wrap' and 'clip' move them."""
-    li = _li()
-    if not (isinstance(mode, str) and mode in _TAKE_MODES):
-        raise error(ValueError, "take", f"mode={mode!r} is not one of {', '.join(_TAKE_MODES)}")
-    if indices.dtype not in _dtypes.INTEGER:
-        return indices  # li.take refuses them
-    if mode == "raise":
-        from ._api.indexing import check_bounds
-
-        # NOTE: here, before take's reshape hides whether the values are known already.
-        check_bounds("take", indices, size, axis)
-        return indices
-    if size == 0 and indices.size:
-        raise error(IndexError, "take", "cannot take from an empty axis")
-    if mode == "wrap":
-        return li.remainder(indices, size)
-    return li.clip(indices, 0, size - 1)
-
-
 # numpy's ndarray attributes Array lacks, with the way to do each here.
 NDARRAY_HINTS = {
     "ptp": "use li.max(x, axis=...) - li.min(x, axis=...)",
     "cumproduct": "use x.cumprod() or li.cumulative_prod(x, axis=...)",
-    "trace": "use li.linalg.trace(x)",
-    "diagonal": "use li.linalg.diagonal(x)",
-    "swapaxes": "use li.moveaxis(x, source, destination) or li.permute_dims(x, axes)",
-    "fill": "an Array is a value: use li.full_like(x, value)",
-    "put": "use x[indices] = values",
+    "put": "use x.flat[indices] = values",
     "itemset": "use x[index] = value",
     "resize": "use li.reshape(x, shape) (li.tile for a larger size)",
-    "searchsorted": "use li.searchsorted(x, v)",
     "compress": "use x[mask] or li.take(x, indices, axis=...)",
     "choose": "use li.where(condition, x1, x2) or li.take_along_axis(x, indices)",
     "partition": "use li.sort(x, axis=...)",
     "argpartition": "use li.argsort(x, axis=...)",
     "view": "use li.astype(x, dtype) (a cast: Arrays have no reinterpreting views)",
-    "flat": "use x.ravel() or li.reshape(x, (-1,))",
     "tobytes": "use np.asarray(x).tobytes() (computes x)",
 }
 

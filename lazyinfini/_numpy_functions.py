@@ -1,10 +1,12 @@
 """numpy's functions on Arrays (NEP 18, `__array_function__`): lazy twins, else numpy itself.
 
 `np.mean(x)`, `np.concatenate([x, y])`, `np.clip(x, 0, 1)` ... called with lazyinfini arrays
-reach `array_function`, which passes:
+reach `array_function`, and the ndarray methods that are numpy functions (`x.clip(0, 1)`) reach
+`call` (_methods.py), which passes:
 
 1. **bind**: numpy's own signature binds the call (numpy's TypeError for a wrong call) and
-   takes `out=` aside;
+   takes `out=` aside; a call passing what the twin takes by the same positions and names
+   goes to it directly (`_DIRECT`, without binding twice);
 2. **twin**: the function's lazy twin (`_numpy_twins.TWINS`) records it with the namespace
    functions; a twin that lacks a parameter the call gives, or meets a case it cannot record,
    hands the call to step 3;
@@ -49,13 +51,53 @@ def array_function(func, types, args: tuple, kwargs: dict):
     # Note (NEP 18): a type we do not know may implement the function itself; let numpy ask it.
     if not all(issubclass(t, (Array, np.ndarray)) for t in types):
         return NotImplemented
+    return call(func, args, kwargs)
+
+
+def call(func, args: tuple, kwargs: dict):
+    """numpy's `func(*args, **kwargs)` on Arrays: its twin's lazy result, or numpy's on
+    computed values. ndarray's methods call this too (`x.clip(0, 1)` is `np.clip(x, 0, 1)`)."""
     twin = TWINS.get(func)
     if twin is None:
         return fallback(func, args, kwargs, "no lazy form")
     try:
+        direct = _DIRECT.get(func)
+        if direct is None:
+            direct = _DIRECT[func] = _direct_calls(func, twin)
+        positions, names = direct
+        if len(args) <= positions and names.issuperset(kwargs):
+            return twin(*args, **kwargs)
         return _call_twin(func, twin, args, kwargs)
     except Fallback as reason:
         return fallback(func, args, kwargs, str(reason))
+
+
+# NOTE: binding numpy's signature and then the twin's costs ~15 us a call; most calls (np.sum(x,
+# axis=0), x.clip(0, 1)) pass what the twin takes by the same positions and names, and go to it
+# directly. func -> (how many leading positions both share, the keywords both take alike).
+_DIRECT: dict = {}
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def _direct_calls(func, twin) -> tuple[int, frozenset]:
+    """What a call may pass for the twin to take it as numpy's function would: the leading
+    positional parameters both have by the same name, and the keywords both accept."""
+    numpys, twins = _signature(func), _signature(twin)
+    if numpys is None or twins is None:
+        return 0, frozenset()
+    theirs, ours = list(numpys.parameters.values()), list(twins.parameters.values())
+    positions = 0
+    for mine, numpys_param in zip(ours, theirs):
+        if mine.name != numpys_param.name or not (
+            mine.kind in _POSITIONAL and numpys_param.kind in _POSITIONAL
+        ):
+            break
+        positions += 1
+    return positions, frozenset((_keywords(ours) & _keywords(theirs)) - {"out"})
+
+
+def _keywords(params) -> set[str]:
+    return {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
 
 
 def _call_twin(func, twin, args: tuple, kwargs: dict):

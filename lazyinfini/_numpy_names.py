@@ -13,7 +13,6 @@ import functools
 import numpy as np
 
 from ._api import elementwise as _elementwise
-from ._api import elementwise_functions as _functions
 from ._api import manipulation as _manipulation
 from ._api import statistics as _statistics
 from ._api.checks import check_array
@@ -31,17 +30,17 @@ def _alias(numpy_name: str, function):
 
 
 absolute = _alias("absolute", _elementwise.abs)
-power = _alias("power", _functions.pow)
-arccos = _alias("arccos", _functions.acos)
-arcsin = _alias("arcsin", _functions.asin)
-arctan = _alias("arctan", _functions.atan)
-arctan2 = _alias("arctan2", _functions.atan2)
-arccosh = _alias("arccosh", _functions.acosh)
-arcsinh = _alias("arcsinh", _functions.asinh)
-arctanh = _alias("arctanh", _functions.atanh)
-invert = _alias("invert", _functions.bitwise_invert)
-left_shift = _alias("left_shift", _functions.bitwise_left_shift)
-right_shift = _alias("right_shift", _functions.bitwise_right_shift)
+power = _alias("power", _elementwise.pow)
+arccos = _alias("arccos", _elementwise.acos)
+arcsin = _alias("arcsin", _elementwise.asin)
+arctan = _alias("arctan", _elementwise.atan)
+arctan2 = _alias("arctan2", _elementwise.atan2)
+arccosh = _alias("arccosh", _elementwise.acosh)
+arcsinh = _alias("arcsinh", _elementwise.asinh)
+arctanh = _alias("arctanh", _elementwise.atanh)
+invert = _alias("invert", _elementwise.bitwise_invert)
+left_shift = _alias("left_shift", _elementwise.bitwise_left_shift)
+right_shift = _alias("right_shift", _elementwise.bitwise_right_shift)
 
 
 @named("concatenate")
@@ -59,13 +58,13 @@ def transpose(x, /, axes=None):
 
 
 @named("amax")
-def amax(x, /, axis=None, keepdims=False):
+def amax(x, /, axis=None, *, keepdims=False):
     """numpy's name for li.max, axis positional too (an extension: max is the standard's)."""
     return _statistics.max(x, axis=axis, keepdims=keepdims)
 
 
 @named("amin")
-def amin(x, /, axis=None, keepdims=False):
+def amin(x, /, axis=None, *, keepdims=False):
     """numpy's name for li.min, axis positional too (an extension: min is the standard's)."""
     return _statistics.min(x, axis=axis, keepdims=keepdims)
 

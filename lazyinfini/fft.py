@@ -91,32 +91,32 @@ def _one_axis(func: str, x, n, axis, norm, kind: str) -> Array:
     return _record(func, node, shape, dtype, norm, n=n, axis=axis)
 
 
-def fft(x, /, *, n=None, axis=-1, norm="backward") -> Array:
+def fft(x, /, n=None, axis=-1, norm="backward") -> Array:
     """The 1-d discrete Fourier transform."""
     return _one_axis("fft", x, n, axis, norm, "c2c")
 
 
-def ifft(x, /, *, n=None, axis=-1, norm="backward") -> Array:
+def ifft(x, /, n=None, axis=-1, norm="backward") -> Array:
     """The 1-d inverse discrete Fourier transform."""
     return _one_axis("ifft", x, n, axis, norm, "c2c")
 
 
-def rfft(x, /, *, n=None, axis=-1, norm="backward") -> Array:
+def rfft(x, /, n=None, axis=-1, norm="backward") -> Array:
     """The 1-d transform of real input (the n//2+1 non-negative frequencies)."""
     return _one_axis("rfft", x, n, axis, norm, "r2c")
 
 
-def irfft(x, /, *, n=None, axis=-1, norm="backward") -> Array:
+def irfft(x, /, n=None, axis=-1, norm="backward") -> Array:
     """The inverse of rfft: n real outputs."""
     return _one_axis("irfft", x, n, axis, norm, "c2r")
 
 
-def hfft(x, /, *, n=None, axis=-1, norm="backward") -> Array:
+def hfft(x, /, n=None, axis=-1, norm="backward") -> Array:
     """The transform of a Hermitian-symmetric signal: n real outputs."""
     return _one_axis("hfft", x, n, axis, norm, "c2r")
 
 
-def ihfft(x, /, *, n=None, axis=-1, norm="backward") -> Array:
+def ihfft(x, /, n=None, axis=-1, norm="backward") -> Array:
     """The inverse of hfft: n//2+1 complex outputs from real input."""
     return _one_axis("ihfft", x, n, axis, norm, "r2c")
 
@@ -165,22 +165,22 @@ def _size_or_minus(func: str, n) -> int:
     return -1 if n == -1 and not isinstance(n, bool) else check_int(func, "s", n, minimum=1)
 
 
-def fftn(x, /, *, s=None, axes=None, norm="backward") -> Array:
+def fftn(x, /, s=None, axes=None, norm="backward") -> Array:
     """The n-d discrete Fourier transform."""
     return _n_axes("fftn", x, s, axes, norm, "c2c")
 
 
-def ifftn(x, /, *, s=None, axes=None, norm="backward") -> Array:
+def ifftn(x, /, s=None, axes=None, norm="backward") -> Array:
     """The n-d inverse discrete Fourier transform."""
     return _n_axes("ifftn", x, s, axes, norm, "c2c")
 
 
-def rfftn(x, /, *, s=None, axes=None, norm="backward") -> Array:
+def rfftn(x, /, s=None, axes=None, norm="backward") -> Array:
     """The n-d transform of real input (the last axis halved)."""
     return _n_axes("rfftn", x, s, axes, norm, "r2c")
 
 
-def irfftn(x, /, *, s=None, axes=None, norm="backward") -> Array:
+def irfftn(x, /, s=None, axes=None, norm="backward") -> Array:
     """The inverse of rfftn: real outputs of sizes s."""
     return _n_axes("irfftn", x, s, axes, norm, "c2r")
 
@@ -202,7 +202,7 @@ def _frequency_args(func: str, n, d, dtype, device):
     return n, 1.0 / (n * d), dtype
 
 
-def fftfreq(n, /, *, d=1.0, dtype=None, device=None) -> Array:
+def fftfreq(n, /, d=1.0, device=None, *, dtype=None) -> Array:
     """The sample frequencies of an n-point transform with sample spacing d."""
     n, scale, dtype = _frequency_args("fftfreq", n, d, dtype, device)
     k = arange(n, dtype=_dtypes.DEFAULT_INT)
@@ -211,7 +211,7 @@ def fftfreq(n, /, *, d=1.0, dtype=None, device=None) -> Array:
     return astype(multiply(astype(signed, _dtypes.float64), scale), dtype)
 
 
-def rfftfreq(n, /, *, d=1.0, dtype=None, device=None) -> Array:
+def rfftfreq(n, /, d=1.0, device=None, *, dtype=None) -> Array:
     """The non-negative sample frequencies of an n-point real transform."""
     n, scale, dtype = _frequency_args("rfftfreq", n, d, dtype, device)
     k = arange(n // 2 + 1, dtype=_dtypes.float64)
@@ -228,12 +228,12 @@ def _shift(func: str, x, axes, sign: int) -> Array:
     return roll(x, tuple(sign * (x.shape[a] // 2) for a in axes), axis=axes)
 
 
-def fftshift(x, /, *, axes=None) -> Array:
+def fftshift(x, /, axes=None) -> Array:
     """x with the zero frequency moved to the middle (a roll by n//2 per axis)."""
     return _shift("fftshift", x, axes, 1)
 
 
-def ifftshift(x, /, *, axes=None) -> Array:
+def ifftshift(x, /, axes=None) -> Array:
     """The inverse of fftshift (a roll by -(n//2) per axis)."""
     return _shift("ifftshift", x, axes, -1)
 

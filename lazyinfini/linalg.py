@@ -322,7 +322,7 @@ def eigvalsh(x, /) -> Array:
     return _call("eigvalsh", (x._node,), x.shape[:-1], _real(x.dtype), caller_source())
 
 
-def qr(x, /, *, mode="reduced") -> QRResult:
+def qr(x, /, mode="reduced") -> QRResult:
     """The QR decomposition of matrices ('reduced' or 'complete')."""
     x = _matrices("qr", x)
     if mode not in ("reduced", "complete"):
@@ -344,7 +344,7 @@ def slogdet(x, /) -> SlogdetResult:
     return _linked(SlogdetResult(sign, logabsdet))
 
 
-def svd(x, /, *, full_matrices=True) -> SVDResult:
+def svd(x, /, full_matrices=True) -> SVDResult:
     """The singular value decomposition U, S, Vh of matrices."""
     x = _matrices("svd", x)
     *batch, m, n = x.shape

@@ -50,18 +50,22 @@ def track_new_nodes(monkeypatch) -> list:
         created.append(weakref.ref(self))
 
     monkeypatch.setattr(Node, "__init__", tracking)
-    # NOTE: the elementwise quick path makes its nodes without __init__ (_graph.quick_node)
-    from lazyinfini._api import elementwise
+    # NOTE: the elementwise quick paths make their nodes without __init__ (_graph.quick_node)
+    from lazyinfini._api import elementwise, quick
 
-    quick = elementwise.quick_node
+    for module in (elementwise, quick):
+        if hasattr(module, "quick_node"):
+            monkeypatch.setattr(module, "quick_node", _tracking(module.quick_node, created))
+    return created
 
-    def tracking_quick(*args):
-        node = quick(*args)
+
+def _tracking(make, created: list):
+    def tracking(*args):
+        node = make(*args)
         created.append(weakref.ref(node))
         return node
 
-    monkeypatch.setattr(elementwise, "quick_node", tracking_quick)
-    return created
+    return tracking
 
 
 def on_executor(fn, inputs, executor: str, fuse: bool = True):

@@ -30,7 +30,7 @@ from .placement import adopted, device_arg, placed
 _PY_DEFAULTS = {"b": _dtypes.bool, "i": _dtypes.DEFAULT_INT, "f": _dtypes.DEFAULT_FLOAT}
 
 
-def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
+def asarray(obj, /, dtype=None, *, device=None, copy=None) -> Array:
     """Convert obj (array, numpy array, DLPack or __array__ object, nested sequence, scalar).
 
     copy=None shares the memory of a numpy array (or DLPack or buffer object) of the right
@@ -207,7 +207,7 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Array:
     return found if device is None else placed("from_dlpack", found, device)
 
 
-def full(shape, fill_value, *, dtype=None, device=None) -> Array:
+def full(shape, fill_value, dtype=None, *, device=None) -> Array:
     """An array of `shape` filled with `fill_value` (recorded, never allocated until needed).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.full.html"""
     return _fill("full", shape, fill_value, dtype, device)
@@ -243,17 +243,17 @@ def _default_float(dtype):
     return _dtypes.DEFAULT_FLOAT if dtype is None else dtype
 
 
-def zeros(shape, *, dtype=None, device=None) -> Array:
+def zeros(shape, dtype=None, *, device=None) -> Array:
     """An array of zeros. https://data-apis.org/array-api/latest/API_specification/generated/array_api.zeros.html"""
     return _fill("zeros", shape, 0, _default_float(dtype), device)
 
 
-def ones(shape, *, dtype=None, device=None) -> Array:
+def ones(shape, dtype=None, *, device=None) -> Array:
     """An array of ones. https://data-apis.org/array-api/latest/API_specification/generated/array_api.ones.html"""
     return _fill("ones", shape, 1, _default_float(dtype), device)
 
 
-def empty(shape, *, dtype=None, device=None) -> Array:
+def empty(shape, dtype=None, *, device=None) -> Array:
     """An uninitialized array (recorded as zeros: free until used).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.empty.html"""
     return _fill("empty", shape, 0, _default_float(dtype), device)
@@ -271,22 +271,22 @@ def _like(func: str, x, value, dtype, device) -> Array:
     return _fill(func, x.shape, value, dtype, device)
 
 
-def zeros_like(x, /, *, dtype=None, device=None) -> Array:
+def zeros_like(x, /, dtype=None, *, device=None) -> Array:
     """Zeros with x's shape. https://data-apis.org/array-api/latest/API_specification/generated/array_api.zeros_like.html"""
     return _like("zeros_like", x, 0, dtype, device)
 
 
-def ones_like(x, /, *, dtype=None, device=None) -> Array:
+def ones_like(x, /, dtype=None, *, device=None) -> Array:
     """Ones with x's shape. https://data-apis.org/array-api/latest/API_specification/generated/array_api.ones_like.html"""
     return _like("ones_like", x, 1, dtype, device)
 
 
-def empty_like(x, /, *, dtype=None, device=None) -> Array:
+def empty_like(x, /, dtype=None, *, device=None) -> Array:
     """Uninitialized with x's shape. https://data-apis.org/array-api/latest/API_specification/generated/array_api.empty_like.html"""
     return _like("empty_like", x, 0, dtype, device)
 
 
-def full_like(x, /, fill_value, *, dtype=None, device=None) -> Array:
+def full_like(x, /, fill_value, dtype=None, *, device=None) -> Array:
     """fill_value with x's shape. https://data-apis.org/array-api/latest/API_specification/generated/array_api.full_like.html"""
     return _like("full_like", x, fill_value, dtype, device)
 
@@ -330,7 +330,7 @@ def _range_length(start, stop, step, exact: builtins.bool) -> int:
     return builtins.max(0, math.ceil(steps))
 
 
-def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Array:
+def eye(n_rows, n_cols=None, /, k=0, dtype=None, *, device=None) -> Array:
     """Ones on the k-th diagonal, zeros elsewhere. https://data-apis.org/array-api/latest/API_specification/generated/array_api.eye.html"""
     check_device_arg("eye", device)
     rows = check_int("eye", "n_rows", n_rows, minimum=0)
@@ -341,7 +341,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Array:
     return placed("eye", array, device)
 
 
-def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Array:
+def linspace(start, stop, /, num, endpoint=True, *, dtype=None, device=None) -> Array:
     """num evenly spaced values from start to stop. https://data-apis.org/array-api/latest/API_specification/generated/array_api.linspace.html"""
     check_device_arg("linspace", device)
     for name, v in (("start", start), ("stop", stop)):
@@ -418,11 +418,11 @@ def _triangle(func: str, op: Op, x, k) -> Array:
     return record(op, (x._node,), x.shape, x.dtype, (("k", k),))
 
 
-def tril(x, /, *, k=0) -> Array:
+def tril(x, /, k=0) -> Array:
     """x with the elements above the k-th diagonal zeroed. https://data-apis.org/array-api/latest/API_specification/generated/array_api.tril.html"""
     return _triangle("tril", Op.TRIL, x, k)
 
 
-def triu(x, /, *, k=0) -> Array:
+def triu(x, /, k=0) -> Array:
     """x with the elements below the k-th diagonal zeroed. https://data-apis.org/array-api/latest/API_specification/generated/array_api.triu.html"""
     return _triangle("triu", Op.TRIU, x, k)

@@ -1,19 +1,26 @@
-"""Element-wise functions: check dtypes, promote, broadcast, record one elementwise node.
+"""Element-wise functions, each declared once: one line per function, at the end.
 
 Spec: https://data-apis.org/array-api/latest/API_specification/elementwise_functions.html
-Casting and broadcasting are explicit ASTYPE/BROADCAST nodes, so an elementwise node's inputs all
-share one dtype and the output's shape; the scheduler turns those into strided loads.
+A declaration (`exp = _unary("exp", Op.EXP, "numeric", result="floating")`) is the whole API side
+of an op: it records the op's node, and enters DECLARED, from which `__all__` (the namespace
+re-exports it) and Array's ufunc table (`np.exp(x)` records it) are read. Each checks dtypes,
+promotes and broadcasts its operands (operands()), or takes a quick path (quick.py). Casting
+and broadcasting are explicit ASTYPE/BROADCAST nodes, so an elementwise node's inputs all share
+one dtype and the output's shape; the scheduler turns those into strided loads. Transcendental
+functions accept integers and compute them in the default float dtype, as numpy does.
 """
 
 from __future__ import annotations
 
 import builtins
+from dataclasses import dataclass
 
 import numpy as np
 
 from .. import _dtypes
 from .._array import Array, record
 from .._graph import Node, Op, caller_source, quick_node
+from . import quick
 from .checks import broadcast_shapes, check_dtype_in, check_scalar, error
 
 _SCALARS = (builtins.bool, int, float, complex)
@@ -109,8 +116,6 @@ def conform(node: Node, dtype: np.dtype, shape: tuple[int, ...], source: str) ->
     return node
 
 
-_REAL_OF = {_dtypes.complex64: _dtypes.float32, _dtypes.complex128: _dtypes.float64}
-
 # Extension (numpy 2): the standard leaves bool out of arithmetic; numpy computes it, and numpy
 # code on masks relies on it (`mask @ x`, `x * mask[:, None]`, `mask * 2`). The arithmetic
 # functions take bool ("numeric or boolean"): next to a number (an array or a Python scalar) a
@@ -149,18 +154,62 @@ def elementwise(
     dtype of its precision, as abs() does). on_bool: see above.
     """
     source = caller_source()
+    if category == "bool":
+        values = _truths(name, values, source)
     nodes, dtype, shape = operands(name, values, category, source)
     if dtype == _dtypes.bool and on_bool is not None:
         nodes, dtype = _on_bool(name, nodes, on_bool, shape, source)
     if result == "floating" and dtype not in _dtypes.CATEGORIES["floating"]:
         dtype = _dtypes.DEFAULT_FLOAT  # Note: int / int is a float array, as in numpy
         nodes = [conform(n, dtype, shape, source) for n in nodes]
-    out_dtype = {"bool": _dtypes.bool, "real": _REAL_OF.get(dtype, dtype)}.get(result, dtype)
+    out_dtype = {"bool": _dtypes.bool, "real": quick.REAL_OF.get(dtype, dtype)}.get(result, dtype)
     return record(op, tuple(nodes), shape, out_dtype, arg, source)
 
 
+def _truths(func: str, values, source: str) -> list:
+    """Extension (numpy): the logical functions take numbers by their truth (nonzero, NaN
+    true), as numpy's do; scikit-learn's roc_curve calls logical_or(diff(fps, 2), ...) on
+    floats. A number is cast where it is read, after its broadcast: one kernel still."""
+    arrays = [_as_array(func, value) for value in values]
+    shapes = [a.shape for a in arrays if a is not None]
+    shape = broadcast_shapes(func, *shapes) if shapes else ()
+    truths = []
+    for value, array in zip(values, arrays):
+        if array is None:
+            truths.append(builtins.bool(value))
+        elif array.dtype == _dtypes.bool:
+            truths.append(array)
+        else:
+            node = conform(array._node, array.dtype, shape, source)
+            truths.append(Array(conform(node, _dtypes.bool, shape, source)))
+    return truths
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """A declared element-wise function and the op it records (None: positive records none)."""
+
+    function: object
+    op: Op | None
+
+
+# name -> Declaration: every function declared in this module, in order. The namespace's
+# `__all__` and Array's ufunc table (np.exp(x) records li.exp) are read from it.
+DECLARED: dict[str, Declaration] = {}
+
+
+def _declared(op: Op | None):
+    """Declare the decorated function (written out: positive, clip, where)."""
+
+    def declare(fn):
+        DECLARED[fn.__name__] = Declaration(fn, op)
+        return fn
+
+    return declare
+
+
 def _unary(name: str, op: Op, category: str, *, result: str = "same", on_bool=None):
-    table = _quick_table(category, result, on_bool)
+    table = quick.result_dtypes(category, result, on_bool)
 
     def fn(x, /) -> Array:
         if type(x) is Array:
@@ -170,118 +219,31 @@ def _unary(name: str, op: Op, category: str, *, result: str = "same", on_bool=No
                 return Array(quick_node(op, (node,), node.shape, dtype, None, caller_source(2)))
         return elementwise(name, op, (x,), category, result, on_bool=on_bool)
 
-    return _named(fn, name)
+    return _named(fn, name, op)
 
 
 def _binary(name: str, op: Op, category: str, *, result: str = "same", on_bool=None):
-    table = _quick_table(category, result, on_bool)
+    table = quick.result_dtypes(category, result, on_bool)
 
     def fn(x1, x2, /) -> Array:
-        quick = _quick(op, table, x1, x2)
-        if quick is not None:
-            return quick
+        recorded = quick.binary(op, table, x1, x2)
+        if recorded is not None:
+            return recorded
         return elementwise(name, op, (x1, x2), category, result, on_bool=on_bool)
 
-    return _named(fn, name)
+    return _named(fn, name, op)
 
 
-# NOTE (DESIGN.md: recording must stay cheap): most recorded ops are over arrays of one dtype and
-# shape, or over floats and a Python number. Those need none of operands()' promotion, casts,
-# broadcasts or checks: they record one node (and a fill) directly, ~1 us instead of ~4.
-
-
-def _quick_table(category: str, result: str, on_bool) -> dict:
-    """dtype -> the result's dtype, for the operands' dtypes whose op is one node as it is."""
-    table = {}
-    for dtype in _dtypes.CATEGORIES[category]:
-        if dtype == _dtypes.bool and on_bool is not None:
-            continue
-        if result == "floating" and dtype not in _FILLED:
-            continue
-        table[dtype] = {"bool": _dtypes.bool, "real": _REAL_OF.get(dtype, dtype)}.get(result, dtype)
-    return table
-
-
-_FILLED = frozenset(_dtypes.CATEGORIES["floating"])  # a Python float or int keeps their dtype
-
-
-def _quick(op: Op, table: dict, x1, x2) -> Array | None:
-    """`op` over x1 and x2 as one node (and broadcasts) where nothing needs promoting, casting
-    or checking; None where the general path must run."""
-    if type(x1) is Array:
-        node, other = x1._n, x2
-    elif type(x2) is Array:
-        node, other = x2._n, x1
-    else:
-        return None
-    dtype = table.get(node.dtype)
-    if dtype is None or node.realized is not None:
-        return None
-    if type(other) is Array:
-        fill = other._n
-        if fill.realized is not None or fill.dtype != node.dtype:
-            return None
-        source = caller_source(3)  # NOTE: _quick, the op's function: ours
-        if fill.shape != node.shape:
-            shape = _broadcast(node.shape, fill.shape)
-            if shape is None:
-                return None  # NOTE: the general path raises the error
-            node, fill = _widened(node, shape, source), _widened(fill, shape, source)
-    elif type(other) in (float, int) and node.dtype in _FILLED:
-        source = caller_source(3)  # NOTE: _quick, the op's function: ours
-        fill = quick_node(_FULL, (), node.shape, node.dtype, other, source)
-    else:
-        return None
-    srcs = (node, fill) if other is x2 else (fill, node)
-    return Array(quick_node(op, srcs, node.shape, dtype, None, source))
-
-
-def _broadcast(a: tuple, b: tuple) -> tuple | None:
-    """The broadcast of shapes `a` and `b`; None where they do not broadcast."""
-    if len(a) < len(b):
-        a, b = b, a
-    shape, offset = list(a), len(a) - len(b)
-    for axis, n in enumerate(b, offset):
-        if n != shape[axis]:
-            if shape[axis] == 1:
-                shape[axis] = n
-            elif n != 1:
-                return None
-    return tuple(shape)
-
-
-def _widened(node: Node, shape: tuple, source: str) -> Node:
-    """`node` broadcast to `shape` (conform() without its cast)."""
-    if node.shape == shape:
-        return node
-    return quick_node(_BROADCAST, (node,), shape, node.dtype, None, source)
-
-
-def _named(fn, name: str):
+def _named(fn, name: str, op: Op):
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (
         f"Element-wise {name.replace('_', ' ')}. "
         f"https://data-apis.org/array-api/latest/API_specification/generated/array_api.{name}.html"
     )
-    return fn
+    return _declared(op)(fn)
 
 
-subtract = _binary("subtract", Op.SUBTRACT, "numeric or boolean", on_bool=_NO_BOOL_SUBTRACT)
-add = _binary("add", Op.ADD, "numeric or boolean")
-multiply = _binary("multiply", Op.MULTIPLY, "numeric or boolean")
-divide = _binary("divide", Op.DIVIDE, "numeric or boolean", result="floating")
-maximum = _binary("maximum", Op.MAXIMUM, "real numeric or boolean")
-minimum = _binary("minimum", Op.MINIMUM, "real numeric or boolean")
-equal = _binary("equal", Op.EQUAL, "any", result="bool")
-not_equal = _binary("not_equal", Op.NOT_EQUAL, "any", result="bool")
-less = _binary("less", Op.LESS, "real numeric or boolean", result="bool")
-less_equal = _binary("less_equal", Op.LESS_EQUAL, "real numeric or boolean", result="bool")
-greater = _binary("greater", Op.GREATER, "real numeric or boolean", result="bool")
-greater_equal = _binary("greater_equal", Op.GREATER_EQUAL, "real numeric or boolean", result="bool")
-negative = _unary("negative", Op.NEGATIVE, "numeric or boolean", on_bool=_NO_BOOL_NEGATIVE)
-abs = _unary("abs", Op.ABS, "numeric or boolean", result="real")
-
-
+@_declared(None)
 def positive(x, /) -> Array:
     """Element-wise +x (a new array holding the same value).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.positive.html"""
@@ -289,13 +251,14 @@ def positive(x, /) -> Array:
     return Array(node)
 
 
+@_declared(Op.CLIP)
 def clip(x, /, min=None, max=None) -> Array:
     """Clamp x into [min, max]; NaN in x, min or max gives NaN.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.clip.html"""
     if type(x) is Array:
-        quick = _quick_clip(x._n, min, max)
-        if quick is not None:
-            return quick
+        recorded = quick.clip(x._n, min, max)
+        if recorded is not None:
+            return recorded
     source = caller_source()
     if not isinstance(x, Array):
         raise error(TypeError, "clip", f"x must be a lazyinfini array, got {type(x).__name__}")
@@ -313,32 +276,6 @@ def clip(x, /, min=None, max=None) -> Array:
         nodes.append(conform(node, x.dtype, shape, source))
     has = (min is not None, max is not None)
     return record(Op.CLIP, tuple(nodes), shape, x.dtype, has, source)
-
-
-def _quick_clip(node: Node, low, high) -> Array | None:
-    """clip of floats between Python numbers (or None) as one node over fills; None where the
-    general path must run (see _quick)."""
-    if (type(low), type(high)) not in _QUICK_BOUNDS or node.dtype not in _REAL_FILLED:
-        return None
-    if node.realized is not None:
-        return None
-    source, shape, dtype = caller_source(3), node.shape, node.dtype
-    if low is None or high is None:
-        fill = quick_node(_FULL, (), shape, dtype, high if low is None else low, source)
-        srcs = (node, fill)
-    else:
-        low = quick_node(_FULL, (), shape, dtype, low, source)
-        srcs = (node, low, quick_node(_FULL, (), shape, dtype, high, source))
-    has = (low is not None, high is not None)
-    return Array(quick_node(_CLIP, srcs, shape, dtype, has, source))
-
-
-# NOTE: an Enum member's lookup costs ~60 ns, four per clip
-_FULL, _CLIP, _BROADCAST = Op.FULL, Op.CLIP, Op.BROADCAST
-_REAL_FILLED = frozenset(_dtypes.REAL_FLOATING)
-_QUICK_BOUNDS = {(a, b) for a in (float, int, type(None)) for b in (float, int, type(None))} - {
-    (type(None), type(None))
-}
 
 
 def _bound(name: str, bound):
@@ -366,9 +303,22 @@ def _check_bound(x: Array, name: str, bound) -> None:
         raise error(TypeError, "clip", f"{name}={bound!r} is a float, x is {x.dtype.name}")
 
 
-def where(condition, x1, x2, /) -> Array:
+class _Omitted:
+    """where()'s x1 and x2 when not given (None is a value there: a weak scalar is not)."""
+
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+_OMITTED = _Omitted()
+
+
+@_declared(Op.WHERE)
+def where(condition, x1=_OMITTED, x2=_OMITTED, /) -> Array:
     """Elements of x1 where condition is true, else of x2.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.where.html"""
+    if x1 is _OMITTED or x2 is _OMITTED:
+        return _where_nonzero(condition, x1, x2)
     source = caller_source()
     if not isinstance(condition, Array):
         raise error(TypeError, "where", "condition must be a lazyinfini array")
@@ -378,3 +328,95 @@ def where(condition, x1, x2, /) -> Array:
     cond = conform(condition._node, _dtypes.bool, shape, source)
     nodes = [conform(n, dtype, shape, source) for n in nodes]
     return record(Op.WHERE, (cond, *nodes), shape, dtype, None, source)
+
+
+def _where_nonzero(condition, x1, x2) -> tuple[Array, ...]:
+    """Extension (numpy): where(condition) is nonzero(condition), numpy's one-argument form
+    (scikit-learn's roc_curve calls it)."""
+    if x1 is not x2:
+        raise error(ValueError, "where", "give both x1 and x2, or neither (nonzero(condition))")
+    from .searching import nonzero
+
+    return nonzero(condition)
+
+
+# -- the declarations: one line per function ------------------------------------------------
+# name, the op it records, the dtypes it takes (a category of _dtypes.CATEGORIES), its result's
+# dtype (see elementwise()) and numpy's rule for bool operands (on_bool, see above).
+subtract = _binary("subtract", Op.SUBTRACT, "numeric or boolean", on_bool=_NO_BOOL_SUBTRACT)
+add = _binary("add", Op.ADD, "numeric or boolean")
+multiply = _binary("multiply", Op.MULTIPLY, "numeric or boolean")
+divide = _binary("divide", Op.DIVIDE, "numeric or boolean", result="floating")
+maximum = _binary("maximum", Op.MAXIMUM, "real numeric or boolean")
+minimum = _binary("minimum", Op.MINIMUM, "real numeric or boolean")
+equal = _binary("equal", Op.EQUAL, "any", result="bool")
+not_equal = _binary("not_equal", Op.NOT_EQUAL, "any", result="bool")
+less = _binary("less", Op.LESS, "real numeric or boolean", result="bool")
+less_equal = _binary("less_equal", Op.LESS_EQUAL, "real numeric or boolean", result="bool")
+greater = _binary("greater", Op.GREATER, "real numeric or boolean", result="bool")
+greater_equal = _binary("greater_equal", Op.GREATER_EQUAL, "real numeric or boolean", result="bool")
+negative = _unary("negative", Op.NEGATIVE, "numeric or boolean", on_bool=_NO_BOOL_NEGATIVE)
+abs = _unary("abs", Op.ABS, "numeric or boolean", result="real")
+# Extension (numpy): bool operands of these compute in int8, numpy's first loop bool casts to
+_AS_INT8 = _dtypes.int8
+floor_divide = _binary("floor_divide", Op.FLOOR_DIVIDE, "real numeric or boolean", on_bool=_AS_INT8)
+remainder = _binary("remainder", Op.REMAINDER, "real numeric or boolean", on_bool=_AS_INT8)
+pow = _binary("pow", Op.POW, "numeric or boolean", on_bool=_AS_INT8)
+square = _unary("square", Op.SQUARE, "numeric or boolean", on_bool=_AS_INT8)
+reciprocal = _unary("reciprocal", Op.RECIPROCAL, "numeric", result="floating")
+sign = _unary("sign", Op.SIGN, "numeric")
+# rounding
+ceil = _unary("ceil", Op.CEIL, "real numeric")
+floor = _unary("floor", Op.FLOOR, "real numeric")
+trunc = _unary("trunc", Op.TRUNC, "real numeric")
+round = _unary("round", Op.ROUND, "numeric")
+# complex parts
+conj = _unary("conj", Op.CONJ, "numeric")
+real = _unary("real", Op.REAL, "numeric", result="real")
+imag = _unary("imag", Op.IMAG, "numeric", result="real")
+# floating-point tests
+isfinite = _unary("isfinite", Op.ISFINITE, "numeric", result="bool")
+isinf = _unary("isinf", Op.ISINF, "numeric", result="bool")
+isnan = _unary("isnan", Op.ISNAN, "numeric", result="bool")
+signbit = _unary("signbit", Op.SIGNBIT, "real numeric", result="bool")
+# two real floats
+atan2 = _binary("atan2", Op.ATAN2, "real numeric", result="floating")
+copysign = _binary("copysign", Op.COPYSIGN, "real numeric", result="floating")
+hypot = _binary("hypot", Op.HYPOT, "real numeric", result="floating")
+logaddexp = _binary("logaddexp", Op.LOGADDEXP, "real numeric", result="floating")
+nextafter = _binary("nextafter", Op.NEXTAFTER, "real numeric", result="floating")
+# exponentials and logarithms
+exp = _unary("exp", Op.EXP, "numeric", result="floating")
+expm1 = _unary("expm1", Op.EXPM1, "numeric", result="floating")
+log = _unary("log", Op.LOG, "numeric", result="floating")
+log1p = _unary("log1p", Op.LOG1P, "numeric", result="floating")
+log2 = _unary("log2", Op.LOG2, "numeric", result="floating")
+log10 = _unary("log10", Op.LOG10, "numeric", result="floating")
+sqrt = _unary("sqrt", Op.SQRT, "numeric", result="floating")
+# trigonometric and hyperbolic
+sin = _unary("sin", Op.SIN, "numeric", result="floating")
+cos = _unary("cos", Op.COS, "numeric", result="floating")
+tan = _unary("tan", Op.TAN, "numeric", result="floating")
+asin = _unary("asin", Op.ASIN, "numeric", result="floating")
+acos = _unary("acos", Op.ACOS, "numeric", result="floating")
+atan = _unary("atan", Op.ATAN, "numeric", result="floating")
+sinh = _unary("sinh", Op.SINH, "numeric", result="floating")
+cosh = _unary("cosh", Op.COSH, "numeric", result="floating")
+tanh = _unary("tanh", Op.TANH, "numeric", result="floating")
+asinh = _unary("asinh", Op.ASINH, "numeric", result="floating")
+acosh = _unary("acosh", Op.ACOSH, "numeric", result="floating")
+atanh = _unary("atanh", Op.ATANH, "numeric", result="floating")
+# bitwise
+bitwise_and = _binary("bitwise_and", Op.BITWISE_AND, "integer or boolean")
+bitwise_or = _binary("bitwise_or", Op.BITWISE_OR, "integer or boolean")
+bitwise_xor = _binary("bitwise_xor", Op.BITWISE_XOR, "integer or boolean")
+bitwise_invert = _unary("bitwise_invert", Op.BITWISE_INVERT, "integer or boolean")
+bitwise_left_shift = _binary("bitwise_left_shift", Op.BITWISE_LEFT_SHIFT, "integer")
+bitwise_right_shift = _binary("bitwise_right_shift", Op.BITWISE_RIGHT_SHIFT, "integer")
+# logical
+logical_and = _binary("logical_and", Op.LOGICAL_AND, "bool", result="bool")
+logical_or = _binary("logical_or", Op.LOGICAL_OR, "bool", result="bool")
+logical_xor = _binary("logical_xor", Op.LOGICAL_XOR, "bool", result="bool")
+logical_not = _unary("logical_not", Op.LOGICAL_NOT, "bool", result="bool")
+
+__all__ = list(DECLARED)  # re-exported by the namespace (lazyinfini/__init__.py)

@@ -408,7 +408,7 @@ def _value_node(x: Array, value, target: tuple[int, ...], source: str) -> Node:
 # -- take, take_along_axis --------------------------------------------------------------------
 
 
-def take(x, indices, /, *, axis=None) -> Array:
+def take(x, indices, /, axis=None) -> Array:
     """Elements of x at `indices` along axis.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.take.html"""
     _check_take("take", x, indices)
@@ -431,7 +431,7 @@ def _check_take(func: str, x, indices) -> None:
         raise error(ValueError, func, "x must have at least one axis")
 
 
-def take_along_axis(x, indices, /, *, axis=-1) -> Array:
+def take_along_axis(x, indices, /, axis=-1) -> Array:
     """Elements of x at the per-position `indices` along axis.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.take_along_axis.html"""
     from .elementwise import conform

@@ -87,7 +87,7 @@ def _matmul_shape(s1: tuple[int, ...], s2: tuple[int, ...]) -> tuple[int, ...]:
     return batch + a[-2:-1] * (len(s1) > 1) + b[-1:] * (len(s2) > 1)
 
 
-def tensordot(x1, x2, /, *, axes=2) -> Array:
+def tensordot(x1, x2, /, axes=2) -> Array:
     """Contraction of x1 and x2 over the given axes.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.tensordot.html"""
     source = caller_source()

@@ -140,7 +140,7 @@ def broadcast_arrays(*arrays) -> tuple[Array, ...]:
     )
 
 
-def flip(x, /, *, axis=None) -> Array:
+def flip(x, /, axis=None) -> Array:
     """x reversed along axis (a view with negative steps). https://data-apis.org/array-api/latest/API_specification/generated/array_api.flip.html"""
     check_array("flip", "x", x)
     axes = range(x.ndim) if axis is None else _axes("flip", axis, x.ndim)
@@ -213,7 +213,7 @@ def _common_dtype(func: str, arrays: list[Array]) -> np.dtype:
     return dtype
 
 
-def concat(arrays, /, *, axis=0) -> Array:
+def concat(arrays, /, axis=0) -> Array:
     """arrays joined along an existing axis (flattened first when axis is None). https://data-apis.org/array-api/latest/API_specification/generated/array_api.concat.html"""
     from .elementwise import conform
 
@@ -258,7 +258,7 @@ def _join_axis(func: str, arrays: list[Array], axis) -> int:
     return axis
 
 
-def stack(arrays, /, *, axis=0) -> Array:
+def stack(arrays, /, axis=0) -> Array:
     """arrays joined along a new axis. https://data-apis.org/array-api/latest/API_specification/generated/array_api.stack.html"""
     from .elementwise import conform
 
@@ -275,7 +275,7 @@ def stack(arrays, /, *, axis=0) -> Array:
     return record(Op.STACK, nodes, shape, dtype, (("axis", axis),), source)
 
 
-def roll(x, /, shift, *, axis=None) -> Array:
+def roll(x, /, shift, axis=None) -> Array:
     """x with elements shifted along axis, wrapping around. https://data-apis.org/array-api/latest/API_specification/generated/array_api.roll.html"""
     check_array("roll", "x", x)
     if axis is None:
@@ -319,7 +319,7 @@ def tile(x, repetitions, /) -> Array:
     return record(Op.TILE, (x._node,), shape, x.dtype, (("reps", reps),))
 
 
-def repeat(x, repeats, /, *, axis=None) -> Array:
+def repeat(x, repeats, /, axis=None) -> Array:
     """Each element of x repeated; an array of repeats is computed first (data-dependent shape).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.repeat.html"""
     check_array("repeat", "x", x)

@@ -30,19 +30,19 @@ def _arg_extreme(func: str, op: Op, x, axis, keepdims) -> Array:
     return record(op, (x._node,), shape, _dtypes.DEFAULT_INDEX, arg)
 
 
-def argmax(x, /, *, axis=None, keepdims=False) -> Array:
+def argmax(x, /, axis=None, *, keepdims=False) -> Array:
     """Index of the first largest element along `axis` (of the flattened x when None).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.argmax.html"""
     return _arg_extreme("argmax", Op.ARGMAX, x, axis, keepdims)
 
 
-def argmin(x, /, *, axis=None, keepdims=False) -> Array:
+def argmin(x, /, axis=None, *, keepdims=False) -> Array:
     """Index of the first smallest element along `axis` (of the flattened x when None).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.argmin.html"""
     return _arg_extreme("argmin", Op.ARGMIN, x, axis, keepdims)
 
 
-def count_nonzero(x, /, *, axis=None, keepdims=False) -> Array:
+def count_nonzero(x, /, axis=None, *, keepdims=False) -> Array:
     """Number of non-zero (True, non-0+0j) elements over `axis`.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.count_nonzero.html"""
     check_array("count_nonzero", "x", x)
@@ -60,7 +60,7 @@ def nonzero(x, /) -> tuple[Array, ...]:
     return data_dependent("nonzero", x, (_dtypes.DEFAULT_INDEX,) * x.ndim)
 
 
-def searchsorted(x1, x2, /, *, side="left", sorter=None) -> Array:
+def searchsorted(x1, x2, /, side="left", sorter=None) -> Array:
     """Indices where x2's elements would be inserted into sorted 1-d x1 to keep it sorted.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.searchsorted.html"""
     func = "searchsorted"

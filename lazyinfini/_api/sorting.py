@@ -24,13 +24,13 @@ def _sort_node(func: str, op: Op, x, axis, descending, stable, dtype=None) -> Ar
     return record(op, (x._node,), x.shape, dtype or x.dtype, arg)
 
 
-def sort(x, /, *, axis=-1, descending=False, stable=True) -> Array:
+def sort(x, /, axis=-1, *, descending=False, stable=True) -> Array:
     """A sorted copy of x along `axis` (descending sorts keep ties in order too).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.sort.html"""
     return _sort_node("sort", Op.SORT, x, axis, descending, stable)
 
 
-def argsort(x, /, *, axis=-1, descending=False, stable=True) -> Array:
+def argsort(x, /, axis=-1, *, descending=False, stable=True) -> Array:
     """Indices that sort x along `axis` (descending sorts keep ties in order too).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.argsort.html"""
     return _sort_node("argsort", Op.ARGSORT, x, axis, descending, stable, _dtypes.DEFAULT_INDEX)

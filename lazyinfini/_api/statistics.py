@@ -95,7 +95,7 @@ def _float_input(func: str, x, category: str) -> Array:
 
 
 # -- reductions -----------------------------------------------------------------------------
-def sum(x, /, *, axis=None, dtype=None, keepdims=False) -> Array:
+def sum(x, /, axis=None, dtype=None, *, keepdims=False) -> Array:
     """Sum of x's elements over `axis` (extension, numpy's: bool x sums in the default integer).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.sum.html"""
     _numeric_input("sum", x, "any")
@@ -105,7 +105,7 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False) -> Array:
     return record_reduction("sum", Op.SUM, x, axis, keepdims, out, accumulate)
 
 
-def prod(x, /, *, axis=None, dtype=None, keepdims=False) -> Array:
+def prod(x, /, axis=None, dtype=None, *, keepdims=False) -> Array:
     """Product of x's elements over `axis` (extension, numpy's: bool x in the default integer).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.prod.html"""
     _numeric_input("prod", x, "any")
@@ -114,7 +114,7 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False) -> Array:
     return record_reduction("prod", Op.PROD, x, axis, keepdims, out, accumulate)
 
 
-def max(x, /, *, axis=None, keepdims=False) -> Array:
+def max(x, /, axis=None, *, keepdims=False) -> Array:
     """Largest element over `axis` (NaN propagates).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.max.html"""
     _numeric_input("max", x, "real numeric")
@@ -122,7 +122,7 @@ def max(x, /, *, axis=None, keepdims=False) -> Array:
     return record_reduction("max", Op.MAX, x, axis, keepdims, x.dtype)
 
 
-def min(x, /, *, axis=None, keepdims=False) -> Array:
+def min(x, /, axis=None, *, keepdims=False) -> Array:
     """Smallest element over `axis` (NaN propagates).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.min.html"""
     _numeric_input("min", x, "real numeric")
@@ -130,7 +130,7 @@ def min(x, /, *, axis=None, keepdims=False) -> Array:
     return record_reduction("min", Op.MIN, x, axis, keepdims, x.dtype)
 
 
-def mean(x, /, *, axis=None, keepdims=False) -> Array:
+def mean(x, /, axis=None, *, keepdims=False) -> Array:
     """Arithmetic mean over `axis` (NaN when empty); extension (numpy's): bool and integer x
     give the default float dtype.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.mean.html"""
@@ -146,7 +146,7 @@ def _check_correction(func: str, correction) -> float | int:
     return correction
 
 
-def std(x, /, *, axis=None, correction=0.0, keepdims=False) -> Array:
+def std(x, /, axis=None, *, correction=0.0, keepdims=False) -> Array:
     """Standard deviation over `axis`, divisor M - correction; extension (numpy's): bool and
     integer x give the default float dtype.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.std.html"""
@@ -155,7 +155,7 @@ def std(x, /, *, axis=None, correction=0.0, keepdims=False) -> Array:
     return record_reduction("std", Op.STD, x, axis, keepdims, x.dtype, options)
 
 
-def var(x, /, *, axis=None, correction=0.0, keepdims=False) -> Array:
+def var(x, /, axis=None, *, correction=0.0, keepdims=False) -> Array:
     """Variance over `axis`, divisor M - correction; extension (numpy's): bool and integer x
     give the default float dtype.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.var.html"""

@@ -13,21 +13,21 @@ from .data_types import astype
 from .statistics import record_reduction
 
 
-def all(x, /, *, axis=None, keepdims=False) -> Array:
+def all(x, /, axis=None, *, keepdims=False) -> Array:
     """Whether every element over `axis` is true (True when empty).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.all.html"""
     check_array("all", "x", x)
     return record_reduction("all", Op.ALL, x, axis, keepdims, _dtypes.bool)
 
 
-def any(x, /, *, axis=None, keepdims=False) -> Array:
+def any(x, /, axis=None, *, keepdims=False) -> Array:
     """Whether some element over `axis` is true (False when empty).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.any.html"""
     check_array("any", "x", x)
     return record_reduction("any", Op.ANY, x, axis, keepdims, _dtypes.bool)
 
 
-def diff(x, /, *, axis=-1, n=1, prepend=None, append=None) -> Array:
+def diff(x, /, n=1, axis=-1, prepend=None, append=None) -> Array:
     """The n-th forward difference along `axis`, after joining prepend and append.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.diff.html"""
     check_array("diff", "x", x)

@@ -253,11 +253,23 @@ def caller_source(depth: int = 1) -> str:
         name = _NAMES.get(filename)
         if name is None:
             inside = filename.startswith(_PACKAGE_DIR)
-            name = _NAMES[filename] = "" if inside else os.path.basename(filename)
+            name = _NAMES[filename] = "" if inside else _short_name(filename)
         if name:
             return f"{name}:{frame.f_lineno}"
         frame = frame.f_back
     return ""
+
+
+def _short_name(filename: str) -> str:
+    """A code file's name in sources: its base name, or with as many parent folders as make
+    it name no other file met so far ("see/programs.py" after "cuda/programs.py")."""
+    parts = os.path.normpath(filename).split(os.sep)
+    taken = set(_NAMES.values())
+    for depth in range(1, len(parts) + 1):
+        name = "/".join(parts[-depth:])
+        if name not in taken:
+            return name
+    return filename
 
 
 def source_files(name: str) -> list[str]:

@@ -1,8 +1,10 @@
 """The lazy twins of numpy's functions: numpy function -> the function recording it lazily.
 
-_numpy_functions.array_function looks a call up here (NEP 18); a function missing from this
-table, or a twin raising Fallback, runs numpy's implementation on computed values instead.
-One row per function; np.amax and np.max are different objects, so both are listed.
+_numpy_functions.call looks a call up here: numpy's functions on Arrays (NEP 18), and the
+ndarray methods that are numpy functions (`x.clip(0, 1)` is `np.clip(x, 0, 1)`: one
+implementation of each name, _methods.numpy_method). A function missing from this table, or a
+twin raising Fallback, runs numpy's implementation on computed values instead. One row per
+function; np.amax and np.max are different objects, so both are listed.
 """
 
 from __future__ import annotations
@@ -137,6 +139,7 @@ TWINS = {
 if hasattr(np, "cumulative_sum"):  # numpy 2.1 added the standard's names
     TWINS[np.cumulative_sum] = statistics.cumulative_sum
     TWINS[np.cumulative_prod] = statistics.cumulative_prod
+    TWINS[np.astype] = data_types.astype
 
 # How numpy casts a result into out= where its rule is not same_kind: its reductions cast
 # unsafely (np.sum(x, out=an_int_array) truncates), dot takes only the exact dtype.

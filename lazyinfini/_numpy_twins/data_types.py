@@ -1,6 +1,6 @@
-"""numpy's questions about shapes and dtypes: answered from the recorded shape and dtype, so
+"""numpy's questions about shapes and dtypes, answered from the recorded shape and dtype, so
 they never compute (np.shape, np.ndim, np.size, np.result_type, np.can_cast,
-np.iscomplexobj, np.isrealobj)."""
+np.iscomplexobj, np.isrealobj), and np.astype."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from .. import _dtypes
+from .._api.data_types import astype as _astype
 from .._array import Array
 from .arguments import array, as_tuple
 
@@ -47,3 +48,7 @@ def iscomplexobj(x):
 
 def isrealobj(x):
     return not iscomplexobj(x)
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    return _astype(array(x), np.dtype(dtype), copy=copy, device=device)

@@ -14,8 +14,8 @@ import numpy as np
 
 from .. import _dtypes
 from .._api import elementwise as _elementwise
-from .._api import elementwise_functions as _functions
-from .._api.creation import ones, zeros
+from .._api.checks import check_int
+from .._api.creation import asarray, ones, zeros, zeros_like
 from .._api.data_types import astype, finfo
 from .._api.manipulation import broadcast_shapes
 from .._api.utility import all as _all
@@ -34,11 +34,31 @@ def _is_scalar(value) -> bool:
 def clip(a, a_min=NOT_GIVEN, a_max=NOT_GIVEN, *, min=NOT_GIVEN, max=NOT_GIVEN):
     low, high = _clip_bounds(a_min, a_max, min, max)
     x = array(a)
+    low, high = _clip_bound(x, "min", low), _clip_bound(x, "max", high)
     dtype = result_dtype(x, *(b for b in (low, high) if b is not None))
     x = array(x, dtype)
     # Note: Python bounds stay weak (they take x's dtype, as in numpy); others are cast to it.
     low, high = (b if b is None or _is_scalar(b) else array(b, dtype) for b in (low, high))
+    if dtype == _dtypes.bool:
+        # numpy's clip is minimum(maximum(x, min), max); the namespace's clip takes no bools
+        x = x if low is None else _elementwise.maximum(x, low)
+        return x if high is None else _elementwise.minimum(x, high)
     return _elementwise.clip(x, low, high)
+
+
+def _clip_bound(x: Array, name: str, bound):
+    """A bound as numpy's clip reads it: an array-like or a number, a Python int past an
+    integer x's range clamped into it."""
+    if isinstance(bound, (str, bytes)):
+        raise TypeError(f"clip: {name} must be a number or an array, got {bound!r}")
+    if type(bound) is builtins.bool and x.dtype != _dtypes.bool:
+        bound = int(bound)  # numpy's: a number (the namespace's clip takes no bool bound)
+    if type(bound) is int and x.dtype in _dtypes.INTEGER:
+        # Note (numpy): numpy 2's clip takes a Python int past x's range (arithmetic would
+        # refuse it) as a bound that clips nothing; clamped into the range, it does that.
+        info = np.iinfo(x.dtype)
+        return builtins.min(builtins.max(bound, int(info.min)), int(info.max))
+    return bound
 
 
 def _clip_bounds(a_min, a_max, min, max):
@@ -59,22 +79,23 @@ def _clip_bounds(a_min, a_max, min, max):
 # -- round ------------------------------------------------------------------------------------
 def round(a, decimals=0):
     x = array(a)
+    decimals = check_int("round", "decimals", decimals)
     if x.dtype == _dtypes.bool or (decimals and x.dtype in _dtypes.COMPLEX):
         raise Fallback(f"round of {x.dtype.name} to {decimals} decimals")
     if x.dtype in _dtypes.INTEGER:
         if decimals >= 0:
-            return x  # numpy returns integer input itself
+            return asarray(x, copy=True)  # numpy's copy: a write into it leaves x
         # numpy divides in float64, rounds, multiplies back and casts to the integer dtype
         scale = _power_of_ten(-decimals)
-        scaled = _functions.round(_elementwise.divide(astype(x, _dtypes.float64), scale))
+        scaled = _elementwise.round(_elementwise.divide(astype(x, _dtypes.float64), scale))
         return astype(_elementwise.multiply(scaled, scale), x.dtype)
     if decimals == 0:
-        return _functions.round(x)
+        return _elementwise.round(x)
     # Note: numpy's order of operations, so the bits agree: x * 10**d, rint, / 10**d.
     scale = _power_of_ten(builtins.abs(decimals))
     if decimals > 0:
-        return _elementwise.divide(_functions.round(_elementwise.multiply(x, scale)), scale)
-    return _elementwise.multiply(_functions.round(_elementwise.divide(x, scale)), scale)
+        return _elementwise.divide(_elementwise.round(_elementwise.multiply(x, scale)), scale)
+    return _elementwise.multiply(_elementwise.round(_elementwise.divide(x, scale)), scale)
 
 
 def _power_of_ten(n: int) -> float:
@@ -96,13 +117,13 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
         tolerance, finite = atol + rtol * builtins.abs(y), cmath.isfinite(y)
     else:
         tolerance = _elementwise.add(atol, _elementwise.multiply(rtol, _elementwise.abs(y)))
-        finite = _functions.isfinite(y)
+        finite = _elementwise.isfinite(y)
     difference = _elementwise.abs(_elementwise.subtract(x, y))
-    result = _functions.logical_and(_elementwise.less_equal(difference, tolerance), finite)
-    result = _functions.logical_or(result, _elementwise.equal(x, y))
+    result = _elementwise.logical_and(_elementwise.less_equal(difference, tolerance), finite)
+    result = _elementwise.logical_or(result, _elementwise.equal(x, y))
     if equal_nan:
-        both = _functions.logical_and(_nan(x), _nan(y))
-        result = _functions.logical_or(result, both)
+        both = _elementwise.logical_and(_nan(x), _nan(y))
+        result = _elementwise.logical_or(result, both)
     return result
 
 
@@ -120,7 +141,7 @@ def _close_operands(a, b):
 
 
 def _nan(v):
-    return cmath.isnan(v) if _is_scalar(v) else _functions.isnan(v)
+    return cmath.isnan(v) if _is_scalar(v) else _elementwise.isnan(v)
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -148,8 +169,8 @@ def _equal(x: Array, y: Array, equal_nan: bool) -> Array:
     x, y = array(x, dtype), array(y, dtype)
     same = _elementwise.equal(x, y)
     if equal_nan and dtype in _dtypes.REAL_FLOATING + _dtypes.COMPLEX:
-        both = _functions.logical_and(_functions.isnan(x), _functions.isnan(y))
-        same = _functions.logical_or(same, both)
+        both = _elementwise.logical_and(_elementwise.isnan(x), _elementwise.isnan(y))
+        same = _elementwise.logical_or(same, both)
     return same
 
 
@@ -162,14 +183,14 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
         raise Fallback("nan_to_num of complex input")
     info = finfo(v.dtype)
     high, low = (info.max if posinf is None else posinf), (info.min if neginf is None else neginf)
-    is_nan, is_inf = _functions.isnan(v), _functions.isinf(v)
+    is_nan, is_inf = _elementwise.isnan(v), _elementwise.isinf(v)
     positive = _elementwise.greater(v, 0)
     result = _elementwise.where(is_nan, _value(nan, v.dtype), v)
     result = _elementwise.where(
-        _functions.logical_and(is_inf, positive), _value(high, v.dtype), result
+        _elementwise.logical_and(is_inf, positive), _value(high, v.dtype), result
     )
     result = _elementwise.where(
-        _functions.logical_and(is_inf, _functions.logical_not(positive)),
+        _elementwise.logical_and(is_inf, _elementwise.logical_not(positive)),
         _value(low, v.dtype),
         result,
     )
@@ -189,22 +210,24 @@ def _value(value, dtype):
 
 # -- real and imaginary parts -----------------------------------------------------------------
 def real(val):
-    return _functions.real(array(val))
+    x = array(val)
+    return _elementwise.real(x) if x.dtype in _dtypes.COMPLEX else x  # numpy's: x itself
 
 
 def imag(val):
-    return _functions.imag(array(val))
+    x = array(val)
+    return _elementwise.imag(x) if x.dtype in _dtypes.COMPLEX else zeros_like(x)
 
 
 def iscomplex(x):
     v = array(x)
     if v.dtype in _dtypes.COMPLEX:
-        return _elementwise.not_equal(_functions.imag(v), 0)
+        return _elementwise.not_equal(_elementwise.imag(v), 0)
     return zeros(v.shape, dtype=_dtypes.bool)
 
 
 def isreal(x):
     v = array(x)
     if v.dtype in _dtypes.COMPLEX:
-        return _elementwise.equal(_functions.imag(v), 0)
+        return _elementwise.equal(_elementwise.imag(v), 0)
     return ones(v.shape, dtype=_dtypes.bool)

@@ -20,7 +20,10 @@ from .arguments import Fallback, array, as_tuple, converted, promoted, summable
 def _products(func: str, a, b):
     """a and b promoted by numpy's rules (Python scalars are arrays here, not weak: numpy's
     products convert them first). Booleans record too: a product of bools is an or of ands, as
-    numpy's (li.matmul's extension)."""
+    numpy's (li.matmul's extension). A string is numpy's TypeError (no loop multiplies it)."""
+    for name, value in (("a", a), ("b", b)):
+        if isinstance(value, (str, bytes)):
+            raise TypeError(f"{func}: {name} must be an array or a number, got {value!r}")
     return converted(a, b)
 
 

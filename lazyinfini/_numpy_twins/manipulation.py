@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtypes
 from .._api import manipulation as _manipulation
 from .._api.checks import normalize_axis
 from .._api.creation import asarray
-from .._api.elementwise import clip
-from .._api.elementwise_functions import remainder
+from .._api.elementwise import clip, remainder
+from .._api.indexing import check_bounds
 from .._api.indexing import take as _take
 from .._api.indexing import take_along_axis as _take_along_axis
 from .arguments import Fallback, array, as_tuple, check_order, converted, promoted
@@ -127,7 +128,7 @@ def reshape(a, shape, order="C", *, copy=None):
 
 
 def ravel(a, order="C"):
-    check_order(order)
+    check_order(order, "CAK")
     return _manipulation.reshape(array(a), (-1,))
 
 
@@ -194,25 +195,32 @@ def repeat(a, repeats, axis=None):
 
 
 def take(a, indices, axis=None, mode="raise"):
+    if mode not in _TAKE_MODES:
+        raise ValueError(f"take: mode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
     x = array(a)
     if axis is None:
         x, axis = ravel(x), 0
     axis = normalize_axis("take", axis, x.ndim)
-    index = _take_mode(array(indices), x.shape[axis], mode)
+    index = _take_mode(array(indices), x.shape[axis], axis, mode)
     taken = _take(x, index if index.ndim == 1 else ravel(index), axis=axis)
     shape = x.shape[:axis] + index.shape + x.shape[axis + 1 :]
     return taken if taken.shape == shape else reshape(taken, shape)
 
 
-def _take_mode(index, length: int, mode: str):
-    """numpy's out-of-bounds modes: raise (the namespace checks), wrap or clip."""
-    if mode == "wrap":
-        return remainder(index, length)
-    if mode == "clip":
-        return clip(index, 0, length - 1)
-    if mode != "raise":
-        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
-    return index
+_TAKE_MODES = ("raise", "wrap", "clip")
+
+
+def _take_mode(index, length: int, axis: int, mode: str):
+    """numpy's out-of-bounds modes: raise (checked here, before a reshape hides whether the
+    indices are known values already), wrap or clip."""
+    if index.dtype not in _dtypes.INTEGER:
+        return index  # the namespace's take refuses them
+    if mode == "raise":
+        check_bounds("take", index, length, axis)
+        return index
+    if length == 0 and index.size:
+        raise IndexError("take: cannot take from an empty axis")
+    return remainder(index, length) if mode == "wrap" else clip(index, 0, length - 1)
 
 
 def take_along_axis(arr, indices, axis=-1):

@@ -55,22 +55,25 @@ def searchsorted(a, v, side="left", sorter=None):
 # -- sorting ----------------------------------------------------------------------------------
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     x = array(a)
-    sortable, axis = _sortable(x, axis, order)
+    sortable, axis = _sortable("sort", x, axis, kind, order)
     result = _sorting.sort(sortable, axis=axis, stable=True)
     return astype(result, _dtypes.bool) if x.dtype == _dtypes.bool else result
 
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     # Note: always a stable sort; numpy's default quicksort may order ties otherwise.
-    sortable, axis = _sortable(array(a), axis, order)
+    sortable, axis = _sortable("argsort", array(a), axis, kind, order)
     return _sorting.argsort(sortable, axis=axis, stable=True)
 
 
-def _sortable(x, axis, order):
-    """x as the namespace sorts it (bools as 0 and 1), and the axis (None flattens)."""
+def _sortable(func: str, x, axis, kind, order):
+    """x as the namespace sorts it (bools as 0 and 1), and the axis (None flattens), after
+    numpy's checks of kind and order. Every kind may keep ties in order: the sort is stable."""
+    if kind is not None and not (isinstance(kind, str) and kind[:1].lower() in "qmhs" and kind):
+        raise ValueError(f"{func}: kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
     if order is not None:
-        raise Fallback("order= sorts structured arrays")
-    x = real_only("sort", x)
+        raise ValueError(f"{func}: order= sorts structured arrays, which lazyinfini lacks")
+    x = real_only(func, x)
     if x.dtype == _dtypes.bool:
         x = astype(x, _dtypes.uint8)
     if axis is None:

@@ -62,11 +62,12 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=NOT_GIVE
 
 
 def _ddof(ddof, correction):
-    if not given(correction):
-        return ddof
-    if ddof != 0:
-        raise ValueError("ddof and correction can't be provided simultaneously.")
-    return correction
+    """numpy's ddof (or correction) as the namespace's correction: a numpy number as Python's."""
+    if given(correction):
+        if ddof != 0:
+            raise ValueError("ddof and correction can't be provided simultaneously.")
+        ddof = correction
+    return ddof.item() if isinstance(ddof, (np.integer, np.floating)) else ddof
 
 
 # -- extremes ---------------------------------------------------------------------------------

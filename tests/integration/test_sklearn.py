@@ -184,3 +184,22 @@ def test_gaussian_mixture():
         return model.covariances_, model.predict_proba(x)
 
     assert_same(*run_both(dispatched(fit), X))
+
+
+@pytest.mark.parametrize("drop_intermediate", [True, False])
+def test_roc_curve(drop_intermediate):
+    # roc_curve(drop_intermediate=True) calls numpy's forms the standard narrowed: xp.diff(fps,
+    # 2), xp.logical_or of floats, xp.where(condition) (array_api_strict refuses all three, so
+    # numpy's scikit-learn is the reference here).
+    truth = (X[:, 0] > 0).astype(np.int64)
+    score = np.round(X[:, 1] + X[:, 0], 1)  # ties: thresholds with several points
+    with sklearn.config_context(array_api_dispatch=True):
+        got = metrics.roc_curve(
+            li.asarray(truth), li.asarray(score), drop_intermediate=drop_intermediate
+        )
+        auc = metrics.roc_auc_score(li.asarray(truth), li.asarray(score))
+    expected = metrics.roc_curve(truth, score, drop_intermediate=drop_intermediate)
+    for lazy, reference in zip(got, expected, strict=True):
+        assert isinstance(lazy, li.Array)
+        np.testing.assert_array_equal(np.asarray(lazy), reference)
+    assert auc == metrics.roc_auc_score(truth, score)

@@ -91,7 +91,7 @@ def test_a_node_knows_its_line_of_code():
     data = json_script(reader, "li-data")
     (clip,) = [n for n in data["nodes"] if n[0] == "clip"]
     source, code = data["sources"][clip[4]]
-    assert source == f"programs.py:{LINES['clip']}"
+    assert source.endswith(f"programs.py:{LINES['clip']}")  # NOTE: see/ where names collide
     assert code == "y = li.clip(li.permute_dims(a, (1, 0)) - b, 0, 1)"
 
 
