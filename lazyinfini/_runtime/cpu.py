@@ -17,7 +17,7 @@ import numpy as np
 
 from .._counters import counters
 from .._device import Device
-from .._graph import Node, Op, fill_value, filled
+from .._graph import Op, fill_value
 from .._graph.views import apply_movement
 from .._render import elementwise as c_kernels
 from .._render.compile import CompileError, NoCompiler, compiler
@@ -32,7 +32,7 @@ from .memo import Memo
 from .numpy_loops import missing
 from .pool import MIN_BYTES, POOL
 from .rearrange import SERIAL_BYTES, run_rearrange
-from .reference import source_value
+from .reference import source_value, value_of
 from .threads import THREADS, run_parallel
 
 PARALLEL_MIN = 1 << 21  # elements: below this, threads cost more than they save (measured)
@@ -72,18 +72,6 @@ def _cpu_target() -> Target:
 
 
 TARGET = _cpu_target()
-
-
-def value_of(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:
-    """A node's value: computed, bound to a buffer stand-in, a buffer's own, or a fill."""
-    if node.op is Op.FULL:
-        return filled(values, node)
-    value = values.get(node)
-    if value is not None:
-        return value
-    if node.op is Op.BUFFER:
-        return node.arg.data
-    raise KeyError(node)
 
 
 def empty(shape: tuple[int, ...], dtype, settings) -> np.ndarray:

@@ -24,13 +24,15 @@ def _evaluate_kernel(kernel, values, memory) -> list[np.ndarray]:
     local = {}
     for node in kernel.nodes:
         if node.op is Op.FULL:  # NOTE: its value may be bound for this run (_cache.py)
-            local[node] = _value(values, node)
+            local[node] = value_of(values, node)
             continue
-        local[node] = evaluate(node, [local.get(s, _value(values, s)) for s in inputs_of(node)])
+        local[node] = evaluate(node, [local.get(s, value_of(values, s)) for s in inputs_of(node)])
     return [local[node] for node in kernel.outputs]
 
 
-def _value(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:
+def value_of(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:
+    """A node's value on the host: computed, bound to a buffer stand-in, a buffer's own, or a
+    fill (the cpu device's too)."""
     if node.op is Op.FULL:
         return filled(values, node)
     value = values.get(node)
@@ -108,7 +110,7 @@ REFERENCE = Device(
     Target("reference", fuse=False),
     dict.fromkeys(Kind, _evaluate_kernel),
     _empty,
-    _value,
+    value_of,
     to_host=np.asarray,
     from_host=np.asarray,
     context=lambda: np.errstate(all="ignore"),  # Note (spec): IEEE special values are results

@@ -62,7 +62,7 @@ class Kernel:
 
     @property
     def name(self) -> str:
-        return "_".join(dict.fromkeys(_label(n) for n in self.nodes))
+        return "_".join(dict.fromkeys(op_name(n) for n in self.nodes))
 
     def __repr__(self) -> str:
         out = self.outputs[0]
@@ -73,7 +73,7 @@ class Kernel:
         )
 
 
-def _label(node: Node) -> str:
+def op_name(node: Node) -> str:
     """The op's name; for linalg/fft nodes, the function's ("linalg.qr")."""
     if isinstance(node.arg, tuple):
         for item in node.arg:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from .._graph import Node, Op, build_graph
 from .._graph.dot import drawn_edges
 from .._graph.node import source_files
+from .._schedule.kernels import op_name
 
 LINE = 28  # characters a box's line shows; the hover text has the rest
 
@@ -94,15 +95,6 @@ def _kind(node: Node, kernel: int) -> str:
     if node.op is Op.FULL:
         return "constant"
     return "view" if node.op.is_movement and kernel < 0 else "op"
-
-
-def op_name(node: Node) -> str:
-    """The op's name; a linalg or fft node's names its function too ("linalg.qr")."""
-    if isinstance(node.arg, tuple):
-        for item in node.arg:
-            if isinstance(item, tuple) and len(item) == 2 and item[0] == "_function":
-                return f"{node.op.label}.{item[1]}"
-    return node.op.label
 
 
 @functools.cache
