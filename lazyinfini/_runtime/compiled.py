@@ -26,9 +26,11 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._graph.views import c_strides, stand_in
 from .._render import c, elementwise
+from .._render.compile import CompileError, load
 from .._schedule.kernels import Kernel
 from .c_compiling import ARGTYPES, C_KERNELS, RENDERERS
 from .compiling import Call
+from .memo import Memo
 from .numpy_loops import pointers
 from .threads import THREADS, run_parallel
 
@@ -119,6 +121,58 @@ def _run(function, layout: _Layout, bases: list[int], parallel: bool) -> None:
 
 RENDERERS[Kernel] = _render
 ARGTYPES[_Layout] = _ARGTYPES
+
+
+# -- the per-array path: layouts known only when the arrays are -------------------------------
+
+
+def run_arrays(kernel, outs: list[np.ndarray], loads: list[np.ndarray]) -> None:
+    """Compute `kernel` in C, in the calling thread, over these arrays as they are laid out:
+    `outs` (writable), then one array per load, all of one shape (at least 1-d; a load may be
+    a broadcast view). The calls are worked out from the arrays' own strides, each function
+    rendered once per key (its operands' inner-stride kinds, rank, tiles) and found by its
+    source in the compiled modules (the prepared path's too). For a caller whose shapes and
+    strides change from run to run (a dask block); `kernel` is any record the renderer reads
+    (program, loads' dtypes and strides, outputs' dtypes). Raises CompileError where the C
+    path is unavailable (the caller runs numpy instead)."""
+    operands = [*outs, *loads]
+    found = _BY_KEY.get(kernel)
+    if found is None:
+        found = _BY_KEY[kernel] = {None: pointers(elementwise.borrowed(kernel))}
+    for key, views, _ in _calls(kernel, operands, len(outs)):
+        function = found.get(key)
+        if function is None:
+            function = found[key] = _array_function(kernel, key)
+        shape = views[0].shape
+        function(
+            0,
+            math.prod(shape),
+            (ctypes.c_int64 * len(shape))(*shape),
+            (ctypes.c_void_p * len(views))(*(_address(v) for v in views)),
+            (ctypes.c_int64 * (len(shape) * len(views)))(*(s for v in views for s in v.strides)),
+            found[None],
+        )
+
+
+_BY_KEY = Memo()  # kernel record -> {function key: loaded function, None: numpy's loops}
+
+
+def _array_function(kernel, key):
+    """The loaded function of `kernel` for `key`: rendered now, compiled alone where no module
+    holds its source yet (or found in the disk cache)."""
+    source = _source(kernel, *key)
+    name = "li_" + hashlib.sha256(source.encode()).hexdigest()[:16]
+    source = source.replace("li_kernel", name)
+    module = C_KERNELS.modules.get(source)
+    if module is None:
+        # NOTE: what C_KERNELS compiles for one call alone: the same disk cache entry
+        module = C_KERNELS.modules.setdefault(source, load(c.PRELUDE + source))
+    try:
+        function = getattr(module, name)
+    except AttributeError:
+        raise CompileError(f"the compiled library has no {name}") from None
+    function.argtypes, function.restype = _ARGTYPES, None
+    return function
 
 
 def stand_ins(kernel) -> list[np.ndarray]:

@@ -1,7 +1,9 @@
 """The dask device against the reference device, on tiny uneven chunks (every axis of length 3
 or more in two or more chunks, the last one shorter) with dask's synchronous scheduler: the
-elementwise and movement programs of tests/runtime/test_cpu_differential.py bit for bit, and
-library calls (reductions, scans, sorts, products, linalg, fft) within each dtype's tolerance."""
+elementwise and movement programs of tests/runtime/test_cpu_differential.py bit for bit, each
+block in numpy and in C (the "dask-compiled" device compiles every kernel), fused and unfused,
+and library calls (reductions, scans, sorts, products, linalg, fft) within each dtype's
+tolerance."""
 
 import numpy as np
 import pytest
@@ -56,6 +58,17 @@ def test_elementwise_and_movement_match_reference_bit_for_bit(program, how):
     data, steps = program
     expected = run(steps_of(steps), data, "reference")
     actual = run(steps_of(steps), data, "dask", how)
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape
+    assert actual.tobytes() == np.ascontiguousarray(expected).tobytes()
+
+
+@given(programs(), st.sampled_from(["dask", "numpy"]), st.booleans())
+def test_compiled_blocks_match_reference_bit_for_bit(compiled_dask, program, how, fuse):
+    """Every block in C (fused == unfused == reference), over the same uneven chunks."""
+    data, steps = program
+    expected = run(steps_of(steps), data, "reference")
+    with li.options(fuse=fuse):
+        actual = run(steps_of(steps), data, compiled_dask, how)
     assert actual.dtype == expected.dtype and actual.shape == expected.shape
     assert actual.tobytes() == np.ascontiguousarray(expected).tobytes()
 

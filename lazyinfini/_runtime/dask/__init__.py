@@ -4,11 +4,13 @@ Registered by name only (`_runtime/__init__.py`): `import lazyinfini` never impo
 `li.options(device="dask")` loads it here the first time. Modules:
 
 - `device.py`: the Device record, the chunking policy, movement and elementwise kernels (one
-  blockwise layer per fused kernel), the one `dask.compute` (`gather`) and explain's lines.
+  blockwise layer per fused kernel) and explain's lines.
 - `calls.py`: reductions, matmul and cumulative sums by dask's blocked algorithms; other
   library calls per chunk along the axes they need whole, or as one task.
-- `blocks.py`: what runs on the workers: the fused register program per block and library
-  calls, as small picklable callables (they hold no node graph and no data).
+- `blocks.py`: what runs on the workers: a fused kernel per block (its compiled C function,
+  or the register program in numpy) and library calls, as small picklable callables (they
+  hold no node graph and no data).
+- `gather.py`: the one `dask.compute`, and the join of each value's blocks into one array.
 """
 
 from __future__ import annotations

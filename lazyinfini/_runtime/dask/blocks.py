@@ -3,19 +3,26 @@
 A dask graph pickles its functions once per layer and ships them to every worker, so they hold
 only what a block needs: an elementwise kernel's register program (`_schedule/linearize.py`)
 with each node reduced to a `Call` (op, shape, dtype, parameters), never a `Node`, whose
-inputs would pickle the whole recorded history and its buffers. The numpy code that runs a
-block is the cpu device's own (`fused.run_chunks`, `library.call_library_outputs`), so a block
-computes the same bits as the cpu's numpy path.
+inputs would pickle the whole recorded history and its buffers. A block runs the kernel's C
+function, the one the cpu device compiles (`compiled.run_arrays` over the block's own shape
+and strides), or the cpu's numpy path (`fused.run_chunks`, `library.call_library_outputs`):
+either gives the cpu's bits.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
+import os
+import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..._counters import counters
 from ..._graph import Op
+from ..._render.compile import CompileError, NoCompiler
+from ..compiled import run_arrays
 from ..fused import SCRATCH, chunks, run_chunks
 from ..library import call_library_outputs
 
@@ -41,6 +48,43 @@ def slim_program(program):
     return replace(program, steps=steps)
 
 
+@dataclass(frozen=True)
+class Operand:
+    """A kernel's output or load node as the C renderer reads it: its dtype."""
+
+    dtype: np.dtype
+
+
+@dataclass(frozen=True)
+class Read:
+    """A load as the C renderer reads it: its node's dtype and its recorded strides (all zero:
+    one value, whose bounds numpy's clip treats as scalars)."""
+
+    node: Operand
+    strides: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class BlockKernel:
+    """An elementwise kernel record reduced to what `compiled.run_arrays` renders from: the
+    slim register program, the loads' and outputs' dtypes. What a worker works out for it (its
+    loaded functions) stays in its own __dict__ and never travels."""
+
+    program: object
+    loads: tuple[Read, ...]
+    outputs: tuple[Operand, ...]
+
+    def __reduce__(self):
+        return BlockKernel, (self.program, self.loads, self.outputs)
+
+
+def block_kernel(kernel) -> BlockKernel:
+    """`kernel` (an elementwise Kernel record) reduced to a BlockKernel."""
+    loads = tuple(Read(Operand(ld.node.dtype), ld.strides) for ld in kernel.loads)
+    outputs = tuple(Operand(n.dtype) for n in kernel.outputs)
+    return BlockKernel(slim_program(kernel.program), loads, outputs)
+
+
 def failure_note(name: str, calls) -> str:
     """The note an error raised in a block carries (failures.note_kernel's, for workers)."""
     lines = list(dict.fromkeys(c.source for c in calls if c.source))
@@ -64,29 +108,47 @@ def fills_key(constants) -> tuple:
 
 class FusedBlock:
     """One block of an elementwise kernel: each argument block placed on the output's axes,
-    then the register program over it in cache-sized chunks, writing fresh outputs.
+    then the kernel over it, writing fresh outputs: its C function where `compiled` (and the
+    worker compiles), else the register program in cache-sized numpy chunks. Either runs in
+    the task's own thread: dask runs one task per core already.
 
     `places[k]` is (load index, axes): positional block k is that load (None: a shape carrier
     for axes no load spans), its axis i lying on the output's axis axes[i]; a load of
     length 1 on an axis is broadcast there. `constants` are (load index, 0-d value): fills.
+
+    A worker process keeps one instance per recipe (`_revived`): the tasks of a layer arrive
+    pickled one by one, and its functions are found once, not once per task. `memory` is the
+    run's allocator (the device's, over the cpu's pool: warm memory, no page faults), used in
+    the process that made the block, whose materializations keep the pool; another process
+    (a worker's) allocates plain numpy memory, which it frees at once.
     """
 
-    def __init__(self, program, ndim: int, places, constants, dtypes, note: str):
-        self.program = slim_program(program)
+    def __init__(self, kernel, ndim: int, places, constants, note: str, compiled, memory=None):
+        self.kernel = kernel
+        self.program = kernel.program
         self.ndim = ndim
         self.places = tuple(places)
         self.constants = tuple(constants)
-        self.dtypes = tuple(dtypes)
+        self.dtypes = tuple(out.dtype for out in kernel.outputs)
         self.note = note
+        self.compiled = bool(compiled)
+        self.memory, self.home = memory, os.getpid()
         steps = tuple(
             (s.node.op.name, repr(s.node.arg), str(s.node.dtype), s.srcs, s.dst, s.slot, s.rounds)
             for s in self.program.steps
         )
+        reads = tuple((str(r.node.dtype), any(r.strides)) for r in kernel.loads)
         self.fills = fills_key(self.constants)
-        self.token = _token(steps, self.program.outputs, self.places, self.fills, self.dtypes)
+        recipe = _token(steps, self.program.outputs, self.places, self.fills, self.dtypes, reads)
+        # NOTE: a digest: the token travels with every task; the note names the lines erring
+        self.token = hashlib.sha256(f"{recipe}{self.compiled}{note}".encode()).hexdigest()[:32]
 
     def __dask_tokenize__(self):
         return self.token
+
+    def __reduce__(self):
+        args = (self.kernel, self.ndim, self.places, self.constants, self.note, self.compiled)
+        return _revived, (self.token, args)  # NOTE: no allocator: another process's own
 
     def __call__(self, *blocks):
         try:
@@ -100,6 +162,30 @@ class FusedBlock:
             _place(np.asarray(b), axes, self.ndim) for b, (_, axes) in zip(blocks, self.places)
         ]
         shape = np.broadcast_shapes(*(v.shape for v in views)) if views else ()
+        pooled = self.memory is not None and self.home == os.getpid()
+        outs = [self.memory(shape, t) if pooled else np.empty(shape, t) for t in self.dtypes]
+        if math.prod(shape):
+            if self.compiled and not _C_OFF:
+                try:
+                    self._run_c(views, shape, outs)
+                    return outs[0] if len(outs) == 1 else tuple(outs)
+                except CompileError as error:
+                    self._fall_back(error)
+            self._run_numpy(views, shape, outs)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _run_c(self, views, shape, outs) -> None:
+        """The kernel's C function over the block: every load a view of the block's shape."""
+        loads: list = [None] * len(self.kernel.loads)
+        for (index, _), view in zip(self.places, views):
+            if index is not None:
+                loads[index] = np.broadcast_to(view, shape)
+        for index, value in self.constants:
+            loads[index] = np.broadcast_to(value, shape)
+        operands = merged_dims([*outs, *loads])
+        run_arrays(self.kernel, operands[: len(outs)], operands[len(outs) :])
+
+    def _run_numpy(self, views, shape, outs) -> None:
         loads: list = [None] * len(self.program.load_dtypes)
         for (index, axes), view in zip(self.places, views):
             if index is not None:
@@ -107,10 +193,58 @@ class FusedBlock:
                 loads[index] = view if not axes else np.broadcast_to(view, shape)
         for index, value in self.constants:
             loads[index] = value
-        outs = [np.empty(shape, dtype) for dtype in self.dtypes]
-        if math.prod(shape):
-            run_chunks(self.program, loads, outs, chunks(tuple(shape), SCRATCH))
-        return outs[0] if len(outs) == 1 else tuple(outs)
+        run_chunks(self.program, loads, outs, chunks(tuple(shape), SCRATCH))
+
+    def _fall_back(self, error: CompileError) -> None:
+        """The numpy path from now on: for every block of this worker where it has no compiler,
+        else for this kernel's (its compile failed); one warning either way."""
+        counters.c_fallbacks += 1
+        if isinstance(error, NoCompiler):
+            if not _C_OFF:
+                _C_OFF.append(error)
+                _warn(f"compiled kernels unavailable on this dask worker, using numpy ({error})")
+            return
+        self.compiled = False
+        _warn(f"a kernel's C failed on this dask worker, it runs in numpy ({error})")
+
+
+_C_OFF: list = []  # NOTE: set once no compiler runs in this process: one warning, then numpy
+_LIVE: dict[str, FusedBlock] = {}  # token -> this process's instance (the latest ones)
+LIVE_MAX = 256
+
+
+def _revived(token: str, args: tuple) -> FusedBlock:
+    """The FusedBlock of `token` in this process: the one met before, else made now."""
+    block = _LIVE.get(token)
+    if block is None:
+        if len(_LIVE) >= LIVE_MAX:
+            del _LIVE[next(iter(_LIVE))]
+        block = _LIVE[token] = FusedBlock(*args)
+    return block
+
+
+def _warn(message: str) -> None:
+    warnings.warn(f"lazyinfini: {message}", RuntimeWarning, stacklevel=2)
+
+
+def merged_dims(arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """Arrays of one shape viewed with the adjacent dims that every one walks as one dim
+    merged and length-1 dims dropped (at least 1-d): fewer, longer runs for a C function, and
+    fewer distinct functions (a block of contiguous arrays is 1-d). No copy."""
+    shape = arrays[0].shape
+    groups: list[list[int]] = []
+    for d in range(len(shape)):
+        if shape[d] == 1:
+            continue
+        last = groups[-1][-1] if groups else None
+        if last is not None and all(a.strides[last] == a.strides[d] * shape[d] for a in arrays):
+            groups[-1].append(d)
+        else:
+            groups.append([d])
+    merged = tuple(math.prod(shape[d] for d in group) for group in groups) or (1,)
+    if merged == shape:
+        return arrays
+    return [np.reshape(a, merged, copy=False) for a in arrays]
 
 
 def _place(block: np.ndarray, axes: tuple[int, ...], ndim: int) -> np.ndarray:

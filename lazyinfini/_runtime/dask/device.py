@@ -2,21 +2,25 @@
 `gather`, the one `dask.compute` of every requested value, on whatever scheduler is active.
 
 - A fused elementwise kernel is ONE `da.blockwise` layer, one task per output chunk, running
-  the kernel's register program on the chunk (`blocks.FusedBlock`): a chain of k ops is n
-  tasks, not k*n. Its loads' permutes and broadcasts are not dask layers at all: blockwise
-  reads each operand's blocks by axis labels, so a transposed operand is relabelled and a
-  broadcast one (length 1 on an axis) repeated, as a strided load is on the cpu.
+  the kernel on the chunk (`blocks.FusedBlock`): the C function the cpu device compiles, where
+  the cpu would compile the kernel (`cpu.path_of` with this device's Target), else its register
+  program in numpy chunks; a chain of k ops is n tasks, not k*n. Its loads' permutes and
+  broadcasts are not dask layers at all: blockwise reads each operand's blocks by axis
+  labels, so a transposed operand is relabelled and a broadcast one (length 1 on an axis)
+  repeated, as a strided load is on the cpu.
 - Movement kernels (views, rearranges) are dask's transpose, broadcast_to, slicing, reshape.
 - Library calls: `calls.py`.
 
-Values are dask arrays. A buffer of the cpu (host memory, which this device reads too) enters
-with dask's automatic chunks (`chunk_spec`); a dask input keeps its own. Chunks are chosen as
-the graph is built, not in the schedule: a cached schedule runs on inputs chunked any way
-(only the dask graph is rebuilt), so `explain()` prints the chunking its inputs give now.
+Values are dask arrays, computed by `gather.py`. A buffer of the cpu (host memory, which this
+device reads too) enters with dask's automatic chunks (`chunk_spec`); a dask input keeps its
+own. Chunks are chosen as the graph is built, not in the schedule: a cached schedule runs on
+inputs chunked any way (only the dask graph is rebuilt), so `explain()` prints the chunking
+its inputs give now.
 """
 
 from __future__ import annotations
 
+import functools
 import operator
 import weakref
 
@@ -31,13 +35,18 @@ from ..._graph import Node, Op, fill_value
 from ..._graph.views import slice_key
 from ..._schedule.kernels import Kind
 from ..._schedule.target import Target
+from ..cpu import C_PATH, path_of
+from ..cpu import TARGET as CPU_TARGET
+from ..pool import POOL
 from ..reference import source_value
-from . import calls
-from .blocks import FusedBlock, call_of, failure_note, fills_key
+from . import calls, gather
+from .blocks import FusedBlock, block_kernel, call_of, failure_note, fills_key
 from .calls import grid
 
-# NOTE: never copy a transposed load first: blockwise reads it by relabelling its blocks.
-TARGET = Target("dask", transposed_copy_min=None, compile_min=None)
+# NOTE: never copy a transposed load first: blockwise reads it by relabelling its blocks. A
+# kernel compiles where the cpu's would (LAZYINFINI_COMPILE_MIN): a worker compiles each of its
+# functions once, and then finds it in its disk cache.
+TARGET = Target("dask", transposed_copy_min=None, compile_min=CPU_TARGET.compile_min)
 
 # The config key of the chunks numpy inputs get (any dask chunks spec: "auto", "64MiB", 2,
 # ...). "auto" sizes them by dask's own "array.chunk-size" (128MiB unless set otherwise).
@@ -158,7 +167,7 @@ def load_array(load, values) -> da.Array:
     return whole(*placed(load, values), load.shape)
 
 
-def _moving(kernel, values):
+def _moving(kernel, values, target, memory=None):
     (load,) = kernel.loads
     x = load_array(load, values)
     via = ">".join(step.op.label for step in load.chain) or "the value itself"
@@ -168,7 +177,7 @@ def _moving(kernel, values):
 # -- elementwise: one blockwise layer ------------------------------------------------------
 
 
-def _elementwise(kernel, values):
+def _elementwise(kernel, values, target, memory=None):
     out = kernel.outputs[0]
     ndim = len(out.shape)
     arrays, places, constants = [], [], []
@@ -186,7 +195,8 @@ def _elementwise(kernel, values):
         # blocks gives them their chunks.
         arrays.append(_carrier(missing, out))
         places.append((None, missing))
-    block = _fused_block(kernel, ndim, places, constants)
+    path = path_of(kernel, target)
+    block = _fused_block(kernel, ndim, places, constants, path == C_PATH, memory)
     pairs = [item for x, (_, axes) in zip(arrays, places) for item in (x, axes)]
     name = f"{kernel.name}-{tokenize(block, *(x.name for x in arrays))}"
     several = len(kernel.outputs) > 1
@@ -196,7 +206,7 @@ def _elementwise(kernel, values):
         meta=np.empty((0,) * ndim, dtype), align_arrays=True, concatenate=True,
     )  # fmt: skip
     outs = [result] if not several else _items(result, kernel.outputs, name)
-    return outs, _blockwise_note(kernel, result, arrays, places)
+    return outs, _blockwise_note(kernel, result, arrays, places, path)
 
 
 def _carrier(axes: tuple[int, ...], out: Node) -> da.Array:
@@ -208,14 +218,21 @@ def _carrier(axes: tuple[int, ...], out: Node) -> da.Array:
 _BLOCKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _fused_block(kernel, ndim, places, constants) -> FusedBlock:
+def _fused_block(kernel, ndim, places, constants, compiled: bool, memory) -> FusedBlock:
     """The kernel's block function, made once per kernel record (a cached schedule's kernels
     run again: the program is slimmed and tokenized once)."""
     block = _BLOCKS.get(kernel)
-    if block is None or block.places != tuple(places) or block.fills != fills_key(constants):
-        dtypes = [n.dtype for n in kernel.outputs]
+    if (
+        block is None
+        or block.places != tuple(places)
+        or block.fills != fills_key(constants)
+        or block.compiled != compiled
+        or block.memory is not memory
+    ):
         note = failure_note(kernel.name, [call_of(n) for n in kernel.nodes])
-        block = _BLOCKS[kernel] = FusedBlock(kernel.program, ndim, places, constants, dtypes, note)
+        recipe = block.kernel if block is not None else block_kernel(kernel)
+        block = FusedBlock(recipe, ndim, places, constants, note, compiled, memory)
+        _BLOCKS[kernel] = block
     return block
 
 
@@ -232,9 +249,14 @@ def _items(result: da.Array, outputs, name: str) -> list[da.Array]:
     ]
 
 
-def _blockwise_note(kernel, result, arrays, places) -> str:
+def _blockwise_note(kernel, result, arrays, places, path: str) -> str:
     ops = len(kernel.program.steps)
     note = f"dask blockwise: one layer of {grid(result)}, the fused program ({ops} ops) per task"
+    if path == C_PATH:
+        # NOTE: dask runs one task per core: a kernel spreading over threads would oversubscribe
+        note += " as compiled C on the task's thread alone"
+    else:
+        note += f" as {path} on the task's thread"
     aligned = all(
         x.chunks[i] == result.chunks[a]
         for x, (_, axes) in zip(arrays, places)
@@ -251,7 +273,7 @@ def _blockwise_note(kernel, result, arrays, places) -> str:
 # -- sources, library calls ----------------------------------------------------------------
 
 
-def _source(kernel, values):
+def _source(kernel, values, target, memory=None):
     (node,) = kernel.nodes
     if node.op is Op.ARANGE:  # NOTE: reference._arange's formula, chunk by chunk: same bits
         start, step = node.arg
@@ -263,7 +285,7 @@ def _source(kernel, values):
     return [x], f"computed on the client (numpy), then {grid(x)}"
 
 
-def _opaque(kernel, values):
+def _opaque(kernel, values, target, memory=None):
     inputs = [load_array(load, values) for load in kernel.loads]
     return calls.translate(kernel, inputs)
 
@@ -279,9 +301,9 @@ TRANSLATE = {
 }
 
 
-def _handler(translate):
+def _handler(translate, target: Target):
     def handler(kernel, values, memory) -> list[da.Array]:
-        outs, _ = translate(kernel, values)
+        outs, _ = translate(kernel, values, target, memory)
         for node, x in zip(kernel.outputs, outs):
             assert x.shape == node.shape and x.dtype == node.dtype, (kernel, x)
             _CHUNKS[node] = x.chunks
@@ -290,53 +312,55 @@ def _handler(translate):
     return handler
 
 
-def describe(kernel) -> str:
-    """How this device runs `kernel`, with chunk counts: the kernel is translated again over
-    stand-ins chunked as its inputs were (nothing runs: a dask graph is only built)."""
+def describe(kernel, target: Target = TARGET) -> str:
+    """How a dask device of `target` runs `kernel`, with chunk counts: the kernel is translated
+    again over stand-ins chunked as its inputs were (nothing runs: a dask graph is only built)."""
     values = {}
     for load in kernel.loads:
         base = load.base
         if base.op is not Op.FULL and not (base.op is Op.BUFFER and base.arg.data is not None):
             chunks = _CHUNKS.get(base) or chunk_spec()
             values[base] = da.empty(base.shape, dtype=base.dtype, chunks=chunks)
-    outs, note = TRANSLATE[kernel.kind](kernel, values)
+    outs, note = TRANSLATE[kernel.kind](kernel, values, target)
     for node, x in zip(kernel.outputs, outs):
         _CHUNKS[node] = x.chunks
     return note
 
 
-def gather(results: dict) -> dict:
-    """Every requested value in ONE dask.compute (shared layers run once), as numpy arrays."""
-    nodes = list(results)
-    computed = dask.compute(*(results[n] for n in nodes))
-    return {n: _host(value, n) for n, value in zip(nodes, computed)}
-
-
-def _host(value, node: Node) -> np.ndarray:
-    # NOTE: dask hands a 0-d result back as a numpy scalar; realize() keeps arrays.
-    value = np.asarray(value)
-    assert value.shape == node.shape and value.dtype == node.dtype, (node, value.shape)
-    return value
-
-
 def _to_host(data) -> np.ndarray:
-    """A dask array's value (one dask.compute), read-only as every buffer's value is."""
-    value = np.array(data.compute() if isinstance(data, da.Array) else data)
-    value.flags.writeable = False
-    return value
+    """A dask array's value (one dask.compute), or a gathered value as it is: read-only, as
+    every buffer's value is, and never copied again."""
+    if isinstance(data, da.Array):
+        data = np.asarray(data.compute())
+    if data.flags.writeable:
+        data = data.view()
+        data.flags.writeable = False
+    return data
 
 
-DASK = Device(
-    "dask",
-    TARGET,
-    {kind: _handler(translate) for kind, translate in TRANSLATE.items()},
-    lambda shape, dtype, settings: np.empty(shape, dtype),
-    value_of,
-    to_host=_to_host,
-    from_host=np.asarray,
-    describe=describe,
-    memory="dask",
-    reads=("host",),
-    gather=gather,
-    keeps=False,  # NOTE: an intermediate stays a dask graph, never a client-side copy
-)
+def empty(shape: tuple[int, ...], dtype, settings) -> np.ndarray:
+    """A block's output from the cpu's pool, within the run's pool_bytes (blocks.FusedBlock
+    allocates with it in the process that translated it, where realize() keeps the pool)."""
+    return POOL.empty(shape, dtype, settings.pool_bytes)
+
+
+def dask_device(name: str, target: Target) -> Device:
+    """A dask device planning for `target` (the tests' "dask-compiled": compile_min=0)."""
+    return Device(
+        name,
+        target,
+        {kind: _handler(translate, target) for kind, translate in TRANSLATE.items()},
+        empty,
+        value_of,
+        to_host=_to_host,
+        from_host=np.asarray,
+        describe=functools.partial(describe, target=target),
+        memory="dask",
+        reads=("host",),
+        gather=gather.gather,
+        finish=gather.finish,
+        keeps=False,  # NOTE: an intermediate stays a dask graph, never a client-side copy
+    )
+
+
+DASK = dask_device("dask", TARGET)
