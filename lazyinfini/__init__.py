@@ -29,7 +29,7 @@ from ._api.creation import (
     zeros_like,
 )
 from ._api.data_types import astype, can_cast, finfo, iinfo, isdtype, result_type
-from ._api.distributed import from_dask, from_zarr, to_dask
+from ._api.distributed import from_dask, from_zarr, persist, to_dask
 
 # the element-wise functions: each declared on its own line in _api/elementwise.py, whose
 # __all__ (read from the declarations) lists them
@@ -234,6 +234,7 @@ __all__ = [
     "ones_like",
     "options",
     "permute_dims",
+    "persist",
     "pi",
     "power",
     "prod",

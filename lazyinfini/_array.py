@@ -155,6 +155,13 @@ class Array(NumpyMethods):
         _realize.realize(self)
         return self
 
+    def persist(self) -> Array:
+        """Compute this array on the dask device and keep its value on the workers; returns
+        self, now reading it there (see li.persist)."""
+        from ._api.distributed import persist
+
+        return persist(self)
+
     def explain(self, analyze: bool = False) -> str:
         """What computing this array runs (see li.explain)."""
         from .inspect import explain

@@ -38,6 +38,7 @@ EXTENSIONS = {
     "from_dask": "a dask array as a lazy array of the dask device (nothing computes)",
     "from_zarr": "a zarr array read chunk by chunk on the dask device (needs zarr)",
     "to_dask": "a pending program handed back as a dask array (nothing computes)",
+    "persist": "compute on the dask device and keep the values on the workers",
     "einsum": "numpy's Einstein summation, lowered to diagonals, sums and matmul",
     "rearrange": "einops' axis patterns, lowered to one reshape -> permute -> reshape chain",
     # numpy's names for namespace functions, so numpy scripts run unchanged (_numpy_names.py)

@@ -1,6 +1,8 @@
-"""Data in and out of Dask: `from_dask`, `from_zarr`, `to_dask` (extensions; the dask device is
-`_runtime/dask/`). Nothing here computes: a dask array enters as a buffer of the dask device
-holding the dask array itself, and `to_dask` hands a pending program back as a dask graph.
+"""Data in and out of Dask: `from_dask`, `from_zarr`, `to_dask`, `persist` (extensions; the
+dask device is `_runtime/dask/`). A dask array enters as a buffer of the dask device holding the
+dask array itself, and `to_dask` hands a pending program back as a dask graph: neither
+computes. `persist` computes on the workers and keeps the values there: each array becomes a
+buffer holding its persisted dask array.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import math
 from .. import _dtypes
 from .._array import Array
 from .._device import get_device
-from .._graph import Buffer, BufferLayout, Node, Op, caller_source
+from .._graph import Buffer, BufferLayout, Node, Op, caller_source, mark_realized
 from .._graph.memories import own
 from .._graph.views import c_strides
 from .checks import error
@@ -37,11 +39,16 @@ def from_dask(x, /) -> Array:
     dtype = x.dtype
     if not _dtypes.is_supported(dtype):
         raise error(TypeError, "from_dask", f"dtype {dtype} has no lazyinfini dtype")
+    return Array(_buffer(device, x, caller_source()))
+
+
+def _buffer(device, x, source: str) -> Node:
+    """A BUFFER node of the dask device holding the dask array `x`."""
     shape = tuple(int(n) for n in x.shape)
     # NOTE: C strides as a cached schedule's key reads them: a dask array has none of its own.
-    buffer = Buffer("dask", x, BufferLayout(c_strides(shape, dtype.itemsize), 0))
+    buffer = Buffer(device.name, x, BufferLayout(c_strides(shape, x.dtype.itemsize), 0))
     own(device.name, device.memory, device.reads)  # NOTE: it meets host arrays, never a GPU's
-    return Array(Node(Op.BUFFER, (), shape, dtype, buffer, caller_source()))
+    return Node(Op.BUFFER, (), shape, x.dtype, buffer, source)
 
 
 def from_zarr(url, /, component=None, **kwargs) -> Array:
@@ -56,15 +63,45 @@ def from_zarr(url, /, component=None, **kwargs) -> Array:
 def to_dask(*arrays):
     """The dask arrays computing `arrays` (one array in, one dask array out): their pending
     programs translated by the dask device; nothing runs. A computed array's value is chunked
-    as a numpy input is."""
+    as a numpy input is; a persisted one's is its persisted dask array."""
+    _check_arrays("to_dask", arrays)
+    device = get_device("dask")
+    results = _dask_arrays(device, [a._node for a in arrays])
+    return results[0] if len(results) == 1 else results
+
+
+def persist(*arrays):
+    """Compute `arrays` on the dask device and keep their values on the workers (one
+    `dask.persist`); each array then reads its persisted dask array. Returns them (one array
+    in, that array out)."""
+    _check_arrays("persist", arrays)
+    device = get_device("dask")
+    import dask
+
+    nodes = [a._node for a in arrays]
+    kept = dask.persist(*_dask_arrays(device, nodes))
+    # NOTE: without realize()'s lock: a materialization computing one of these nodes meanwhile
+    # swaps in the same values (the last swap wins; no array ever reads a wrong one).
+    buffers: dict = {}
+    for a, node, x in zip(arrays, nodes, kept):
+        buffer = buffers.get(node)
+        if buffer is None:
+            buffer = buffers[node] = _buffer(device, x, node.source)
+            mark_realized(node, buffer)
+        a._hold(buffer)
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def _check_arrays(name: str, arrays) -> None:
     for a in arrays:
         if not isinstance(a, Array):
-            raise error(TypeError, "to_dask", f"expected lazyinfini arrays, got {type(a).__name__}")
-    device = get_device("dask")
-    nodes = [a._node for a in arrays]
+            raise error(TypeError, name, f"expected lazyinfini arrays, got {type(a).__name__}")
+
+
+def _dask_arrays(device, nodes: list[Node]) -> tuple:
+    """The dask array of each node: a pending one's program translated, a buffer's value."""
     values = _translated(device, [n for n in nodes if n.op is not Op.BUFFER])
-    results = tuple(values[n] if n in values else device.value_of({}, n) for n in nodes)
-    return results[0] if len(results) == 1 else results
+    return tuple(values[n] if n in values else device.value_of({}, n) for n in nodes)
 
 
 def _translated(device, pending: list[Node]) -> dict:

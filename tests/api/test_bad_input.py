@@ -176,7 +176,7 @@ _INTEGER_ONLY |= {"bitwise_xor", "bitwise_invert", "invert", "left_shift", "righ
 _BOOL_ONLY = {"logical_and", "logical_or", "logical_xor", "logical_not"}
 # Not array functions, or tested on their own below (the dask ones in tests/dask: they need dask).
 _SKIPPED = {"visualize", "report", "options", "set_options", "__array_namespace_info__"}
-_SKIPPED |= {"from_dask", "from_zarr", "to_dask"}
+_SKIPPED |= {"from_dask", "from_zarr", "to_dask", "persist"}
 
 
 def _function(name: str):

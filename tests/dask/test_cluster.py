@@ -59,6 +59,37 @@ def test_programs_run_on_the_workers_and_match_numpy(client):
     ran = {key[0] if isinstance(key, tuple) else key for key in keys}
     assert any(name.startswith("subtract_clip-") for name in ran), sorted(ran)[:5]
     assert any(name.startswith("sort-") for name in ran), sorted(ran)[:5]
+    assert sum(client.run(compiled_blocks).values()) >= 2  # subtract_clip and x.T + z in C
+
+
+def compiled_blocks() -> int:
+    """On a worker: its fused block functions that ran their kernel's C function."""
+    from lazyinfini._runtime.dask import blocks
+
+    return sum(
+        any(key.startswith("_memo") for key in vars(block.kernel))
+        for block in blocks._LIVE.values()
+        if block.compiled
+    )
+
+
+def test_persisted_values_stay_on_the_workers_and_feed_the_next_program(client):
+    a = da.random.default_rng(1).random((400, 300), chunks=(100, 100))
+    a_np = a.compute()
+    with li.options(device="dask"):
+        y = li.clip(li.from_dask(a) - 0.5, 0, 1).persist()
+        kept = li.to_dask(y)
+        futures = distributed.futures_of(kept)
+        distributed.wait(futures)
+        assert len(futures) == 12 and all(f.status == "finished" for f in futures)
+        held = client.who_has(futures)
+        assert all(held[f.key] for f in futures)  # each block on a worker
+        with distributed.get_task_stream(client) as stream:
+            total = float(li.sum(y * 2))
+        ran = {str(task["key"]) for task in stream.data}
+        assert ran and not ran & {str(f.key) for f in futures}  # read there, not computed again
+    np.testing.assert_allclose(total, 2 * np.clip(a_np - 0.5, 0, 1).sum(), rtol=1e-12)
+    np.testing.assert_array_equal(np.asarray(y), np.clip(a_np - 0.5, 0, 1))
 
 
 def test_two_gib_of_inputs_through_workers_of_256_mib():
