@@ -129,29 +129,48 @@ ARGTYPES[_Layout] = _ARGTYPES
 def run_arrays(kernel, outs: list[np.ndarray], loads: list[np.ndarray]) -> None:
     """Compute `kernel` in C, in the calling thread, over these arrays as they are laid out:
     `outs` (writable), then one array per load, all of one shape (at least 1-d; a load may be
-    a broadcast view). The calls are worked out from the arrays' own strides, each function
-    rendered once per key (its operands' inner-stride kinds, rank, tiles) and found by its
-    source in the compiled modules (the prepared path's too). For a caller whose shapes and
-    strides change from run to run (a dask block); `kernel` is any record the renderer reads
-    (program, loads' dtypes and strides, outputs' dtypes). Raises CompileError where the C
-    path is unavailable (the caller runs numpy instead)."""
+    a broadcast view). For a caller whose shapes and strides change from run to run (a dask
+    block); `kernel` is any record the renderer reads (program, loads' dtypes and strides,
+    outputs' dtypes). Raises CompileError where the C path is unavailable (the caller runs
+    numpy instead)."""
+    operands = [*outs, *loads]
+    run_calls(array_calls(kernel, outs, loads), [_address(a) for a in operands])
+
+
+def array_calls(kernel, outs: list[np.ndarray], loads: list[np.ndarray]) -> tuple:
+    """(loaded function, _Layout) for each call computing `kernel` over arrays laid out as
+    `outs` and `loads` are (see run_arrays), worked out from their own shape and strides: they
+    run on any arrays of that layout (`run_calls`; a caller meeting one layout again keeps
+    them). Each function is rendered once per key (its operands' inner-stride kinds, rank,
+    tiles) and found by its source in the compiled modules (the prepared path's too)."""
     operands = [*outs, *loads]
     found = _BY_KEY.get(kernel)
     if found is None:
         found = _BY_KEY[kernel] = {None: pointers(elementwise.borrowed(kernel))}
-    for key, views, _ in _calls(kernel, operands, len(outs)):
+    origins = [_address(a) for a in operands]
+    made = []
+    for key, views, align in _calls(kernel, operands, len(outs)):
         function = found.get(key)
         if function is None:
             function = found[key] = _array_function(kernel, key)
         shape = views[0].shape
-        function(
-            0,
-            math.prod(shape),
+        layout = _Layout(
             (ctypes.c_int64 * len(shape))(*shape),
-            (ctypes.c_void_p * len(views))(*(_address(v) for v in views)),
             (ctypes.c_int64 * (len(shape) * len(views)))(*(s for v in views for s in v.strides)),
             found[None],
+            tuple(_address(v) - o for v, o in zip(views, origins)),
+            math.prod(shape),
+            align,
         )
+        made.append((function, layout))
+    return tuple(made)
+
+
+def run_calls(calls: tuple, bases: list[int]) -> None:
+    """`array_calls`' calls over the arrays whose elements [0, ..., 0] are at `bases`
+    (outputs, then loads), in the calling thread."""
+    for function, layout in calls:
+        _run(function, layout, bases, parallel=False)
 
 
 _BY_KEY = Memo()  # kernel record -> {function key: loaded function, None: numpy's loops}

@@ -21,8 +21,9 @@ import numpy as np
 
 from ..._counters import counters
 from ..._graph import Op
+from ..._graph.views import c_strides, stand_in
 from ..._render.compile import CompileError, NoCompiler
-from ..compiled import run_arrays
+from ..compiled import array_calls, run_calls
 from ..fused import SCRATCH, chunks, run_chunks
 from ..library import call_library_outputs
 
@@ -128,20 +129,15 @@ class FusedBlock:
         self.program = kernel.program
         self.ndim = ndim
         self.places = tuple(places)
-        self.constants = tuple(constants)
+        self.constants = tuple((i, np.asarray(value)) for i, value in constants)
         self.dtypes = tuple(out.dtype for out in kernel.outputs)
         self.note = note
         self.compiled = bool(compiled)
         self.memory, self.home = memory, os.getpid()
-        steps = tuple(
-            (s.node.op.name, repr(s.node.arg), str(s.node.dtype), s.srcs, s.dst, s.slot, s.rounds)
-            for s in self.program.steps
-        )
-        reads = tuple((str(r.node.dtype), any(r.strides)) for r in kernel.loads)
         self.fills = fills_key(self.constants)
-        recipe = _token(steps, self.program.outputs, self.places, self.fills, self.dtypes, reads)
-        # NOTE: a digest: the token travels with every task; the note names the lines erring
-        self.token = hashlib.sha256(f"{recipe}{self.compiled}{note}".encode()).hexdigest()[:32]
+        self.token = _recipe_token(self)
+        self._sources = _sources(self.places, self.constants, len(kernel.loads))
+        self._plans: dict = {}  # the blocks' layout -> (the block's shape, its C calls)
 
     def __dask_tokenize__(self):
         return self.token
@@ -152,48 +148,78 @@ class FusedBlock:
 
     def __call__(self, *blocks):
         try:
-            return self._run(blocks)
+            return self._run([np.asarray(b) for b in blocks])
         except Exception as error:
             _noted(error, self.note)
             raise
 
-    def _run(self, blocks):
-        views = [
-            _place(np.asarray(b), axes, self.ndim) for b, (_, axes) in zip(blocks, self.places)
-        ]
-        shape = np.broadcast_shapes(*(v.shape for v in views)) if views else ()
-        pooled = self.memory is not None and self.home == os.getpid()
-        outs = [self.memory(shape, t) if pooled else np.empty(shape, t) for t in self.dtypes]
-        if math.prod(shape):
-            if self.compiled and not _C_OFF:
+    def _run(self, arrays):
+        if self.compiled and not _C_OFF:
+            key = tuple([(a.shape, a.strides) for a in arrays])
+            plan = self._plans.get(key)
+            if plan is None:
                 try:
-                    self._run_c(views, shape, outs)
-                    return outs[0] if len(outs) == 1 else tuple(outs)
+                    plan = self._planned(arrays, key)
                 except CompileError as error:
                     self._fall_back(error)
-            self._run_numpy(views, shape, outs)
+            if plan is not None:
+                return self._run_c(arrays, *plan)
+        return self._run_numpy(arrays)
+
+    def _planned(self, arrays, key) -> tuple:
+        """The block's shape and the C calls computing blocks laid out as `arrays` are, kept
+        for the blocks of that layout (a layer's blocks share a few: the edges' differ)."""
+        views = self._views(arrays)
+        shape = np.broadcast_shapes(*(v.shape for v in views)) if views else ()
+        calls = ()
+        if math.prod(shape):
+            # NOTE: only the outputs' layout counts (C-contiguous, as allocated)
+            outs = [stand_in(shape, c_strides(shape, t.itemsize), t) for t in self.dtypes]
+            loads: list = [None] * len(self._sources)
+            for (index, _), view in zip(self.places, views):
+                if index is not None:
+                    loads[index] = np.broadcast_to(view, shape)
+            for index, value in self.constants:
+                loads[index] = np.broadcast_to(value, shape)
+            operands = merged_dims([*outs, *loads])
+            calls = array_calls(self.kernel, operands[: len(outs)], operands[len(outs) :])
+        if len(self._plans) >= PLANS_MAX:
+            self._plans.clear()
+        plan = self._plans[key] = (tuple(shape), calls)
+        return plan
+
+    def _run_c(self, arrays, shape, calls):
+        """The kernel's C calls over the block: each operand's address into its calls."""
+        outs = self._outs(shape)
+        if calls:
+            bases = [_address(out) for out in outs]
+            bases += [_address(arrays[k]) if k is not None else at for k, at in self._sources]
+            run_calls(calls, bases)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
-    def _run_c(self, views, shape, outs) -> None:
-        """The kernel's C function over the block: every load a view of the block's shape."""
-        loads: list = [None] * len(self.kernel.loads)
-        for (index, _), view in zip(self.places, views):
-            if index is not None:
-                loads[index] = np.broadcast_to(view, shape)
-        for index, value in self.constants:
-            loads[index] = np.broadcast_to(value, shape)
-        operands = merged_dims([*outs, *loads])
-        run_arrays(self.kernel, operands[: len(outs)], operands[len(outs) :])
+    def _run_numpy(self, arrays):
+        """The register program over the block in cache-sized chunks."""
+        views = self._views(arrays)
+        shape = np.broadcast_shapes(*(v.shape for v in views)) if views else ()
+        outs = self._outs(shape)
+        if math.prod(shape):
+            loads: list = [None] * len(self.program.load_dtypes)
+            for (index, axes), view in zip(self.places, views):
+                if index is not None:
+                    # NOTE: a 0-d load stays 0-d: converted once, read by numpy's scalar loops.
+                    loads[index] = view if not axes else np.broadcast_to(view, shape)
+            for index, value in self.constants:
+                loads[index] = value
+            run_chunks(self.program, loads, outs, chunks(tuple(shape), SCRATCH))
+        return outs[0] if len(outs) == 1 else tuple(outs)
 
-    def _run_numpy(self, views, shape, outs) -> None:
-        loads: list = [None] * len(self.program.load_dtypes)
-        for (index, axes), view in zip(self.places, views):
-            if index is not None:
-                # NOTE: a 0-d load stays 0-d: converted once, read by numpy's scalar loops.
-                loads[index] = view if not axes else np.broadcast_to(view, shape)
-        for index, value in self.constants:
-            loads[index] = value
-        run_chunks(self.program, loads, outs, chunks(tuple(shape), SCRATCH))
+    def _views(self, arrays) -> list[np.ndarray]:
+        return [_place(a, axes, self.ndim) for a, (_, axes) in zip(arrays, self.places)]
+
+    def _outs(self, shape) -> list[np.ndarray]:
+        if self.memory is not None and self.home == os.getpid():
+            return [self.memory(shape, dtype) for dtype in self.dtypes]
+        return [np.empty(shape, dtype) for dtype in self.dtypes]
 
     def _fall_back(self, error: CompileError) -> None:
         """The numpy path from now on: for every block of this worker where it has no compiler,
@@ -211,6 +237,32 @@ class FusedBlock:
 _C_OFF: list = []  # NOTE: set once no compiler runs in this process: one warning, then numpy
 _LIVE: dict[str, FusedBlock] = {}  # token -> this process's instance (the latest ones)
 LIVE_MAX = 256
+PLANS_MAX = 64  # block layouts a FusedBlock keeps the calls of
+
+
+def _recipe_token(block: FusedBlock) -> str:
+    """What `block` computes, as a digest (it travels with every task): the program, where
+    its loads come from, its fills, dtypes and path; the note too (it names the lines)."""
+    steps = tuple(
+        (s.node.op.name, repr(s.node.arg), str(s.node.dtype), s.srcs, s.dst, s.slot, s.rounds)
+        for s in block.program.steps
+    )
+    reads = tuple((str(r.node.dtype), any(r.strides)) for r in block.kernel.loads)
+    parts = (steps, block.program.outputs, block.places, block.fills, block.dtypes, reads)
+    recipe = f"{_token(*parts)}{block.compiled}{block.note}"
+    return hashlib.sha256(recipe.encode()).hexdigest()[:32]
+
+
+def _sources(places, constants, count: int) -> tuple:
+    """Where a C call finds each of `count` loads: (its positional block's index, 0), or
+    (None, the address of its fill's value)."""
+    at = {index: k for k, (index, _) in enumerate(places) if index is not None}
+    fixed = {index: _address(value) for index, value in constants}
+    return tuple((at[i], 0) if i in at else (None, fixed[i]) for i in range(count))
+
+
+def _address(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
 
 
 def _revived(token: str, args: tuple) -> FusedBlock:
