@@ -8,10 +8,11 @@
 
 Each figure is the median wall time of one synchronized call, measured side by side in this
 process: lazyinfini's includes recording, the cached schedule and the launch (its result stays
-on the GPU), as a user's loop pays. GB/s counts bytes read + written once; the percentage is of
-the GPU's copy bandwidth, measured here the same way (a device-to-device copy). Every peer's
-result is checked against lazyinfini's once before timing; a peer that is not installed is left
-out of its row (and said so).
+on the GPU), as a user's loop pays; beside it, the GPU's time for the call (CUDA events around
+it), so host cost and kernel time read apart. GB/s counts bytes read + written once; the
+percentage is of the GPU's copy bandwidth, measured here the same way (a device-to-device copy).
+Every peer's result is checked against lazyinfini's once before timing; a peer that is not
+installed is left out of its row (and said so).
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ class Bench:
     def __init__(self, device: str, sync, to_device, peers: dict, label: str, repeat: int):
         self.device, self.sync, self.to_device = device, sync, to_device
         self.peers, self.label, self.repeat = peers, label, repeat
+        self.event = None  # () -> a CUDA event (CuPy's), to time the GPU apart from the host
         self.bandwidth = self._copy_bandwidth()
 
     @classmethod
@@ -84,7 +86,9 @@ class Bench:
         except ImportError:
             pass
         label = f"{cupy.cuda.runtime.getDeviceProperties(0)['name']}"
-        return cls(gpu.name, cupy.cuda.Device(0).synchronize, cupy.asarray, peers, label, 20)
+        bench = cls(gpu.name, cupy.cuda.Device(0).synchronize, cupy.asarray, peers, label, 20)
+        bench.event = cupy.cuda.Event
+        return bench
 
     @classmethod
     def emulated(cls):
@@ -121,6 +125,25 @@ class Bench:
             times.append(time.perf_counter() - started)
         return statistics.median(times)
 
+    def _gpu_median(self, fn) -> float | None:
+        """The GPU's time for one call of `fn` (CUDA events recorded before and after it on the
+        stream: the kernels, and any wait for the host between them), a median; None where
+        no GPU is timed (the emulated device)."""
+        if self.event is None:
+            return None
+        import cupy
+
+        times = []
+        for _ in range(self.repeat):
+            self.sync()
+            start, end = self.event(), self.event()
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            times.append(cupy.cuda.get_elapsed_time(start, end) / 1e3)
+        return statistics.median(times)
+
     def row(self, name: str, what: str, shape: tuple, dtype: np.dtype) -> None:
         rng = np.random.default_rng(0)
         a = rng.standard_normal(shape, dtype=np.float32).astype(dtype)
@@ -138,16 +161,23 @@ class Bench:
                 else:
                     print(f"  {peer} disagrees with lazyinfini on {name}: left out")
         times = {peer: self._median(fn) for peer, fn in fns.items()}
+        gpu = {peer: self._gpu_median(fn) for peer, fn in fns.items()}
         nbytes = expected.nbytes + sum(x.nbytes for x in (a, b) if what.startswith("clip"))
         nbytes += 0 if what.startswith("clip") else a.nbytes
-        self._print(name, nbytes, times)
+        self._print(name, nbytes, times, gpu)
 
-    def _print(self, name: str, nbytes: int, times: dict) -> None:
-        ours = times.pop("lazyinfini")
+    def _print(self, name: str, nbytes: int, times: dict, gpu: dict) -> None:
+        ours, ours_gpu = times.pop("lazyinfini"), gpu.pop("lazyinfini")
         rate = nbytes / ours
-        peers = "  ".join(f"{k} {v * 1e3:.3f} ms (x{ours / v:.2f})" for k, v in times.items())
+
+        def figure(k, wall):
+            on_gpu = f", GPU {gpu[k] * 1e3:.3f}" if gpu.get(k) is not None else ""
+            return f"{k} {wall * 1e3:.3f} ms{on_gpu} (x{ours / wall:.2f})"
+
+        peers = "  ".join(figure(k, v) for k, v in times.items())
+        on_gpu = f" (GPU {ours_gpu * 1e3:.3f} ms)" if ours_gpu is not None else ""
         print(
-            f"{name:<34} lazyinfini {ours * 1e3:8.3f} ms {rate / 1e9:7.1f} GB/s "
+            f"{name:<34} lazyinfini {ours * 1e3:8.3f} ms{on_gpu} {rate / 1e9:7.1f} GB/s "
             f"({100 * rate / self.bandwidth:3.0f}%)  {peers or 'no peer installed'}",
             flush=True,
         )
