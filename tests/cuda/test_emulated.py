@@ -322,7 +322,7 @@ def test_the_units_the_device_compiles_are_cubins_for_a_gpu():
         with li.options(device=device.name):
             li.compute(*[view(put(device, random_bytes(s, d))) for s, d, view in REARRANGES[:3]])
     methods = {r.launch.method for unit in backend.units for r in unit}
-    assert methods == {"grid-stride", "tiled", "shared tile"}
+    assert methods == {"vector", "tiled", "shared tile", "interleave"}
     for unit in backend.units:
         for arch in ("sm_80", "sm_90"):
             assert cubin(unit, arch).startswith(b"\x7fELF")
