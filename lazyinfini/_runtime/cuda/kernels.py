@@ -45,9 +45,7 @@ def _render(kernel) -> tuple[Call, ...]:
     """A Call per launch of the kernel's source, its launch first, then a fallback's; each
     laid out as (its Launch, which loads are copies, the cuda.Rendered holding both)."""
     rendered, copies = cuda.render(kernel), _copies(kernel)
-    return tuple(
-        Call(rendered.source, ln.name, (ln, copies, rendered)) for ln in rendered.launches
-    )
+    return tuple(Call(rendered.source, ln.name, (ln, copies, rendered)) for ln in rendered.launches)
 
 
 def _copies(kernel) -> tuple[bool, ...]:
