@@ -40,7 +40,7 @@ import numpy as np
 from .._graph import Op
 from .._graph.views import c_strides, stand_in
 from . import c
-from .cuda import (
+from .cuda_dialect import (
     CUDA,
     VECTOR_BYTES,
     Param,

@@ -37,7 +37,7 @@ import math
 from dataclasses import dataclass
 
 from .._schedule.rearrange import RearrangePlan
-from .cuda import Param, Rendered, indent, index_types, literal, named, split_index
+from .cuda_dialect import Param, Rendered, indent, index_types, literal, named, split_index
 from .cuda_elementwise import tile_pad
 
 THREADS = 128  # per block of the direct walk

@@ -50,7 +50,7 @@ def _render(kernel) -> tuple[Call, ...]:
 
 def _copies(kernel) -> tuple[bool, ...]:
     """For each load: whether numpy's view rules cannot reshape it to the kernel's space (the
-    layout then assumes a C-contiguous copy, cuda._strides_in)."""
+    layout then assumes a C-contiguous copy, cuda_elementwise._strides_in)."""
     if kernel.kind is Kind.REARRANGE:
         return (False,)  # NOTE: the plan reads the source by its own strides
     space = kernel.space or (1,)
