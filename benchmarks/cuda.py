@@ -8,32 +8,44 @@
 
 Each figure is the median wall time of one synchronized call, measured side by side in this
 process: lazyinfini's includes recording, the cached schedule and the launch (its result stays
-on the GPU), as a user's loop pays. GB/s counts bytes read + written once; the percentage is of
-the GPU's copy bandwidth, measured here the same way (a device-to-device copy). Every peer's
-result is checked against lazyinfini's once before timing; a peer that is not installed is left
-out of its row (and said so).
+on the GPU), as a user's loop pays; beside it, the GPU's time for the call (CUDA events around
+it), so host cost and kernel time read apart. GB/s counts bytes read + written once; the
+percentage is of the GPU's copy bandwidth, measured here the same way (a device-to-device copy).
+Every peer's result is checked against lazyinfini's once before timing; a peer that is not
+installed is left out of its row (and said so).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import os
 import statistics
 import sys
 import time
 
+import ml_dtypes
 import numpy as np
 
 import lazyinfini as li
+
+# NOTE: run as a script, this folder is sys.path[0], and this file would then be the `cuda`
+# module that CuPy imports (cuda-bindings): CuPy fails to import and no GPU is found.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
 
 WORKLOADS = (  # (name, what, shape, dtype): the anchors of issue 14
     ("clip(a - b) 64M f32", "clip_sub", (1 << 26,), np.float32),
     ("clip(a - b) 256M f32", "clip_sub", (1 << 28,), np.float32),
     ("clip(a - b) 64M f16", "clip_sub", (1 << 26,), np.float16),
+    ("clip(a - b) 64M bf16", "clip_sub", (1 << 26,), ml_dtypes.bfloat16),
+    ("(32,64,56,56)-(1,64,1,1) clip f32", "channel_clip", (32, 64, 56, 56), np.float32),
     ("clip(aT - b) 8192^2 f32", "clip_transposed_sub", (8192, 8192), np.float32),
     ("transpose 8192^2 f32", "transpose", (8192, 8192), np.float32),
     ("NCHW -> NHWC (8,3,1024,1024) u8", "nhwc", (8, 3, 1024, 1024), np.uint8),
 )
 SMOKE = {(1 << 26,): (4096,), (1 << 28,): (8192,), (8192, 8192): (48, 40)}
+SMOKE[(32, 64, 56, 56)] = (2, 64, 3, 5)
 
 
 def main() -> None:
@@ -65,7 +77,7 @@ class Bench:
     def __init__(self, device: str, sync, to_device, peers: dict, label: str, repeat: int):
         self.device, self.sync, self.to_device = device, sync, to_device
         self.peers, self.label, self.repeat = peers, label, repeat
-        self.bandwidth = self._copy_bandwidth()
+        self.event = None  # () -> a CUDA event (CuPy's), to time the GPU apart from the host
 
     @classmethod
     def on_gpu(cls):
@@ -84,7 +96,9 @@ class Bench:
         except ImportError:
             pass
         label = f"{cupy.cuda.runtime.getDeviceProperties(0)['name']}"
-        return cls(gpu.name, cupy.cuda.Device(0).synchronize, cupy.asarray, peers, label, 20)
+        bench = cls(gpu.name, cupy.cuda.Device(0).synchronize, cupy.asarray, peers, label, 20)
+        bench.event = cupy.cuda.Event
+        return bench
 
     @classmethod
     def emulated(cls):
@@ -104,11 +118,19 @@ class Bench:
         if self.held is not None:
             self.held.__exit__(None, None, None)
 
-    def _copy_bandwidth(self) -> float:
+    @functools.cached_property
+    def bandwidth(self) -> float:
+        """The GPU's device-to-device copy (CuPy's, by CUDA events; bytes read + written), the
+        machine's bar; on the emulated device lazyinfini's own copy, a stand-in."""
         n = 1 << 26 if self.repeat > 2 else 1 << 10
-        x = li.asarray(np.ones(n, np.float32), device=self.device)
-        seconds = self._median(lambda: li.asarray(x, copy=True).compute())
-        return 2 * x.size * 4 / seconds
+        if self.event is None:
+            x = li.asarray(np.ones(n, np.float32), device=self.device)
+            return 2 * x.size * 4 / self._median(lambda: li.asarray(x, copy=True).compute())
+        import cupy
+
+        x = cupy.ones(1 << 28, cupy.float32)
+        y = cupy.empty_like(x)
+        return 2 * x.nbytes / self._gpu_median(lambda: cupy.copyto(y, x))
 
     def _median(self, fn) -> float:
         fn()
@@ -121,33 +143,67 @@ class Bench:
             times.append(time.perf_counter() - started)
         return statistics.median(times)
 
+    def _gpu_median(self, fn) -> float | None:
+        """The GPU's time for one call of `fn` (CUDA events recorded before and after it on the
+        stream: the kernels, and any wait for the host between them), a median; None where
+        no GPU is timed (the emulated device)."""
+        if self.event is None:
+            return None
+        import cupy
+
+        times = []
+        for _ in range(self.repeat):
+            self.sync()
+            start, end = self.event(), self.event()
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            times.append(cupy.cuda.get_elapsed_time(start, end) / 1e3)
+        return statistics.median(times)
+
     def row(self, name: str, what: str, shape: tuple, dtype: np.dtype) -> None:
         rng = np.random.default_rng(0)
         a = rng.standard_normal(shape, dtype=np.float32).astype(dtype)
-        b = rng.standard_normal(shape[::-1] if what == "clip_transposed_sub" else shape)
+        b = rng.standard_normal(B_SHAPE.get(what, lambda s: s)(shape))
         b = b.astype(np.float32).astype(dtype)
         la, lb = li.asarray(a, device=self.device), li.asarray(b, device=self.device)
         ours = LAZY[what](la, lb)
-        expected = np.asarray(ours())
+        expected = np.asarray(ours()).astype(np.float64)  # NOTE: bfloat16 compared widened
         fns = {"lazyinfini": lambda: ours().compute()}
         for peer, make in PEERS.get(what, {}).items():
-            if peer in self.peers:
-                fn = make(self.peers[peer], self.to_device(a), self.to_device(b))
-                if np.array_equal(_host(fn()), expected, equal_nan=True):
-                    fns[peer] = fn
-                else:
-                    print(f"  {peer} disagrees with lazyinfini on {name}: left out")
+            module = self.peers.get(peer.split()[0].split(".")[0])
+            if module is None or (peer == "cupy" and dtype == ml_dtypes.bfloat16):
+                continue  # NOTE: not installed; CuPy has no bfloat16
+            try:
+                fn = make(module, a, b)
+                agrees = np.array_equal(_host(fn()).astype(np.float64), expected, equal_nan=True)
+            except Exception as exc:  # NOTE: a peer's failure leaves its cell out, not the run
+                print(f"  {peer} failed on {name}: {exc!r}: left out")
+                continue
+            if agrees:
+                fns[peer] = fn
+            else:
+                print(f"  {peer} disagrees with lazyinfini on {name}: left out")
         times = {peer: self._median(fn) for peer, fn in fns.items()}
-        nbytes = expected.nbytes + sum(x.nbytes for x in (a, b) if what.startswith("clip"))
+        gpu = {peer: self._gpu_median(fn) for peer, fn in fns.items()}
+        nbytes = expected.size * dtype.itemsize  # NOTE: expected is widened
+        nbytes += sum(x.nbytes for x in (a, b) if what.startswith("clip"))
         nbytes += 0 if what.startswith("clip") else a.nbytes
-        self._print(name, nbytes, times)
+        self._print(name, nbytes, times, gpu)
 
-    def _print(self, name: str, nbytes: int, times: dict) -> None:
-        ours = times.pop("lazyinfini")
+    def _print(self, name: str, nbytes: int, times: dict, gpu: dict) -> None:
+        ours, ours_gpu = times.pop("lazyinfini"), gpu.pop("lazyinfini")
         rate = nbytes / ours
-        peers = "  ".join(f"{k} {v * 1e3:.3f} ms (x{ours / v:.2f})" for k, v in times.items())
+
+        def figure(k, wall):
+            on_gpu = f", GPU {gpu[k] * 1e3:.3f}" if gpu.get(k) is not None else ""
+            return f"{k} {wall * 1e3:.3f} ms{on_gpu} (x{ours / wall:.2f})"
+
+        peers = "  ".join(figure(k, v) for k, v in times.items())
+        on_gpu = f" (GPU {ours_gpu * 1e3:.3f} ms)" if ours_gpu is not None else ""
         print(
-            f"{name:<34} lazyinfini {ours * 1e3:8.3f} ms {rate / 1e9:7.1f} GB/s "
+            f"{name:<34} lazyinfini {ours * 1e3:8.3f} ms{on_gpu} {rate / 1e9:7.1f} GB/s "
             f"({100 * rate / self.bandwidth:3.0f}%)  {peers or 'no peer installed'}",
             flush=True,
         )
@@ -196,9 +252,15 @@ def _loop(fn, repeat: int) -> float:
 def _host(value) -> np.ndarray:
     if hasattr(value, "get"):  # NOTE: CuPy
         return value.get()
-    if hasattr(value, "cpu"):  # NOTE: torch
-        return value.cpu().numpy()
+    if hasattr(value, "cpu"):  # NOTE: torch (bfloat16 has no numpy form there: widened)
+        return value.float().cpu().numpy() if value.dtype == _torch_bf16() else value.cpu().numpy()
     return np.asarray(value)
+
+
+def _torch_bf16():
+    import torch
+
+    return torch.bfloat16
 
 
 LAZY = {
@@ -206,34 +268,52 @@ LAZY = {
     "clip_transposed_sub": lambda a, b: lambda: li.clip(li.permute_dims(a, (1, 0)) - b, -0.5, 0.5),
     "transpose": lambda a, b: lambda: li.permute_dims(a, (1, 0)),
     "nhwc": lambda a, b: lambda: li.permute_dims(a, (0, 2, 3, 1)),
+    "channel_clip": lambda a, b: lambda: li.clip(a - b, -0.5, 0.5),
+}
+B_SHAPE = {  # b's shape from a's, where it differs
+    "clip_transposed_sub": lambda shape: shape[::-1],
+    "channel_clip": lambda shape: (1, shape[1], 1, 1),
 }
 
 
-def _torch_compiled(torch, fn):
-    compiled = torch.compile(fn)
-    return lambda *xs: compiled(*(torch.from_dlpack(x) for x in xs))
+def _on_torch(torch, x):
+    """A host array as a torch tensor on the GPU (bfloat16 through float32: numpy has none)."""
+    if x.dtype == ml_dtypes.bfloat16:
+        return torch.from_numpy(x.astype(np.float32)).cuda().to(torch.bfloat16)
+    return torch.from_numpy(x).cuda()
 
 
-def _torch(fn):
+def _torch(fn, compiled: bool):
     def make(torch, a, b):
-        compiled = _torch_compiled(torch, fn)
-        return lambda: compiled(a, b)
+        run = torch.compile(fn) if compiled else fn
+        ta, tb = _on_torch(torch, a), _on_torch(torch, b)
+        return lambda: run(ta, tb)
 
     return make
+
+
+def _torch_pair(fn) -> dict:
+    return {"torch.compile": _torch(fn, True), "torch eager": _torch(fn, False)}
 
 
 def _cupy_clip(cupy, a, b):
     kernel = cupy.ElementwiseKernel(
         "T a, T b", "T y", "T d = a - b; y = d != d ? d : min(max(d, (T)-0.5), (T)0.5)", "clip_sub"
     )
-    return lambda: kernel(a, b)
+    ca, cb = cupy.asarray(a), cupy.asarray(b)
+    return lambda: kernel(ca, cb)
 
 
-PEERS = {
-    "clip_sub": {"torch": _torch(lambda a, b: (a - b).clamp(-0.5, 0.5)), "cupy": _cupy_clip},
-    "clip_transposed_sub": {"torch": _torch(lambda a, b: (a.T - b).clamp(-0.5, 0.5))},
-    "transpose": {"torch": _torch(lambda a, b: a.T.contiguous())},
-    "nhwc": {"torch": _torch(lambda a, b: a.permute(0, 2, 3, 1).contiguous())},
+def _clip(a, b):
+    return (a - b).clamp(-0.5, 0.5)
+
+
+PEERS = {  # what -> {peer: make(module, a, b) -> a call}; its module: the name's first word
+    "clip_sub": {**_torch_pair(_clip), "cupy": _cupy_clip},
+    "channel_clip": {**_torch_pair(_clip), "cupy": _cupy_clip},
+    "clip_transposed_sub": _torch_pair(lambda a, b: (a.T - b).clamp(-0.5, 0.5)),
+    "transpose": _torch_pair(lambda a, b: a.T.contiguous()),
+    "nhwc": _torch_pair(lambda a, b: a.permute(0, 2, 3, 1).contiguous()),
 }
 
 

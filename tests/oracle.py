@@ -51,9 +51,9 @@ def track_new_nodes(monkeypatch) -> list:
 
     monkeypatch.setattr(Node, "__init__", tracking)
     # NOTE: the elementwise quick paths make their nodes without __init__ (_graph.quick_node)
-    from lazyinfini._api import elementwise, quick
+    from lazyinfini._api import elementwise, quick, views
 
-    for module in (elementwise, quick):
+    for module in (elementwise, quick, views):
         if hasattr(module, "quick_node"):
             monkeypatch.setattr(module, "quick_node", _tracking(module.quick_node, created))
     return created

@@ -46,26 +46,37 @@ class Step(NamedTuple):
 
 
 class View(NamedTuple):
-    """What an array sharing memory knows: the storage, its steps from the root, and whether
-    writing into it is refused (a broadcast view, as numpy's)."""
+    """What an array sharing memory knows: the storage, its steps from the root, whether
+    writing into it is refused (a broadcast view, as numpy's), and the storage's version its
+    value was derived at (a write through another member since makes it stale)."""
 
     storage: Storage
     steps: tuple[Step, ...]
     readonly: bool
+    seen: int = 0
 
 
 class Storage:
     """The memory a base and its views share: its current value (`root`), the root's layout in
-    elements (None: C order) and the live arrays sharing it (weakly: a dropped view costs
-    nothing)."""
+    elements (None: C order), the live arrays sharing it (weakly: a dropped view costs
+    nothing), and its `version`, counting the writes: a member whose value was derived at an
+    older version replays its steps on the root when next read (`Shared`), so a write costs
+    the same whatever the number of live views (numpy's O(1), not O(views))."""
 
-    __slots__ = ("root", "strides", "members", "_prune_at")
+    __slots__ = ("root", "strides", "members", "_prune_at", "version", "source")
 
     def __init__(self, root: Node):
         self.root = root
         self.strides = None
         self.members: dict[int, weakref.ref] = {}  # NOTE: by id: arrays are not hashable
         self._prune_at = 8
+        self.version = 0
+        self.source = ""  # the line of the last write: the replayed nodes' source
+
+    def wrote(self, root: Node, source: str) -> None:
+        """The memory now holds `root`: every member but the writer is stale."""
+        self.root, self.source = root, source
+        self.version += 1  # NOTE: after the root: a reader never sees a new version, old root
 
     def add(self, array: Array) -> None:
         self.members[id(array)] = weakref.ref(array)
@@ -73,10 +84,13 @@ class Storage:
             self.members = {k: r for k, r in self.members.items() if r() is not None}
             self._prune_at = max(8, 2 * len(self.members))
 
-    def others(self, array: Array) -> list[Array]:
-        """The live members besides `array`."""
-        live = [r() for r in self.members.values()]
-        return [m for m in live if m is not None and m is not array]
+    def others(self, array: Array) -> bool:
+        """Whether a member besides `array` is alive."""
+        for ref in self.members.values():
+            member = ref()
+            if member is not None and member is not array:
+                return True
+        return False
 
 
 # NOTE: writes through views of one storage from two threads must not lose an update.
@@ -91,7 +105,8 @@ def link(x: Array, view: Array, readonly: bool = False) -> Array:
         steps = base.steps
         for step in _recorded_steps(view._n, x._n):
             steps = extend(steps, step)
-        view._view = View(base.storage, steps, base.readonly or readonly)
+        view._view = View(base.storage, steps, base.readonly or readonly, base.storage.version)
+        view.__class__ = Shared
         base.storage.add(view)
     return view
 
@@ -100,8 +115,39 @@ def _adopt(x: Array) -> View:
     """x becomes the root of a new storage (it had no views until now)."""
     storage = Storage(x._n)
     x._view = View(storage, (), False)
+    x.__class__ = Shared
     storage.add(x)
     return x._view
+
+
+_HELD = Array.__dict__["_n"]  # NOTE: the slot itself, which Shared's property reads and writes
+
+
+class Shared(Array):
+    """An array sharing memory with others (a storage's member). Reading its node replays its
+    steps on the storage's root first when another member wrote since it last looked: writes
+    rebind nothing, so writing each of n live views costs O(n), not O(n^2)."""
+
+    __slots__ = ()
+
+    @property
+    def _n(self) -> Node:
+        node = _HELD.__get__(self, Array)
+        view = self._view
+        storage = view.storage
+        if view.seen != storage.version:
+            # NOTE: no lock: the root is written before the version (Storage.wrote), so a
+            # race replays a newer root at worst, and is seen stale again
+            version = storage.version
+            node = replay(view.steps, resolve(storage.root), storage.source)
+            _HELD.__set__(self, node)
+            node.__dict__["holder"] = weakref.ref(self)
+            self._view = view._replace(seen=version)
+        return node
+
+    @_n.setter
+    def _n(self, node: Node) -> None:
+        _HELD.__set__(self, node)
 
 
 def _recorded_steps(node: Node, base: Node) -> list[Step]:
@@ -163,8 +209,7 @@ def write(x: Array, new: Node, func: str) -> None:
     with _LOCK:
         view = x._view
         storage = view.storage
-        others = storage.others(x)
-        if others:
+        if storage.others(x):
             source = caller_source()
             root = resolve(storage.root)
             place = place_of(view.steps, root.shape) if view.steps else None
@@ -172,10 +217,11 @@ def write(x: Array, new: Node, func: str) -> None:
                 root = scatter(root, view.steps, new, source)
             else:  # NOTE: one SETITEM at the view's place, as scatter's chain of undone steps
                 root = _put(root, place.items, new, source)
-            _rebind(storage, root, others, source)
+            storage.wrote(root, source)
         else:
             _reroot(x, new)
         x._hold(new)
+        x._view = x._view._replace(seen=storage.version)  # NOTE: the writer is current
 
 
 def setitem(x: Array, key, value) -> None:
@@ -205,20 +251,13 @@ def _write_into_root(x: Array, spec: tuple, part: Node, source: str) -> bool:
     with _LOCK:
         view = x._view
         storage = view.storage
-        others = storage.others(x)
         root = resolve(storage.root)
-        place = place_of(view.steps, root.shape) if others else None
+        place = place_of(view.steps, root.shape) if storage.others(x) else None
         if place is None:
             return False
         root = _put(root, compose(place, spec), part, source)
-        _rebind(storage, root, [*others, x], source)
+        storage.wrote(root, source)  # NOTE: x too reads its value from the new root
     return True
-
-
-def _rebind(storage: Storage, root: Node, members: list[Array], source: str) -> None:
-    storage.root = root
-    for member in members:
-        member._hold(replay(member._view.steps, root, source))
 
 
 def _writes_itself(x: Array, key, value) -> bool:
@@ -248,7 +287,7 @@ def _reroot(x: Array, new: Node) -> None:
     storage = view.storage
     if view.steps:
         storage.strides = phantom(view).strides
-        x._view = View(storage, (), view.readonly)
+        x._view = View(storage, (), view.readonly, view.seen)
     storage.root = new
 
 

@@ -18,11 +18,8 @@ stores whole destination lines, so no line has to stay cached between two visits
 gcc vectorised short inner loops into scattered stores and rows that alias in the cache sets
 evicted each other (2048^2 float32: 5.5 ms in 512x16 blocks; 0.9 ms in line tiles).
 
-The pieces are shared with the CUDA dialect (cuda.py): ``cell_offsets`` (cell index -> base
-pointers), ``block_bounds`` (the constrained loop bounds) and ``dot`` (an offset from indices
-and byte strides) are plain C, valid in CUDA C; the C dialect adds the nested block loops (or
-the line tiles) and a kernel looping over cells [start, stop), the CUDA one a block of threads
-per cell.
+The CUDA kernels of a plan are cuda_rearrange.py's: they walk the copy the plan describes
+with the GPU's own partition, not the plan's cache-sized blocks.
 """
 
 from __future__ import annotations
@@ -35,11 +32,8 @@ __all__ = [
     "block_bounds",
     "cell_count",
     "cell_offsets",
-    "cuda_pair",
     "dot",
-    "render_cuda",
     "render_rearrange",
-    "split_index",
 ]
 
 _PRELUDE = "#include <stdint.h>\n"
@@ -245,132 +239,3 @@ def dot(index: str, strides: tuple[int, ...], dims=None) -> str:
     over every dim or only over ``dims`` (a line tile's loops move the other two)."""
     dims = range(len(strides)) if dims is None else dims
     return " + ".join(f"{index}{k} * ({strides[k]}LL)" for k in dims) or "0"
-
-
-# -- CUDA: a block of threads per grid cell --------------------------------------------------------
-
-CUDA_TILE = 32  # a shared tile is CUDA_TILE x (CUDA_TILE + 1) units (the pad: no bank conflicts)
-
-_UNIT_TYPES = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t"}
-_UNIT_TYPES |= {16: "li_unit16", 32: "li_unit32"}
-
-
-def render_cuda(plan: RearrangePlan, name: str) -> str:
-    """CUDA C of ``__global__ void name(const char *src, char *dst)``: a block per grid cell (a
-    grid-stride loop over cells), thread 0 moving the cell's base pointers (and the bounds its
-    constraints shorten) into shared memory once, then every thread copying units: directly,
-    or through a shared tile when the block's source- and destination-contiguous dims differ
-    (``cuda_pair``). cuda.py gives its launch."""
-    pair = cuda_pair(plan)
-    unit = _UNIT_TYPES[plan.unit]
-    cells = math.prod(plan.grid_len)
-    constrained = sorted({con.block_idx for con in plan.constraints})
-    shared = ["__shared__ const char *li_src;", "__shared__ char *li_dst;"]
-    shared += [f"__shared__ int li_n[{len(plan.block_len)}];"] if constrained else []
-    shared += [f"__shared__ {unit} li_tile[{CUDA_TILE}][{CUDA_TILE + 1}];"] if pair else []
-    start = ["int64_t cell = li_cell;", "const char *src = src_base;", "char *dst = dst_base;"]
-    start += [*cell_offsets(plan), *block_bounds(plan), "li_src = src;", "li_dst = dst;"]
-    start += [f"li_n[{k}] = (int)n{k};" for k in constrained]
-    bounds = [
-        f"const int n{k} = {f'li_n[{k}]' if k in constrained else length};"
-        for k, length in enumerate(plan.block_len)
-    ]
-    copy = _shared_copy(plan, pair, unit) if pair else _direct_copy(plan, unit)
-    return "\n".join(
-        [
-            f'extern "C" __global__ void {name}(const char *__restrict__ src_base, '
-            "char *__restrict__ dst_base)",
-            "{",
-            *_indent(shared, 1),
-            "    const unsigned int li_thread = threadIdx.y * blockDim.x + threadIdx.x;",
-            f"    for (int64_t li_cell = blockIdx.x; li_cell < {cells}LL; li_cell += gridDim.x) {{",
-            "        if (li_thread == 0) {",
-            *_indent(start, 3),
-            "        }",
-            "        __syncthreads();",
-            *_indent(bounds + copy, 2),
-            "        __syncthreads();",
-            "    }",
-            "}",
-            "",
-        ]
-    )
-
-
-def cuda_pair(plan: RearrangePlan) -> tuple[int, int] | None:
-    """(block dim contiguous in the destination, block dim contiguous in the source) when they
-    differ: the block is copied through a shared tile."""
-    lengths = plan.block_len
-    dst = [k for k, s in enumerate(plan.dst_block_strides) if s == plan.unit and lengths[k] > 1]
-    src = [k for k, s in enumerate(plan.src_block_strides) if s == plan.unit and lengths[k] > 1]
-    return (dst[0], src[0]) if dst and src and dst[0] != src[0] else None
-
-
-def _direct_copy(plan, unit: str) -> list[str]:
-    """Unit u of the cell's block per thread, the block's last dim fastest."""
-    dims = range(len(plan.block_len))
-    if not dims:
-        return [f"if (li_thread == 0) *({unit} *)li_dst = *(const {unit} *)li_src;"]
-    dst, src = dot("b", plan.dst_block_strides), dot("b", plan.src_block_strides)
-    return [
-        f"const int li_units = {' * '.join(f'n{k}' for k in dims)};",
-        "for (int li_u = li_thread; li_u < li_units; li_u += blockDim.x * blockDim.y) {",
-        *_indent(split_index("li_u", "b", [f"n{k}" for k in dims], "int"), 1),
-        f"    *({unit} *)(li_dst + {dst}) = *(const {unit} *)(li_src + {src});",
-        "}",
-    ]
-
-
-def _shared_copy(plan, pair: tuple[int, int], unit: str) -> list[str]:
-    """The block in 32x32 tiles of its two contiguous dims (and each index of its others): a
-    warp reads 32 units along the source's contiguous dim into the tile, then writes 32 units
-    along the destination's from the tile's other axis."""
-    a, b = pair
-    others = [k for k in range(len(plan.block_len)) if k not in pair]
-    work = " * ".join(["li_ta", "li_tb", *(f"n{k}" for k in others)])
-    src, dst = plan.src_block_strides, plan.dst_block_strides
-    at_src = f"li_s + ia * ({src[a]}LL) + ib * ({src[b]}LL)"
-    at_dst = f"li_d + ia * ({dst[a]}LL) + ib * ({dst[b]}LL)"
-    return [
-        f"const int li_ta = (n{a} + {CUDA_TILE - 1}) / {CUDA_TILE};",
-        f"const int li_tb = (n{b} + {CUDA_TILE - 1}) / {CUDA_TILE};",
-        f"for (int li_w = 0; li_w < {work}; ++li_w) {{",
-        "    int li_rem = li_w;",
-        f"    const int li_a0 = li_rem % li_ta * {CUDA_TILE}; li_rem /= li_ta;",
-        f"    const int li_b0 = li_rem % li_tb * {CUDA_TILE}; li_rem /= li_tb;",
-        *_indent(split_index("li_rem", "b", [f"n{k}" for k in others], "int", others, False), 1),
-        f"    const char *li_s = li_src + {dot('b', src, others)};",
-        f"    char *li_d = li_dst + {dot('b', dst, others)};",
-        f"    for (int li_y = threadIdx.y; li_y < {CUDA_TILE}; li_y += blockDim.y) {{",
-        "        const int ib = li_b0 + threadIdx.x, ia = li_a0 + li_y;",
-        f"        if (ia < n{a} && ib < n{b})",
-        f"            li_tile[li_y][threadIdx.x] = *(const {unit} *)({at_src});",
-        "    }",
-        "    __syncthreads();",
-        f"    for (int li_y = threadIdx.y; li_y < {CUDA_TILE}; li_y += blockDim.y) {{",
-        "        const int ia = li_a0 + threadIdx.x, ib = li_b0 + li_y;",
-        f"        if (ia < n{a} && ib < n{b})",
-        f"            *({unit} *)({at_dst}) = li_tile[threadIdx.x][li_y];",
-        "    }",
-        "    __syncthreads();",
-        "}",
-    ]
-
-
-def split_index(flat: str, index: str, lengths: list[str], idx: str, names=None, declare=True):
-    """Statements splitting `flat` into `{index}<name>` over `lengths` (C order; names 0, 1, ...
-    unless given). `declare`: into a new li_rem (else `flat` is a variable to divide)."""
-    names = list(range(len(lengths))) if names is None else list(names)
-    if not names:
-        return []
-    if declare and len(names) == 1:
-        return [f"const {idx} {index}{names[0]} = {flat};"]
-    lines, rem = ([f"{idx} li_rem = {flat};"], "li_rem") if declare else ([], flat)
-    for j in reversed(range(1, len(names))):
-        n = lengths[j]
-        lines.append(f"const {idx} {index}{names[j]} = {rem} % {n}; {rem} /= {n};")
-    return lines + [f"const {idx} {index}{names[0]} = {rem};"]
-
-
-def _indent(lines: list[str], depth: int) -> list[str]:
-    return ["    " * depth + line for line in lines]

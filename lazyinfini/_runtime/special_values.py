@@ -202,10 +202,15 @@ _ROTATED = {"sin": "sinh", "tan": "tanh", "asin": "asinh", "atan": "atanh", "cos
 _SCALED = {"log2": 1 / math.log(2), "log10": 1 / math.log(10)}  # numpy's log(z) * LOG2E, ...
 
 
-def _parts(xp, name: str, z):
-    """The real and imaginary parts of `name`(z) at elements z with a special part."""
+def _parts(xp, name: str, z, signs=None):
+    """The real and imaginary parts of `name`(z) at elements z with a special part; `signs`:
+    the sign bits of z's parts (default: read from z)."""
     if name in _ROTATED:
-        re, im = _parts(xp, _ROTATED[name], _times_i(xp, z))
+        # NOTE: i z = -b + a i. The sign of -b is not read back from the negated array: a GPU's
+        # arithmetic gives NaN its canonical (positive) sign, and numpy's results at NaN parts
+        # follow the sign bits as C's negation leaves them.
+        sa, sb = signs or (xp.signbit(xp.real(z)), xp.signbit(xp.imag(z)))
+        re, im = _parts(xp, _ROTATED[name], _times_i(xp, z), (xp.logical_not(sb), sa))
         return (re, im) if name == "cos" else (im, xp.negative(re))  # NOTE: -i (re + im i)
     if name in _SCALED:
         re, im = _parts(xp, "log", z)
@@ -214,13 +219,14 @@ def _parts(xp, name: str, z):
         return _reciprocal(xp, xp.real(z), xp.imag(z))
     if name == "sign":
         return _sign(xp, xp.real(z), xp.imag(z))
-    return _tabled(xp, name, z)
+    return _tabled(xp, name, z, signs or (xp.signbit(xp.real(z)), xp.signbit(xp.imag(z))))
 
 
-def _tabled(xp, name: str, z):
+def _tabled(xp, name: str, z, signs):
     """A tabled function's parts: computed in the quadrant its rows describe, the rows
-    applied, mapped back by its symmetries."""
+    applied, mapped back by its symmetries (by `signs`, the sign bits of z's parts)."""
     a, b = xp.real(z), xp.imag(z)
+    sign_a, sign_b = signs
     flip_a = name in _ODD or name in _EVEN
     a0 = xp.abs(a) if flip_a else a
     b0 = xp.abs(b)
@@ -228,14 +234,11 @@ def _tabled(xp, name: str, z):
     re, im = xp.real(w), xp.imag(w)
     for row in reversed(_ROWS[name]):  # NOTE: reversed: the first matching row is applied last
         re, im = _applied(xp, row, a0, b0, re, im)
-    conj = xp.signbit(b)
-    if flip_a:
-        conj = xp.logical_xor(conj, xp.signbit(a))
+    conj = xp.logical_xor(sign_b, sign_a) if flip_a else sign_b
     im = xp.where(conj, xp.negative(im), im)
     if name in _ODD:
-        negative = xp.signbit(a)
-        re = xp.where(negative, xp.negative(re), re)
-        im = xp.where(negative, xp.negative(im), im)
+        re = xp.where(sign_a, xp.negative(re), re)
+        im = xp.where(sign_a, xp.negative(im), im)
     return re, im
 
 

@@ -12,6 +12,7 @@ from hypothesis.extra import numpy as hnp
 
 import lazyinfini as li
 from lazyinfini._api import views
+from tests.oracle import track_new_nodes
 
 
 def grid(shape) -> np.ndarray:
@@ -157,3 +158,23 @@ def test_errors_are_the_ones_of_a_write_into_the_view():
     with pytest.raises(TypeError):
         row[0] = 1.5
     assert_same(a, grid((3, 4)))
+
+
+def test_writing_each_of_n_live_views_records_o_of_n_nodes(monkeypatch):
+    """A write rebinds no other view (each replays its steps when next read): n writes through
+    n live views record O(n) nodes, not O(n^2), and every view reads its updated value."""
+
+    def nodes_for(n: int) -> int:
+        a = li.asarray(np.arange(n * 3.0).reshape(n, 3))
+        rows = [a[i] for i in range(n)]
+        refs = track_new_nodes(monkeypatch)
+        for row in rows:
+            row *= 2
+        made = len(refs)
+        monkeypatch.undo()
+        np.testing.assert_array_equal(np.asarray(a), np.arange(n * 3.0).reshape(n, 3) * 2)
+        np.testing.assert_array_equal(np.asarray(rows[n // 2]), np.arange(3.0) * 2 + n // 2 * 6)
+        return made
+
+    small, large = nodes_for(100), nodes_for(400)
+    assert large <= 4 * small + 40, (small, large)  # linear (quadratic would be ~16x)

@@ -4,6 +4,9 @@ fails (../shared/notes/gpu-measured.md, "CuPy against numpy on special values"):
 - a fill of a value equal to 0 comes out +0.0: `ndarray.fill` and `cupy.asarray` of a 0-d array
   (or a Python scalar) memset the buffer when the value == 0, so -0.0 loses its sign
   (`cupy.full` keeps it: an elementwise copy of the scalar);
+- negation leaves a NaN's sign bit as it was (seen on an H100: `-x`, `cupy.negative` and
+  `0 - x` of NaN and of -NaN), where numpy flips it; numpy's complex functions at NaN parts
+  follow those sign bits, so a correction must not read them back from a negated array;
 - complex functions at special values (an infinite, NaN or zero part) are computed by the plain
   formulas (log z = log|z| + i arg z, exp z = e^a cis b, tanh z = sinh z / cosh z, 1/z, ...),
   without numpy's (C99's) care for infinities, NaNs and signed zeros. Elsewhere numpy's values
@@ -25,6 +28,18 @@ def filled(value: np.ndarray) -> np.ndarray:
     if value.ndim == 0 and value.dtype.kind in "fc" and value == 0:
         return np.zeros((), value.dtype)
     return value
+
+
+def negative(numpys):
+    """numpy's negative as CuPy's: a NaN keeps its sign bit."""
+
+    def function(x, /, *args, **kwargs):
+        out = numpys(x, *args, **kwargs)
+        if isinstance(x, np.ndarray) and x.dtype.kind in "fc":
+            out = np.where(np.isnan(x), x, out)
+        return out
+
+    return function
 
 
 # -- complex arithmetic on parts, by the textbook formulas --------------------------------------

@@ -5,7 +5,7 @@ by the host g++ under the shim (tests/render/shim.py) and launched with their gr
 CPU threads, and the namespace is array_api_compat.numpy applied to the unwrapped arrays, except
 where CuPy's numbers are not numpy's: integer-array indexing wraps an index out of bounds
 around, a 0-d value copied in (from_host, asarray) loses -0.0's sign, and complex functions at
-special values use the plain formulas (cupy_math.py).
+special values use the plain formulas and negation keeps a NaN's sign (cupy_math.py).
 
 So the device's code runs as written, and code that takes a device array for numpy's fails
 here as it would on a GPU. What this does not check: CUDA's math library (the shim runs
@@ -160,6 +160,8 @@ class Namespace:
         elif callable(found) and not isinstance(found, type) and not isinstance(found, np.dtype):
             if self._module is compat and name in cupy_math.PLAIN:
                 found = cupy_math.plain(name, found)  # NOTE: CuPy's complex math
+            elif self._module is compat and name == "negative":
+                found = cupy_math.negative(found)
             elif self._module is compat and name == "asarray":
                 found = _filling(found)
             found = _wrapped(found)

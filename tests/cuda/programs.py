@@ -176,9 +176,4 @@ def expected_path(kernel, label: str) -> str:
         return f"the array namespace on {label}"
     if kernel.kind is Kind.ELEMENTWISE and cuda.unsupported(kernel):
         return f"node by node in the array namespace ({cuda.unsupported(kernel)})"
-    launch = cuda.launch(kernel)
-    shared = f", {launch.shared_bytes} B shared" if launch.shared_bytes else ""
-    return (
-        f"rendered CUDA {launch.name}: {launch.method}, grid {launch.grid}, "
-        f"block {launch.block}{shared}"
-    )
+    return f"rendered CUDA {cuda.described(*cuda.render(kernel).launches)}"

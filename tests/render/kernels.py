@@ -1,6 +1,8 @@
 """The kernel records the CUDA tests render: every elementwise op x dtype, loads of every layout
 (strided, broadcast, reversed, sliced), fused chains, transposed operands (the tiled kernel),
-and rearranges of several permutations (direct and through the shared tile, with constraints)."""
+the vector walk over sizes with and without a tail, and rearranges of several permutations
+(direct, through the shared tile, with constraints; NCHW <-> NHWC with 1 to 4 channels, which
+interleave; transposes whose sides are no multiple of 32)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import functools
 import numpy as np
 
 import lazyinfini as li
+from lazyinfini._graph.views import c_strides
 from lazyinfini._render import cuda
 from lazyinfini._schedule import Kind
 from lazyinfini._schedule.rearrange import plan_rearrange
@@ -34,6 +37,53 @@ PLANS = [
     ((4, 6, 64), (64, 256, 1), (384, 64, 1), 4, 2048),
     ((2, 3, 5, 7), (105, 35, 7, 1), (1, 2, 6, 30), 1, 64),
 ]
+
+
+# (shape, permutation, dtype): NCHW -> NHWC and back with 1 to 4 channels, H*W even (the
+# interleave walks) and odd (the direct walk), bytes and half words
+WEAVES = [
+    (shape, axes, dtype)
+    for channels in (1, 2, 3, 4)
+    for h, w in ((4, 6), (5, 7))
+    for shape, axes in (((2, channels, h, w), (0, 2, 3, 1)), ((2, h, w, channels), (0, 3, 1, 2)))
+    for dtype in (np.uint8, np.float16)
+]
+# transposes whose sides are no multiple of 32 (and one that is), units of 1 to 32 bytes
+TRANSPOSES = [
+    (shape, axes, dtype)
+    for shape, axes in (
+        ((33, 47), (1, 0)),
+        ((100, 65), (1, 0)),
+        ((2, 50, 70), (0, 2, 1)),
+        ((64, 64), (1, 0)),
+        ((40, 17, 2), (1, 0, 2)),
+    )
+    for dtype in (np.uint8, np.float16, np.float32, np.float64, np.complex128)
+]
+# (program, shapes): vector walks over sizes below one vector, with a tail, of whole blocks,
+# and a broadcast row and column joining the vectors element by element
+VECTOR_SHAPES = [((1,), (1,)), ((3,), (3,)), ((9,), (9,)), ((16,), (16,)), ((2055,), (2055,))]
+VECTOR_SHAPES += [((5, 7), (7,)), ((3, 130), (3, 1))]
+
+
+def permute_plan(shape, axes, dtype):
+    """The plan copying a C-contiguous array of `shape` permuted by `axes` into C order."""
+    itemsize = np.dtype(dtype).itemsize
+    src = [c_strides(shape, itemsize)[a] // itemsize for a in axes]
+    out = [shape[a] for a in axes]
+    return plan_rearrange(out, src, [s // itemsize for s in c_strides(out, itemsize)], itemsize)
+
+
+def vector_programs(dtype) -> list:
+    """(name, program of x and y) the vector walk runs: same-shape operands, mixed widths
+    (a comparison to bool, a cast), fills by value."""
+    low, high = (3, 200) if np.dtype(dtype).kind in "iu" else (-1.5, 2.25)
+    return [
+        ("clip_sub", lambda x, y: li.clip(x - y, low, high)),
+        ("where_greater", lambda x, y: li.where(x > y, x - y, x)),
+        ("to_float32", lambda x, y: li.astype(x - y, li.float32) * 2),
+        ("greater", lambda x, y: x > y),
+    ]
 
 
 def chains(dtype) -> list:
@@ -66,6 +116,14 @@ def elementwise() -> list:
     rows = li.broadcast_to(li.asarray(np.ones((3, 1), np.float16)), (3, 2**30)) * 2
     found += [("zero-d", k) for k in kernels_of(scalar)]
     found += [("huge", k) for k in kernels_of(huge, rows)]
+    for dtype in (np.float16, li.bfloat16, np.float32, np.float64, np.uint8, np.bool_):
+        for x_shape, y_shape in VECTOR_SHAPES:
+            x, y = (li.asarray(np.zeros(s, dtype)) for s in (x_shape, y_shape))
+            for name, program in vector_programs(dtype):
+                if dtype == np.bool_ and name != "greater":
+                    continue  # NOTE: no subtraction or negation of bools
+                kernel = elementwise_kernel(program(x, y))
+                found.append((f"vector-{name}-{np.dtype(dtype).name}{x_shape}", kernel))
     return found
 
 
@@ -82,6 +140,8 @@ def rearranges() -> list:
     for shape, src, dst, itemsize, block in PLANS:
         plan = plan_rearrange(shape, src, dst, itemsize, block_bytes=block)
         found.append((f"plan{shape}{src}{dst}", plan))
+    for shape, axes, dtype in WEAVES + TRANSPOSES:
+        found.append((f"copy{shape}{axes}{np.dtype(dtype).name}", permute_plan(shape, axes, dtype)))
     return found
 
 

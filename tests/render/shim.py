@@ -5,10 +5,12 @@ is `static` (the blocks of a launch run one after another, so a function's stati
 block's shared memory), `threadIdx`/`blockIdx` are thread_local, `blockDim`/`gridDim` globals.
 A kernel without a barrier runs its threads one after another; one with `__syncthreads()` runs
 the threads of a block as std::threads meeting at a barrier (which gives up after 10 s and
-marks the launch failed instead of hanging). The PTX float16 conversions are replaced by C++
-`_Float16` casts (round to nearest even, one rounding from double: the same results); every
-other line is the rendered kernel's. CUDA's math library is not here: the functions C borrows
-from numpy run glibc's, so those ops are checked within ulps, not bit for bit.
+marks the launch failed instead of hanging). `__byte_perm` (PRMT) has a C++ twin; the PTX
+float16 conversions are replaced by C++ `_Float16` casts (round to nearest even, one rounding
+from double: the same results); every other line is the rendered kernel's. CUDA's math library
+is not here: the functions C borrows from numpy run glibc's, so those ops are checked within
+ulps, not bit for bit. A launch whose vector accesses would be misaligned (Launch.fits) is
+refused: x86 forgives them, a GPU faults.
 """
 
 from __future__ import annotations
@@ -62,6 +64,13 @@ static li_barrier_t li_barrier;
 static inline void __syncthreads() { li_barrier.wait(); }
 static inline float __uint_as_float(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static inline uint32_t __float_as_uint(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+/* PRMT: byte n of the result is byte (s >> 4n) & 7 of the 8 bytes y:x (x the low word) */
+static inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s) {
+    uint64_t both = ((uint64_t)y << 32) | x; unsigned int r = 0;
+    for (int n = 0; n < 4; ++n)
+        r |= (unsigned int)((both >> (8 * ((s >> (4 * n)) & 7))) & 0xff) << (8 * n);
+    return r;
+}
 static inline float li_f16_load(uint16_t h) { _Float16 x; memcpy(&x, &h, 2); return (float)x; }
 static inline uint16_t li_f16_store(float f) {
     _Float16 x = (_Float16)f; uint16_t h; memcpy(&h, &x, 2); return h;
@@ -111,7 +120,7 @@ def build(rendered: list) -> ctypes.CDLL:
     """One shared library running every kernel of `rendered` (cuda.Rendered records)."""
     kernels = {r.launch.name: r for r in rendered}
     text = HEADER + cuda.unit(*(r.source for r in kernels.values()))
-    text += "".join(_wrapper(r.launch) for r in kernels.values())
+    text += "".join(_wrapper(ln) for r in kernels.values() for ln in r.launches)
     key = hashlib.sha256(text.encode()).hexdigest()[:20]
     target = os.path.join(_FOLDER, f"{key}.so")
     if not os.path.exists(target):
@@ -146,19 +155,37 @@ def run(library: ctypes.CDLL, launch, operands: list) -> None:
     packed as a device packs them (the runtime's packed.Packed)."""
     packed = Packed(launch)
     values = {p.operand for p in launch.params if p.by_value}
-    addresses = [
-        o.ctypes.data if isinstance(o, np.ndarray) and k not in values else o
+    # NOTE: a by-value operand's element [0, ..., 0] as a 0-d array, as a device passes a fill
+    filled = {k: np.asarray(operands[k]).reshape(-1)[:1].reshape(()) for k in values}
+    packed.bind(addresses(operands, values), filled)
+    launch_packed(library, launch, packed)
+
+
+def addresses(operands: list, values=()) -> list:
+    """The address of each operand (a numpy array's data, or an address already), 0 for the
+    by-value operands `values`."""
+    return [
+        (o.ctypes.data if isinstance(o, np.ndarray) else o) if k not in values else 0
         for k, o in enumerate(operands)
     ]
-    # NOTE: a by-value operand's element [0, ..., 0] as a 0-d array, as a device passes a fill
-    packed.bind(addresses, {k: np.asarray(operands[k]).reshape(-1)[:1].reshape(()) for k in values})
-    launch_packed(library, launch, packed)
+
+
+def run_chosen(library: ctypes.CDLL, rendered, operands: list):
+    """Launch the launch of `rendered` a device takes for `operands`' addresses (its fallback
+    where they do not fit the first: Rendered.chosen); the launch taken."""
+    values = {p.operand for p in rendered.launch.params if p.by_value}
+    launch = rendered.chosen(addresses(operands, values))
+    run(library, launch, operands)
+    return launch
 
 
 def launch_packed(library: ctypes.CDLL, launch, packed) -> None:
     """Run a launch with its packed arguments (cuLaunchKernel's kernelParams: an array of
     pointers to each argument), as a GPU would."""
     (grid, _, _), (bx, by, _) = launch.grid, launch.block
+    bound = {k: slot.value or 0 for k, slot in packed.pointers}
+    # NOTE: x86 forgives a misaligned vector access; a GPU faults (misaligned address)
+    assert launch.fits(bound), f"{launch}: an operand off its {launch.align}-byte boundary"
     function = getattr(library, f"run_{launch.name}")
     function.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, ctypes.c_int]
     function(packed.address, grid, bx, by, int(launch.barrier))

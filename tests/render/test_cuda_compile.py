@@ -58,6 +58,28 @@ def test_half_float_conversions_assemble_for_a_real_gpu():
         assert nvrtc.compile_cuda(source, arch)[:4] == b"\x7fELF"
 
 
+VECTOR_LOAD = rb"ld\.global(\.nc)?\.v(2\.[bfu]64|4\.[bfu]32)"
+VECTOR_STORE = rb"st\.global\.v(2\.[bfu]64|4\.[bfu]32)"
+
+
+def test_vector_walks_move_16_bytes_an_access_from_registers():
+    """A vector walk loads and stores 128 bits an access (ld/st.global.v2.u64 or .v4), an
+    interleave walk moves 32-bit words and builds them with prmt, and no kernel keeps a
+    thread's elements in local memory (its arrays are indexed by constants once unrolled)."""
+    names = [f"vector-clip_sub-{t}(2055,)" for t in ("float16", "float32", "float64", "uint8")]
+    found = dict(elementwise())
+    for name in names:
+        ptx = nvrtc.compile_cuda(cuda.unit(rendered(found[name]).source), "compute_90")
+        assert re.search(VECTOR_LOAD, ptx) and re.search(VECTOR_STORE, ptx), name
+        assert b".local" not in ptx, name
+    weaves = [
+        r for _, item in rearranges() if (r := rendered(item)).launch.method.endswith("interleave")
+    ]
+    assert {r.launch.method for r in weaves} == {"interleave", "deinterleave"}
+    ptx = nvrtc.compile_cuda(cuda.unit(*(r.source for r in weaves)), "compute_90")
+    assert b"prmt.b32" in ptx and b"ld.global.nc.u32" in ptx and b".local" not in ptx
+
+
 def test_no_multiply_add_is_contracted():
     a, b, d = (li.asarray(np.full((4, 4), v, np.float32)) for v in (1.5, 2.5, 3.5))
     (kernel,) = li.inspect.schedule(a * b + d).kernels
@@ -70,7 +92,7 @@ def test_index_math_is_32_bit_below_2_to_the_31_and_64_bit_above():
     assert "unsigned int li_i" in rendered(small).source
     huge = [rendered(k) for name, k in elementwise() if name == "huge"]
     assert huge and all("unsigned long long li_i" in r.source for r in huge)
-    assert any("(long long)i0 * s1_0" in r.source for r in huge)  # a strided load, 64-bit
+    assert any("(long long)i0 * 2ll" in r.source for r in huge)  # a strided load, 64-bit
 
 
 def test_a_source_that_does_not_compile_raises_with_the_log():

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import lazyinfini as li
 from lazyinfini._render import cuda
 from lazyinfini._runtime.cpu import load_view
+from tests.cuda.programs import assert_same_bits
 from tests.render import shim
 from tests.render.kernels import PLANS, chains, rearranges, rendered
 from tests.render.programs import (
@@ -32,13 +33,21 @@ pytestmark = pytest.mark.skipif(shim.COMPILER is None, reason="no C++ compiler (
 
 
 def run_elementwise(cases) -> list[np.ndarray]:
-    """The first output of each (kernel, program, inputs) case, every kernel in one build."""
-    library = shim.build([cuda.render(k) for k, _, _ in cases])
+    """The first output of each (kernel, program, inputs) case, every kernel in one build: by
+    the launch a device takes for the operands' addresses, and where the kernel has two (a
+    vector walk and its fallback) by the other too where it fits, with the same bits."""
+    found = [cuda.render(k) for k, _, _ in cases]
+    library = shim.build(found)
     results = []
-    for kernel, _, _ in cases:
+    for (kernel, _, _), kernel_rendered in zip(cases, found):
         outs, loads = operands(kernel)
-        shim.run(library, cuda.launch(kernel), outs + loads)
+        taken = shim.run_chosen(library, kernel_rendered, outs + loads)
         results.append(outs[0].reshape(kernel.outputs[0].shape))
+        for other in kernel_rendered.launches:
+            if other is not taken and other.fits(shim.addresses(outs + loads)):
+                again = [np.zeros_like(out) for out in outs]
+                shim.run(library, other, again + loads)
+                assert_same_bits(again[0], outs[0])
     return results
 
 
@@ -173,7 +182,7 @@ def test_chains_over_layouts_and_transposed_loads_match_the_reference():
             cases.append((elementwise_kernel(array), None, None))
             arrays.append(array)
     methods = {cuda.launch(kernel).method for kernel, _, _ in cases}
-    assert methods == {"grid-stride", "tiled"}
+    assert methods == {"vector", "grid-stride", "tiled"}
     for got, array in zip(run_elementwise(cases), arrays):
         with li.options(device="reference"):
             same(got, np.asarray(array))
@@ -223,18 +232,25 @@ def test_float_to_integer_casts_saturate(source):
 
 def test_launches_follow_the_layouts():
     x = li.asarray(np.ones((300, 500), np.float32))
-    plain = cuda.launch(elementwise_kernel(li.clip(x - 1, 0, 5)))
+    rendered = cuda.render(elementwise_kernel(li.clip(x - 1, 0, 5)))
+    vector, plain = rendered.launches
+    # one 16-byte vector (4 float32) a thread, 128 threads: the grid covers the 150000 once
+    assert (vector.method, vector.block, vector.grid) == ("vector", (128, 1, 1), (293, 1, 1))
+    assert (vector.aligned, vector.align) == ((0, 1), 16)  # the output and x; fills by value
     assert (plain.method, plain.block, plain.grid) == ("grid-stride", (256, 1, 1), (586, 1, 1))
-    assert [p.ctype for p in plain.params if p.operand is None] == ["unsigned int"]
+    assert plain.params == vector.params and plain.name == vector.name + "_f"
+    assert all(p.operand is not None for p in vector.params)  # sizes and strides are literals
+    # a run takes the vector walk where both sit on 16-byte boundaries, else the fallback
+    assert rendered.chosen([256, 4096, 0, 0, 0]) is vector
+    assert rendered.chosen([256, 4100, 0, 0, 0]) is plain
     tiled = cuda.launch(elementwise_kernel(li.permute_dims(x, (1, 0)) * 2 + x.T))
     assert tiled.method == "tiled" and tiled.block == (32, 8, 1)
     assert tiled.grid == (16 * 10, 1, 1) and tiled.shared_bytes == 32 * 33 * 4
     args = cuda.arguments(tiled, ["out", "a", np.array(-0.0, np.float32)])  # x.T is one load
     assert args[:2] == ("out", "a")
     # the fill 2 (a Python scalar) is passed by value, bit for bit: -0.0 stays -0.0
-    assert [p.by_value for p in tiled.params[:3]] == [False, False, True]
+    assert [p.by_value for p in tiled.params] == [False, False, True]
     assert isinstance(args[2], np.float32) and np.signbit(args[2])
-    assert all(isinstance(v, np.generic) for v in args[3:])
 
 
 @pytest.fixture(scope="module")
@@ -244,13 +260,19 @@ def rearrange_library():
 
 
 def test_rearranges_copy_the_bytes_of_numpy(rearrange_library):
-    """Requested permutes of several shapes and dtypes: direct and through the shared tile."""
+    """Requested permutes of several shapes and dtypes: direct, interleaved and through the
+    shared tile; a kernel with a fallback is run by each launch its addresses fit."""
+    methods = set()
     for name, item in rearranges():
         if name.startswith("permute"):
             src = load_view(item.loads[0], {})
-            dst = np.zeros(src.shape, src.dtype)
-            shim.run(rearrange_library, rendered(item).launch, [dst.ctypes.data, src.ctypes.data])
-            assert dst.tobytes() == np.ascontiguousarray(src).tobytes(), name
+            for launch in rendered(item).launches:
+                dst = np.zeros(src.shape, src.dtype)
+                if launch.fits([dst.ctypes.data, src.ctypes.data]):
+                    shim.run(rearrange_library, launch, [dst.ctypes.data, src.ctypes.data])
+                    assert dst.tobytes() == np.ascontiguousarray(src).tobytes(), name
+                    methods.add(launch.method)
+    assert methods == {"direct", "shared tile", "interleave"}
 
 
 def test_planned_rearranges_with_constraints_and_negative_strides(rearrange_library):
@@ -265,5 +287,5 @@ def test_planned_rearranges_with_constraints_and_negative_strides(rearrange_libr
         src = strided(shape, src_strides, raw, seed=case)
         dst, want = (strided(shape, dst_strides, raw, seed=99, extra=64) for _ in range(2))
         np.copyto(want, src)
-        shim.run(rearrange_library, rendered(plan).launch, [dst.ctypes.data, src.ctypes.data])
+        shim.run_chosen(rearrange_library, rendered(plan), [dst.ctypes.data, src.ctypes.data])
         np.testing.assert_array_equal(whole_buffer(dst), whole_buffer(want))

@@ -42,13 +42,15 @@ def unsupported(kernel) -> str:
 
 
 def _render(kernel) -> tuple[Call, ...]:
-    rendered = cuda.render(kernel)
-    return (Call(rendered.source, rendered.launch.name, (rendered.launch, _copies(kernel))),)
+    """A Call per launch of the kernel's source, its launch first, then a fallback's; each
+    laid out as (its Launch, which loads are copies, the cuda.Rendered holding both)."""
+    rendered, copies = cuda.render(kernel), _copies(kernel)
+    return tuple(Call(rendered.source, ln.name, (ln, copies, rendered)) for ln in rendered.launches)
 
 
 def _copies(kernel) -> tuple[bool, ...]:
     """For each load: whether numpy's view rules cannot reshape it to the kernel's space (the
-    layout then assumes a C-contiguous copy, cuda._strides_in)."""
+    layout then assumes a C-contiguous copy, cuda_elementwise._strides_in)."""
     if kernel.kind is Kind.REARRANGE:
         return (False,)  # NOTE: the plan reads the source by its own strides
     space = kernel.space or (1,)
@@ -66,7 +68,8 @@ def _copies(kernel) -> tuple[bool, ...]:
 @dataclass(frozen=True, eq=False)
 class _Prepared:
     """What a run of a kernel needs besides its buffers: its function, Launch and packed
-    arguments, and which loads it passes as copies."""
+    arguments, which loads it passes as copies, and the (function, Launch) of its fallback
+    (None: none), taken where a run's addresses do not fit the launch (Launch.fits)."""
 
     function: object
     launch: cuda.Launch
@@ -74,6 +77,7 @@ class _Prepared:
     # (operand, how, base node, byte offset, the strides a bound buffer must have, load) for
     # each load: how a run finds its address (_BASE, _COPY) or value (_FILL)
     reads: tuple[tuple, ...]
+    fallback: tuple | None = None
 
 
 class Kernels:
@@ -106,7 +110,8 @@ class Kernels:
         return [out]
 
     def _compile(self, calls: list) -> object:
-        return self.backend.compile([cuda.Rendered(c.source, c.layout[0]) for c in calls])
+        # NOTE: one call a source reaches here; its Rendered names every function in it
+        return self.backend.compile([c.layout[2] for c in calls])
 
     def _launch(self, kernel, values, outs: list) -> None:
         """Bind this run's operands into the kernel's prepared launch and launch it."""
@@ -130,18 +135,23 @@ class Kernels:
                 raise RuntimeError(f"lazyinfini: internal error: {load} read as {base.strides}")
             addresses.append(address(base) + offset)
         ready.packed.bind(addresses, fills)
-        self.backend.launch(ready.function, ready.launch, ready.packed)
+        function, launch = ready.function, ready.launch
+        if ready.fallback is not None and not launch.fits(addresses):
+            function, launch = ready.fallback  # NOTE: a view off its vectors' boundary
+        self.backend.launch(function, launch, ready.packed)
 
     def _prepare(self, kernel) -> _Prepared:
-        (call,) = self.compiling.calls(kernel)
-        (function,) = self.compiling.functions(kernel)
-        launch, copies = call.layout
+        calls = self.compiling.calls(kernel)
+        functions = self.compiling.functions(kernel)
+        launch, copies, _ = calls[0].layout
         by_value = {p.operand for p in launch.params if p.by_value}
         reads = tuple(
             (k, _how(k in by_value, copy, load), load.base, load.offset, _strides(load), load)
             for k, (load, copy) in enumerate(zip(kernel.loads, copies), len(kernel.outputs))
         )
-        ready = _Prepared(function, launch, Packed(launch), reads)
+        # NOTE: a fallback takes the same parameters: one packed block serves both launches
+        fallback = (functions[1], calls[1].layout[0]) if len(calls) > 1 else None
+        ready = _Prepared(functions[0], launch, Packed(launch), reads, fallback)
         self._prepared[kernel] = ready
         return ready
 
@@ -174,12 +184,8 @@ class Kernels:
         why = unsupported(kernel)
         if why:
             return f"node by node in the array namespace ({why})"
-        ((launch, _),) = (call.layout for call in self.compiling.calls(kernel))
-        shared = f", {launch.shared_bytes} B shared" if launch.shared_bytes else ""
-        return (
-            f"rendered CUDA {launch.name}: {launch.method}, grid {launch.grid}, "
-            f"block {launch.block}{shared}"
-        )
+        launches = [call.layout[0] for call in self.compiling.calls(kernel)]
+        return f"rendered CUDA {cuda.described(*launches)}"
 
 
 _FILL, _BASE, _COPY, _DEVICE_FILL = "fill", "base", "copy", "device fill"
