@@ -41,6 +41,21 @@ def _device_registry_restored():
         del DEVICES[name]
 
 
+@pytest.fixture(autouse=True)
+def _c_path_left_on():
+    """A test that makes the compiler look missing turns the C path off for the process
+    (cpu._C_OFF, warned once): it must undo that, or every later test runs numpy's path and
+    the C path's coverage is silently lost (test_rearrange_plan's once did)."""
+    from lazyinfini._runtime import cpu
+
+    was_on = not cpu._C_OFF
+    yield
+    if was_on and cpu._C_OFF:
+        cpu._C_OFF.clear()
+        cpu._PATHS.clear()
+        pytest.fail("the test left the C path off (cpu._C_OFF): monkeypatch it")
+
+
 @pytest.fixture(scope="module")
 def compiled_device():
     """The cpu device compiling every elementwise kernel, however small (the C path's tests)."""

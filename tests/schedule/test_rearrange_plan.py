@@ -212,6 +212,8 @@ def test_only_a_compiling_device_plans_line_tiles(monkeypatch):
 
     assert cpu.TARGET.tile_lines and not Target("numpy", compile_min=None).tile_lines
     monkeypatch.setattr(cpu, "compiler", lambda: None)  # a machine without a C compiler
+    monkeypatch.setattr(cpu, "_C_OFF", [])  # NOTE: explain() turns C off: for this test only
+    monkeypatch.setattr(cpu, "_PATHS", type(cpu._PATHS)())
     assert cpu._cpu_target() == Target("cpu", compile_min=cpu.TARGET.compile_min)
     x = li.asarray(np.zeros((2048, 2048), np.float32))
     assert "LineTile(16x16" in li.explain(li.permute_dims(x, (1, 0)))
