@@ -17,8 +17,7 @@ import pytest
 import lazyinfini as li
 from lazyinfini._render import compile as compiling
 from lazyinfini._runtime import c_threads, cpu, threads
-
-from ..test_threads import in_forked_child
+from tests.test_threads import in_forked_child
 
 pytestmark = pytest.mark.skipif(
     compiling.compiler() is None or threads.THREADS < 2 or c_threads.library() is None,
