@@ -19,7 +19,7 @@ import os
 import threading
 import warnings
 
-from .._render.compile import CompileError, load
+from .._render.compile import CompileError, NoCompiler, load
 from .threads import THREADS
 
 SPIN_NS = 50_000  # how long an idle worker waits for the next job before it sleeps
@@ -253,6 +253,8 @@ def _load() -> ctypes.CDLL | None:
         found = load(SOURCE)
     except CompileError as error:
         _Pool.error = str(error).splitlines()[0][:200]
+        if isinstance(error, NoCompiler):
+            return None  # NOTE: no kernel compiles either: cpu.py has said so once
         warnings.warn(
             f"lazyinfini: the C thread pool is unavailable, using Python's ({_Pool.error})",
             RuntimeWarning,
@@ -277,7 +279,7 @@ _STATS = [_I64]
 def stats() -> dict[str, int]:
     """What the C pool did in this process: jobs it ran, parts its workers ran, jobs run alone
     by their caller (the pool was busy with another thread's), workers running now."""
-    found = library()
+    found = _Pool.library  # NOTE: not loaded here: asking must not build it
     if found is None:
         return {"jobs": 0, "worker_parts": 0, "alone": 0, "workers": 0}
     out = (ctypes.c_int64 * 4)()

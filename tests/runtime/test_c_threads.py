@@ -210,6 +210,17 @@ def test_a_forked_child_starts_its_own_workers():
     np.testing.assert_array_equal(_run(PROGRAMS["clip_sub"], a, b), expected)
 
 
+def test_no_compiler_leaves_the_python_pool_without_a_second_warning(monkeypatch, recwarn):
+    def refuse(source):
+        raise compiling.NoCompiler("no C compiler found (for the test)")
+
+    monkeypatch.setattr(c_threads, "load", refuse)
+    monkeypatch.setattr(c_threads._Pool, "tried", False)
+    monkeypatch.setattr(c_threads._Pool, "library", None)
+    assert c_threads.library() is None and c_threads.stats()["jobs"] == 0
+    assert not [w for w in recwarn if "thread pool" in str(w.message)]
+
+
 def test_native_0_keeps_the_python_pool():
     code = (
         "import numpy as np, lazyinfini as li\n"
