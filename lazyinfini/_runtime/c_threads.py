@@ -1,5 +1,5 @@
 """The compiled kernels' threads: a pool of C worker threads, so a parallel C kernel starts in
-microseconds, not the ~50 us a Python pool's hand-off costs (threads.py).
+microseconds, not the ~50-100 us a Python pool's hand-off costs (threads.py).
 
 The pool is a small C library compiled once per machine into the kernel cache
 (`_render/compile.py`). `li_pool_kernel` runs an elementwise kernel's function (compiled.py) and
