@@ -5,6 +5,9 @@ so each thread's `with li.options(...)` is its own. Every result is compared wit
 
 from __future__ import annotations
 
+import os
+import select
+import signal
 import sys
 import threading
 
@@ -13,6 +16,7 @@ import pytest
 
 import lazyinfini as li
 from lazyinfini._options import current
+from lazyinfini._runtime.threads import run_parallel
 
 THREADS = 8
 ROUNDS = 30
@@ -176,3 +180,53 @@ def test_threads_see_failures_of_their_own_only(switch_often):
             assert_expected(shared_programs(a, li.asarray(B)))
 
     run_threads(work)
+
+
+def in_forked_child(check, timeout: float = 60.0) -> bool:
+    """check() in a forked child (its result by a pipe; a child that hangs is killed: False)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # NOTE: the child never returns to pytest
+        ok = False
+        try:
+            ok = bool(check())
+        finally:
+            os.write(write, b"1" if ok else b"0")
+            os._exit(0)
+    os.close(write)
+    try:
+        ready, _, _ = select.select([read], [], [], timeout)
+        return bool(ready) and os.read(read, 1) == b"1"
+    finally:
+        os.close(read)
+        if not ready:
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
+def test_the_pool_loses_no_item_when_one_raises():
+    done = set()
+    lock = threading.Lock()
+
+    def work(item):
+        if item == 3:
+            raise ValueError("item 3")
+        with lock:
+            done.add(item)
+
+    with pytest.raises(ValueError, match="item 3"):
+        run_parallel(work, range(40))
+    assert done == set(range(40)) - {3}
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_the_pool_works_in_a_forked_child():
+    """The parent's helper threads do not survive a fork: the child makes its own."""
+    run_parallel(lambda item: None, range(8))  # the parent's helpers exist
+
+    def child() -> bool:
+        seen = []
+        run_parallel(seen.append, range(8))
+        return sorted(seen) == list(range(8))
+
+    assert in_forked_child(child)

@@ -2,11 +2,11 @@
 calls rendered once from the layouts the scheduler recorded, compiled by the system compiler
 (one translation unit per new schedule), launched with a run's buffers bound.
 
-A call is a C function over a (start, stop) range of the space it walks, so threads split it
-(ctypes releases the GIL). Its arguments besides the pointers (the walk's shape, each operand's
-strides, numpy's loops for borrowed steps) are fixed when it is rendered, in ctypes arrays
-(`_Layout`); a run writes only each operand's address (its buffer's, plus the byte offset of
-the call's view of it) into the pointer array.
+A call is a C function over a (start, stop) range of the space it walks, so threads split it:
+the C pool's (c_threads.py), else Python's (ctypes releases the GIL). Its arguments besides the
+pointers (the walk's shape, each operand's strides, numpy's loops for borrowed steps) are fixed
+when it is rendered, in ctypes arrays (`_Layout`); a run writes only each operand's address (its
+buffer's, plus the byte offset of the call's view of it) into the pointer array.
 
 An operand read across the output's rows (a transposed one) is walked in square tiles: the
 operands are viewed with the space's last two dims split into (tiles, tiles, tile, tile), so
@@ -28,6 +28,7 @@ from .._graph.views import c_strides, stand_in
 from .._render import c, elementwise
 from .._render.compile import CompileError, load
 from .._schedule.kernels import Kernel
+from . import c_threads
 from .c_compiling import ARGTYPES, C_KERNELS, RENDERERS
 from .compiling import Call
 from .memo import Memo
@@ -111,6 +112,10 @@ def _run(function, layout: _Layout, bases: list[int], parallel: bool) -> None:
         function(0, total, layout.shape, ptrs, layout.strides, layout.ext)
         return
     step = max(align, -(-total // (THREADS * PIECES_PER_THREAD)) // align * align)
+    pool = c_threads.library()
+    if pool is not None:  # NOTE: the same parts on C threads: started in microseconds
+        pool.li_pool_kernel(function, total, step, layout.shape, ptrs, layout.strides, layout.ext)
+        return
     run_parallel(
         lambda start: function(
             start, min(start + step, total), layout.shape, ptrs, layout.strides, layout.ext

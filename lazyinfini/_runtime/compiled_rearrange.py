@@ -4,8 +4,9 @@ of a new schedule in one translation unit, loaded once.
 
 The same copy as ``rearrange.run_rearrange``'s tiled method, bit for bit: the kernel moves the
 plan's units as raw bytes, block by block over the grid. It takes a [start, stop) range of grid
-cells, so threads split the grid (ctypes releases the GIL during the call). Every way the C
-path can be unavailable raises ``CompileError``; the caller then runs the numpy path.
+cells, so threads split the grid: the C pool's (c_threads.py), else Python's (ctypes releases
+the GIL during the call). Every way the C path can be unavailable raises ``CompileError``; the
+caller then runs the numpy path.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 from .._render.compile import CompileError
 from .._render.rearrange import cell_count, render_rearrange
 from .._schedule.rearrange import RearrangePlan
+from . import c_threads
 from .c_compiling import ARGTYPES, C_KERNELS, RENDERERS
 from .compiling import Call
 from .rearrange import _check_pair
@@ -48,7 +50,11 @@ def run_compiled(plan: RearrangePlan, src: np.ndarray, dst: np.ndarray, threads:
     cells = cell_count(plan)
     if threads and THREADS > 1 and cells > 1:
         ranges = _ranges(cells, THREADS * _RANGES_PER_THREAD)
-        run_parallel(lambda span: kernel(src_addr, dst_addr, *span), ranges)
+        pool = c_threads.library()
+        if pool is not None:  # NOTE: the same ranges (one step each) on C threads
+            pool.li_pool_copy(kernel, src_addr, dst_addr, cells, ranges[0][1])
+        else:
+            run_parallel(lambda span: kernel(src_addr, dst_addr, *span), ranges)
     else:
         kernel(src_addr, dst_addr, 0, cells)
 

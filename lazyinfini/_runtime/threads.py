@@ -23,6 +23,16 @@ def pool() -> ThreadPoolExecutor:
         return _pool
 
 
+def _forget_pool() -> None:
+    """In a forked child: the parent's helpers did not survive the fork (the executor would wait
+    on them for ever), nor did the thread that may hold the lock. The next pool() makes both."""
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
 def run_parallel(work, items) -> None:
     """work(item) for every item, on every core. Items are taken in order from one queue, so a
     slow item idles nobody; the caller is one of the workers; a worker's exception re-raises."""
