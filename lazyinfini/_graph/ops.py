@@ -145,6 +145,7 @@ class Op(enum.Enum):
     SORT = ("sort", OP, 1)
     ARGSORT = ("argsort", OP, 1)
     SEARCHSORTED = ("searchsorted", OP, VARIADIC)
+    BINCOUNT = ("bincount", OP, 1)  # numpy's bincount of non-negative integers (arg: minlength)
     TAKE = ("take", OP, 2)
     TAKE_ALONG_AXIS = ("take_along_axis", OP, 2)
     CONCAT = ("concat", OP, VARIADIC)

@@ -2,6 +2,8 @@
 
 sort: array_api_compat.numpy sorts descending by reversing an ascending sort, which reverses
 ties too (visible for -0.0 and +0.0); the spec wants descending sorts stable as well.
+bincount: numpy's (one counting pass) where the namespace has it (numpy, CuPy), else counted
+from a sort and a searchsorted of the bin edges, in the namespace alone.
 searchsorted: a node's inputs arrive positionally, but numpy's third positional parameter is
 `side`, so the optional sorter input must be passed by keyword.
 """
@@ -24,4 +26,15 @@ def searchsorted(xp, x1, x2, *sorter, side: str):
     return xp.searchsorted(x1, x2, side=side, sorter=sorter[0] if sorter else None)
 
 
-IMPLEMENTATIONS = {Op.SORT: sort, Op.SEARCHSORTED: searchsorted}
+def bincount(xp, x, *, minlength: int):
+    """The count of each value 0 .. minlength - 1 in `x` (non-negative integers below
+    minlength, as the recording checked), as int64."""
+    count = getattr(xp, "bincount", None)
+    if count is not None:
+        return xp.astype(count(x, minlength=minlength), xp.int64)
+    edges = xp.arange(minlength + 1, dtype=xp.int64)
+    bounds = xp.searchsorted(xp.sort(xp.astype(x, xp.int64)), edges, side="left")
+    return xp.astype(bounds[1:] - bounds[:-1], xp.int64)
+
+
+IMPLEMENTATIONS = {Op.SORT: sort, Op.SEARCHSORTED: searchsorted, Op.BINCOUNT: bincount}
