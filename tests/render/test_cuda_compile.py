@@ -15,7 +15,10 @@ import lazyinfini as li
 from lazyinfini._render import cuda, nvrtc
 from tests.render.kernels import elementwise, rearranges, rendered
 
-ARCHS = ["compute_80", "compute_90"]
+# NOTE: every kernel for the H100's virtual architecture only (~40 s of NVRTC a run on 2 cores):
+# the front end is the same for compute_80, and what differs by architecture (the inline PTX of
+# the half floats, assembled) is compiled for sm_80 and sm_90 below.
+ARCHS = ["compute_90"]
 
 
 @pytest.fixture(scope="module", autouse=True)
