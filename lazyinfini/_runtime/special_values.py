@@ -206,10 +206,10 @@ def _parts(xp, name: str, z, signs=None):
     """The real and imaginary parts of `name`(z) at elements z with a special part; `signs`:
     the sign bits of z's parts (default: read from z)."""
     if name in _ROTATED:
+        sa, sb = signs or _signs(xp, z)
         # NOTE: i z = -b + a i. The sign of -b is not read back from the negated array: a GPU's
-        # arithmetic gives NaN its canonical (positive) sign, and numpy's results at NaN parts
-        # follow the sign bits as C's negation leaves them.
-        sa, sb = signs or (xp.signbit(xp.real(z)), xp.signbit(xp.imag(z)))
+        # negation leaves a NaN's sign bit as it was (numpy's flips it), and numpy's results at
+        # NaN parts follow the sign bits as C's negation leaves them.
         re, im = _parts(xp, _ROTATED[name], _times_i(xp, z), (xp.logical_not(sb), sa))
         return (re, im) if name == "cos" else (im, xp.negative(re))  # NOTE: -i (re + im i)
     if name in _SCALED:
@@ -219,7 +219,11 @@ def _parts(xp, name: str, z, signs=None):
         return _reciprocal(xp, xp.real(z), xp.imag(z))
     if name == "sign":
         return _sign(xp, xp.real(z), xp.imag(z))
-    return _tabled(xp, name, z, signs or (xp.signbit(xp.real(z)), xp.signbit(xp.imag(z))))
+    return _tabled(xp, name, z, signs or _signs(xp, z))
+
+
+def _signs(xp, z):
+    return xp.signbit(xp.real(z)), xp.signbit(xp.imag(z))
 
 
 def _tabled(xp, name: str, z, signs):
