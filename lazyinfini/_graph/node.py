@@ -136,8 +136,9 @@ def _address(value) -> int:
 
 def link_siblings(nodes) -> None:
     """Nodes taking the items of one library call (svd's U, S and Vh): a materialization that
-    computes one computes the others live arrays hold, in the same call (_cache.py), not in a
-    second call later. Weakly: an item no array holds is not kept alive for this."""
+    computes one computes the others still alive (held by an array or read by pending work), in
+    the same call (_cache.py), not in a second call later. Weakly: an item nothing references
+    is not kept alive for this."""
     refs = tuple(weakref.ref(node) for node in nodes)
     for node in nodes:
         assert node.op in LINKED, node  # NOTE: the cache looks for siblings on these ops only

@@ -70,8 +70,8 @@ class ScheduleCache:
         device keeps what live arrays hold (held nodes are outputs too)."""
         scan = Native.scan or _scan  # NOTE: the same function in C, once it is built
         order, srcs, parts, fills, keep, evaluated, calls = scan(pending, keeps)
-        extra = _held_siblings(order) if calls and keeps else ()
-        if extra:  # NOTE: asked for too: their call runs once (see _held_siblings)
+        extra = _live_siblings(order, pending) if calls and keeps else ()
+        if extra:  # NOTE: asked for too: their call runs once (see _live_siblings)
             pending = [*pending, *extra]
             order, srcs, parts, fills, keep, evaluated, calls = scan(pending, keeps)
         again = _recomputed_frontier(order, srcs, keep, pending) if evaluated else ()
@@ -264,20 +264,22 @@ def _fill_part(node: Node, i: int, firsts: dict, fills: dict) -> tuple:
     return (_FULL, node.shape, node.dtype, first, node.source)
 
 
-def _held_siblings(order) -> list[Node]:
-    """Items of the pending library calls that live arrays hold and nobody asked for yet (svd's
-    Vh, when S is asked for): computed by the same call now, not by a second call later."""
-    placed = {id(n) for n in order}
+def _live_siblings(order, pending: list) -> list[Node]:
+    """The items of the pending library calls that nobody asked for yet and are still alive
+    (svd's Vh, when S is asked for; U, where the program only reads it): computed and kept by
+    this call now, not by a second call later. Alive is enough: an item no array holds may
+    still feed other pending work (pca's returned `vt[:k]` of an in-place `vt *= signs`, and
+    its `u` read again by it), which would otherwise run the whole call again."""
+    placed = {id(resolve(n)) for n in pending}
     extra = []
     for node in order:
         if node.op not in LINKED:
             continue
-        for sibling in siblings_of(node):
-            if id(sibling) in placed or sibling.realized is not None:
+        for item in (node, *siblings_of(node)):
+            if id(item) in placed or item.realized is not None:
                 continue
-            if held_by(sibling) is not None:
-                placed.add(id(sibling))
-                extra.append(sibling)
+            placed.add(id(item))
+            extra.append(item)
     return extra
 
 
