@@ -216,7 +216,7 @@ def write(x: Array, new: Node, func: str) -> None:
             if place is None:
                 root = scatter(root, view.steps, new, source)
             else:  # NOTE: one SETITEM at the view's place, as scatter's chain of undone steps
-                root = _put(root, place.items, new, source)
+                root = _put(root, place.items, place.axes, new, source)
             storage.wrote(root, source)
         else:
             _reroot(x, new)
@@ -255,7 +255,7 @@ def _write_into_root(x: Array, spec: tuple, part: Node, source: str) -> bool:
         place = place_of(view.steps, root.shape) if storage.others(x) else None
         if place is None:
             return False
-        root = _put(root, compose(place, spec), part, source)
+        root = _put(root, *compose(place, spec), part, source)
         storage.wrote(root, source)  # NOTE: x too reads its value from the new root
     return True
 
@@ -363,8 +363,8 @@ _UNDO = {
 class Place(NamedTuple):
     """Where a view's elements sit in its root, as a basic index: per root axis a fixed index
     (an int) or a run (start, step, length); per view axis the root axis it walks, None for a
-    length-1 axis the root lacks. Axes keep their order, so root[key] lists the view's elements
-    in the view's order, in the view's shape but for length-1 axes."""
+    length-1 axis the root lacks. root[key] holds the view's elements with the view's axes in
+    the root's order (a permuted view, `x.T[0]`, walks them in another)."""
 
     items: tuple
     axes: tuple
@@ -372,8 +372,9 @@ class Place(NamedTuple):
 
 def place_of(steps: tuple[Step, ...], shape: tuple[int, ...]) -> Place | None:
     """The place of the view `steps` make of a root of `shape`; None where it is no basic
-    index (a permute, a diagonal, a reshape other than adding or dropping length-1 axes) or
-    holds no element. Remembered: a loop writes through one view many times."""
+    index of the root's axes in some order (a diagonal, a reshape other than adding or dropping
+    length-1 axes) or holds no element. Remembered: a loop writes through one view many
+    times."""
     key = (steps, shape)
     place = _PLACES.get(key, _UNKNOWN)
     if place is _UNKNOWN:
@@ -396,6 +397,8 @@ def _place_of(steps: tuple[Step, ...], shape: tuple[int, ...]) -> Place | None:
             _place_slice(items, axes, step)
         elif step.op is Op.RESHAPE and _units_only(shape, step.shape):
             axes = _place_reshape(items, axes, shape, step.shape)
+        elif step.op is Op.PERMUTE:
+            axes = [axes[i] for i in step.arg]
         else:
             return None
         shape = step.shape
@@ -423,10 +426,11 @@ def _place_reshape(items: list, axes: list, before: tuple, after: tuple) -> list
     return [None if n == 1 else next(walked) for n in after]
 
 
-def compose(place: Place, spec: tuple) -> tuple:
+def compose(place: Place, spec: tuple) -> tuple[tuple, tuple]:
     """The root's items that `spec` (a basic key of the view, as indexing plans it: "int",
-    "slice" and "none" items, one per view axis but the Nones) selects."""
-    items, axes = list(place.items), iter(place.axes)
+    "slice" and "none" items, one per view axis but the Nones) selects, and the root axis of
+    each axis the selection keeps, in the view's order."""
+    items, axes, kept = list(place.items), iter(place.axes), []
     for item in spec:
         if item[0] == "none":
             continue
@@ -440,16 +444,23 @@ def compose(place: Place, spec: tuple) -> tuple:
             _, start, stop, by = item
             length = len(range(start, -1 if stop is None else stop, by))
             items[root_axis] = (first + stride * start, stride * by, length)
-    return tuple(items)
+            kept.append(root_axis)
+    return tuple(items), tuple(kept)
 
 
-def _put(root: Node, items: tuple, part: Node, source: str) -> Node:
-    """`root` with the elements at `items` (a Place's) replaced by `part`, which has their
-    shape but for length-1 axes."""
+def _put(root: Node, items: tuple, axes: tuple, part: Node, source: str) -> Node:
+    """`root` with the elements at `items` (a Place's) replaced by `part`, whose axes walk the
+    root `axes` in that order (None: a length-1 axis the root lacks); it has their shape but for
+    length-1 axes."""
     key = tuple(_slice_item(*item) if type(item) is tuple else ("int", item) for item in items)
-    shape = tuple(item[2] for item in items if type(item) is tuple)
+    walked = [a for a in axes if a is not None and type(items[a]) is tuple]
+    shape = tuple(items[a][2] for a in walked)
     if part.shape != shape:
         part = quick_node(Op.RESHAPE, (part,), shape, part.dtype, None, source)
+    if walked != sorted(walked):  # NOTE: a permuted view: its axes put in the root's order
+        order = tuple(sorted(range(len(walked)), key=walked.__getitem__))
+        shape = tuple(shape[i] for i in order)
+        part = quick_node(Op.PERMUTE, (part,), shape, part.dtype, order, source)
     return _setitem(root, part, (), key, source)
 
 

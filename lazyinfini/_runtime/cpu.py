@@ -323,7 +323,7 @@ def _view(kernel, values, memory) -> list[np.ndarray]:
 
 def _opaque(kernel, values, memory) -> list[np.ndarray]:
     inputs = [load_view(ld, values) for ld in kernel.loads]
-    return call_library_outputs(kernel.nodes, inputs)
+    return call_library_outputs(kernel.nodes, inputs, in_place=kernel.in_place)
 
 
 def _source(kernel, values, memory) -> list[np.ndarray]:

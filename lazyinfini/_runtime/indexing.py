@@ -64,9 +64,11 @@ def gather(xp, x, *indices, key: tuple):
         raise IndexError(f"__getitem__: {exc}") from None
 
 
-def setitem(xp, x, value, *indices, key: tuple):
+def setitem(xp, x, value, *indices, key: tuple, in_place: bool = False):
+    """x with x[key] = value: a copy of x, or x itself where the schedule gave the update x's
+    buffer (`in_place`: a buffer it made, read for the last time, _schedule/in_place.py)."""
     key = _checked_key("__setitem__", xp, x, key, indices)
-    out = xp.asarray(x, copy=True)
+    out = x if in_place else xp.asarray(x, copy=True)
     try:
         out[key] = value
     except IndexError as exc:

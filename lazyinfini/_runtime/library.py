@@ -58,11 +58,14 @@ def call_library(node: Node, inputs: list[np.ndarray]) -> np.ndarray:
     return value
 
 
-def call_library_outputs(nodes, inputs: list, library: Library = NUMPY) -> list:
+def call_library_outputs(nodes, inputs: list, library: Library = NUMPY, in_place=False) -> list:
     """The values of nodes that differ only in which item ("_index") of one call they take:
-    the library is called once (qr's Q and R, eigh's values and vectors)."""
+    the library is called once (qr's Q and R, eigh's values and vectors). `in_place`: the
+    kernel's update writes into its first input (Kernel.in_place)."""
     kwargs = dict(nodes[0].arg or ())
     kwargs.pop("_index", None)
+    if in_place:
+        kwargs["in_place"] = True
     name = kwargs.pop("_function", nodes[0].op.label)
     xp = library.namespace
     # Half floats compute in float32 and round once, as elementwise ops do.

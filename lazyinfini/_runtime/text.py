@@ -49,6 +49,8 @@ def _kernel_lines(i: int, kernel, device) -> list[str]:
         lines.append(f"    plan {kernel.plan!r}")
         if device.target.copy_methods:
             lines.append(f"    method {COPY_METHODS[kernel.method]}")
+    if kernel.in_place:
+        lines.append(f"    in place: writes into {kernel.loads[0].base!r}, its last read")
     path = device.describe(kernel)
     if path:
         lines.append(f"    path {path}")

@@ -4,7 +4,8 @@
 drop identities, merge repeats) -> fuse (elementwise groups, with a reason for every decision;
 independent sibling groups that share an input merge into one multi-output pass) -> lower
 (kernels with strided loads, rearrange plans and their copy methods, coalesced iteration spaces,
-register programs) -> lifetimes. A target that does not fuse (the reference device) gets
+register programs) -> lifetimes -> in place (functional updates that may write into their
+input, in_place.py). A target that does not fuse (the reference device) gets
 `schedule_nodes`: one kernel per node.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from .._graph import Dag, Node, Op, inputs_of
 from .fuse import fuse as fuse_groups
+from .in_place import write_in_place
 from .kernels import FusionDecision, Kernel, Kind, Schedule
 from .layout import whole_load
 from .lower import Lowering
@@ -34,7 +36,8 @@ def schedule(graph: Dag, target: Target, *, fuse: bool = True, keep=frozenset())
     rewrites = rewrites + lowering.notes
     # NOTE: a kept node under the name simplify() gave it (a rewrite of its inputs, a merge)
     keep = {n: new_of.get(n, n) for n in keep}
-    return with_lifetimes(lowering.kernels, requested, held, decisions, rewrites, keep)
+    planned = with_lifetimes(lowering.kernels, requested, held, decisions, rewrites, keep)
+    return write_in_place(planned) if target.writes_in_place else planned
 
 
 def schedule_nodes(graph: Dag, keep=frozenset()) -> Schedule:

@@ -45,3 +45,7 @@ class Target:
     # decides how the device copies; explain() prints it only then (the cuda device's kernel
     # copies by the plan alone, directly or through a shared tile, as its path line says).
     copy_methods: bool = True
+    # Whether a functional update (x[key] = v) may write into its x where x is a buffer this
+    # schedule made and reads for the last time (in_place.py): a device whose values are
+    # buffers; a lazy one (dask) builds new blocks anyway.
+    writes_in_place: bool = True

@@ -66,7 +66,8 @@ def test_a_write_into_a_view_without_live_views_stays_a_write_of_the_view():
         (lambda a: a[None, :, 1], (((0, 1, 3), 1, (0, 1, 5)), (None, 0, 2))),
         (lambda a: li.expand_dims(a[0, 0], axis=0), ((0, 0, (0, 1, 5)), (None, 2))),
         (lambda a: li.reshape(a[:1], (4, 5)), ((0, (0, 1, 4), (0, 1, 5)), (1, 2))),
-        (lambda a: a.mT, None),  # a permute: no basic index of the root
+        (lambda a: a.mT, (((0, 1, 3), (0, 1, 4), (0, 1, 5)), (0, 2, 1))),  # axes reordered
+        (lambda a: li.permute_dims(a, (2, 0, 1))[1:3, 2], ((2, (0, 1, 4), (1, 1, 2)), (2, 1))),
         (lambda a: li.linalg.diagonal(a), None),
         (lambda a: li.reshape(a, (12, 5)), None),  # merges axes
         (lambda a: a[:, 0:0], None),  # empty
@@ -101,7 +102,7 @@ def basic_keys(draw, shape):
 
 def _view(data, x, x_np):
     """One view of x, the same on both: a basic index, or a reshape of length-1 axes, or a
-    permute (which places no basic index, so the write is scattered as before)."""
+    permute (a basic index of the root with its axes in another order)."""
     kind = data.draw(st.sampled_from(("index", "index", "expand", "squeeze", "permute")))
     if kind == "index":
         key = data.draw(basic_keys(x.shape), "view key")
@@ -178,3 +179,15 @@ def test_writing_each_of_n_live_views_records_o_of_n_nodes(monkeypatch):
 
     small, large = nodes_for(100), nodes_for(400)
     assert large <= 4 * small + 40, (small, large)  # linear (quadratic would be ~16x)
+
+
+def test_a_write_through_a_transposed_view_is_one_setitem_into_the_root():
+    """numpy's `x.T[0] += 1`: the root takes the column at its place, the value transposed
+    (a permute of the part, not of the whole root and back)."""
+    x, x_np = li.asarray(grid((4, 3))), grid((4, 3))
+    x.T[0] += 1
+    x_np.T[0] += 1
+    assert setitems(x) == 1
+    kernels = [(k.kind.value, k.outputs[0].shape) for k in li.inspect.schedule(x).kernels]
+    assert kernels == [("elementwise", (4,)), ("opaque", (4, 3))]  # no (3, 4) copy
+    assert_same(x, x_np)

@@ -70,7 +70,7 @@ def make_device(backend: Backend, name: str) -> Device:
 
     def opaque(kernel, values, memory) -> list:
         inputs = [load_view(ld, values, value_of, backend.namespace) for ld in kernel.loads]
-        return call_library_outputs(kernel.nodes, inputs, library)
+        return call_library_outputs(kernel.nodes, inputs, library, kernel.in_place)
 
     return Device(
         name,

@@ -46,7 +46,12 @@ from .calls import grid
 # NOTE: never copy a transposed load first: blockwise reads it by relabelling its blocks. A
 # kernel compiles where the cpu's would (LAZYINFINI_COMPILE_MIN): a worker compiles each of its
 # functions once, and then finds it in its disk cache.
-TARGET = Target("dask", transposed_copy_min=None, compile_min=CPU_TARGET.compile_min)
+TARGET = Target(
+    "dask",
+    transposed_copy_min=None,
+    compile_min=CPU_TARGET.compile_min,
+    writes_in_place=False,
+)
 
 # The config key of the chunks numpy inputs get (any dask chunks spec: "auto", "64MiB", 2,
 # ...). "auto" sizes them by dask's own "array.chunk-size" (128MiB unless set otherwise).
