@@ -1,8 +1,10 @@
-"""numpy's histogram, recorded as a sort and two searchsorted calls, and bincount, one call.
+"""numpy's histogram, recorded as numpy computes it, and bincount, one call.
 
 A value v falls in bin i when edges[i] <= v < edges[i + 1] (the last bin is closed): numpy's
-rule for every kind of bins, so counts are the differences of where each edge would be
-inserted into the sorted values (left side, and right side for the last edge). Uniform edges
+rule for every kind of bins. Equal bins over a given range are counted as numpy counts them
+(each value's bin from its offset, corrected an ulp off an edge, then one bincount); other
+bins by the differences of where each edge would be inserted into the sorted values (left
+side, and right side for the last edge). Uniform edges
 are recorded as numpy's linspace computes them, from the lazy min and max when no range is
 given. bincount's length depends on the data: its min and max are computed at once (an
 implicit materialization, as for the namespace's unique_*).
@@ -22,8 +24,19 @@ from .._api import statistics as _statistics
 from .._api.creation import arange
 from .._api.data_types import astype
 from .._api.elementwise import add as _add
-from .._api.elementwise import divide, equal, multiply, where
+from .._api.elementwise import (
+    divide,
+    equal,
+    greater_equal,
+    less,
+    less_equal,
+    logical_and,
+    multiply,
+    trunc,
+    where,
+)
 from .._api.elementwise import subtract as _subtract
+from .._api.indexing import take
 from .._api.manipulation import concat, reshape, stack
 from .._api.searching import searchsorted
 from .._api.sorting import sort
@@ -40,7 +53,10 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     if x.dtype == _dtypes.bool or x.dtype in _dtypes.COMPLEX:
         raise Fallback(f"histogram of {x.dtype.name}")
     edges = _uniform_edges(x, bins, range) if np.ndim(bins) == 0 else _given_edges(bins)
-    counts = _counts(x, edges)
+    if np.ndim(bins) == 0 and _countable(x, range):
+        counts = _uniform_counts(x, edges, *_outer_edges(range))
+    else:
+        counts = _counts(x, edges)
     if not density:
         return counts, edges
     return _density(counts, edges), edges
@@ -60,6 +76,85 @@ def _counts(x, edges):
     inner = searchsorted(ordered, bounds[:-1], side="left")
     last = searchsorted(ordered, bounds[-1:], side="right")
     return diff(concat([inner, last]))
+
+
+def _countable(x, range) -> bool:
+    """Whether numpy's counting of equal bins is recorded (see _uniform_counts): a range of
+    Python numbers (numpy's arithmetic with other scalars takes their dtype), values the
+    edges' float dtype holds exactly (int64's do not: those are sorted, as numpy compares them
+    with the edges exactly)."""
+    known = range is not None and all(type(bound) in (int, float) for bound in range)
+    return known and x.dtype in _COUNTED
+
+
+def _uniform_counts(x, edges, first, last):
+    """numpy's counting of equal bins between the outer edges `first` and `last`, recorded:
+    each value's bin from its offset (corrected where that is an ulp off an edge, as numpy
+    corrects it), then one counting pass (bincount) with the values outside the range (and
+    NaN) in an extra bin that is dropped: passes over the data where a sort costs ~20x more."""
+    count = edges.shape[0] - 1
+    values = astype(x, edges.dtype)
+    keep = logical_and(greater_equal(values, first), less_equal(values, last))
+    offset, span = _subtract(values, first), _span(first, last)
+    wide = np.result_type(offset.dtype, span.dtype)
+    scaled = multiply(divide(astype(offset, wide), array(span.astype(wide))), count)
+    # NOTE: bins as whole floats (numpy's intp cast of scaled values in [0, count] is trunc):
+    # the pass stays compiled, where a float-to-integer cast has none; bincount casts them
+    index = astype(trunc(where(keep, scaled, 0)), _dtypes.float64)
+    index = where(equal(index, count), count - 1, index)
+    edge = _edge_formula(first, last, known_value(edges)) or (lambda i: take(edges, i))
+    index = where(less(values, edge(index)), _subtract(index, 1), index)
+    above = logical_and(greater_equal(values, edge(_add(index, 1))), index != count - 1)
+    index = where(keep, where(above, _add(index, 1), index), count)
+    extra = (("minlength", count + 1),)
+    counted = record(Op.BINCOUNT, (index._node,), (count + 1,), _dtypes.int64, extra)
+    return counted[:count]
+
+
+def _edge_formula(first, last, known: np.ndarray):
+    """edges[i] as numpy's linspace computes it (i * step + first in float64, the last edge
+    exactly `last`, cast to the edges' dtype), as a function of lazy integer positions, where
+    it gives every known edge bit for bit (else None): the corrections then fuse into the pass
+    computing the bins instead of gathering edges twice."""
+    div = known.size - 1
+    delta = np.subtract(np.asarray(last, np.float64), np.asarray(first, np.float64))
+    step = delta / div
+    if div < 1 or step == 0:
+        return None
+
+    def edge(i, xp):
+        found = xp.astype(i, np.float64) * float(step) + float(first)
+        return xp.astype(xp.where(i == div, float(last), found), known.dtype)
+
+    if not np.array_equal(edge(np.arange(div + 1), _NUMPY), known):
+        return None
+    return lambda i: edge(i, _LAZY)
+
+
+class _NUMPY:
+    astype, where = staticmethod(lambda x, dtype: x.astype(dtype)), staticmethod(np.where)
+
+
+class _LAZY:
+    astype, where = staticmethod(astype), staticmethod(where)
+
+
+def _span(first, last) -> np.ndarray:
+    """last - first as numpy's histogram divides by it: a signed integer difference as its
+    unsigned type (numpy's _unsigned_subtract)."""
+    dtype = np.result_type(first, last)
+    if dtype.kind == "i":
+        signed = (np.asarray(last, dtype), np.asarray(first, dtype))
+        return np.subtract(*signed, casting="unsafe", dtype=f"u{dtype.itemsize}")
+    return np.subtract(last, first, dtype=dtype)
+
+
+# The dtypes whose values the edges' float dtype holds exactly (int64's do not: their bins are
+# found by sorting, as numpy compares them with the edges exactly).
+_COUNTED = (
+    _dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.uint8, _dtypes.uint16, _dtypes.uint32,
+    _dtypes.float32, _dtypes.float64,
+)  # fmt: skip
 
 
 def _given_edges(bins):
@@ -88,6 +183,19 @@ def _uniform_edges(x, bins, range):
 
 def _known_edges(x, count: int, range) -> np.ndarray:
     """Edges from a given range (or numpy's 0..1 for no values): computed by numpy now."""
+    first, last = _outer_edges(range)
+    dtype = np.result_type(first, last, x.dtype)
+    if np.issubdtype(dtype, np.integer):
+        dtype = np.result_type(dtype, float)
+    edges = np.linspace(first, last, count + 1, endpoint=True, dtype=dtype)
+    if np.any(edges[:-1] >= edges[1:]):  # NOTE: numpy's check, where bins underflow
+        raise ValueError(f"Too many bins for data range. Cannot create {count} finite-sized bins.")
+    return edges
+
+
+def _outer_edges(range) -> tuple:
+    """The first and last edge from a given range (numpy's 0..1 for none), checked; an empty
+    one widened by a half on each side."""
     first, last = (0, 1) if range is None else range
     if first > last:
         raise ValueError("max must be larger than min in range parameter.")
@@ -95,10 +203,7 @@ def _known_edges(x, count: int, range) -> np.ndarray:
         raise ValueError(f"supplied range of [{first}, {last}] is not finite")
     if first == last:
         first, last = first - 0.5, last + 0.5
-    dtype = np.result_type(first, last, x.dtype)
-    if np.issubdtype(dtype, np.integer):
-        dtype = np.result_type(dtype, float)
-    return np.linspace(first, last, count + 1, endpoint=True, dtype=dtype)
+    return first, last
 
 
 def _linspace(start, stop, num: int):

@@ -28,7 +28,10 @@ def searchsorted(xp, x1, x2, *sorter, side: str):
 
 def bincount(xp, x, *, minlength: int):
     """The count of each value 0 .. minlength - 1 in `x` (non-negative integers below
-    minlength, as the recording checked), as int64."""
+    minlength, as the recording checked, or floats holding such integers: a histogram's bins,
+    computed in a compiled pass where a float-to-integer cast has no C form), as int64."""
+    if xp.isdtype(x.dtype, "real floating"):
+        x = xp.astype(x, xp.int64)
     count = getattr(xp, "bincount", None)
     if count is not None:
         return xp.astype(count(x, minlength=minlength), xp.int64)
