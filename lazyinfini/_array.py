@@ -38,6 +38,31 @@ def _inplace_method(name: str, dunder: str):
     return method
 
 
+def _power_method(inplace: bool):
+    """x ** y, with numpy's shortcuts for a float or complex ndarray and a Python int
+    (fast_scalar_power): x ** 2 is square(x), x ** -1 reciprocal(x). So x ** 2 gives numpy's
+    bits (its power loop, SIMD on some CPUs, may round x * x otherwise) and compiles as a
+    product, not a borrowed pow; both keep pow's special values (x ** 0.5, numpy's sqrt, stays
+    numpy's power loop)."""
+    pow_ = _binary_method("pow")
+    ipow = _inplace_method("pow", "__ipow__")
+
+    def method(self, other, /):
+        name = _POWER_SHORTCUTS.get((int, other)) if type(other) is int else None
+        if name is None or self.dtype not in _SHORTCUT_DTYPES:
+            return ipow(self, other) if inplace else pow_(self, other)
+        fn = _FUNCTIONS[name]
+        return self._rebind("__ipow__", lambda x, _: fn(x), other) if inplace else fn(self)
+
+    method.__name__ = "pow"
+    return method
+
+
+_POWER_SHORTCUTS = {(int, 2): "square", (int, -1): "reciprocal"}
+# NOTE: numpy's own float and complex dtypes (bfloat16, ml_dtypes' type, takes numpy's power)
+_SHORTCUT_DTYPES = frozenset(np.dtype(t) for t in "efdFD")
+
+
 def _unary_method(name: str):
     def method(self, /):
         return _FUNCTIONS[name](self)
@@ -318,9 +343,9 @@ class Array(NumpyMethods):
     __mod__ = _binary_method("remainder")
     __rmod__ = _binary_method("remainder", reflected=True)
     __imod__ = _inplace_method("remainder", "__imod__")
-    __pow__ = _binary_method("pow")
+    __pow__ = _power_method(inplace=False)
     __rpow__ = _binary_method("pow", reflected=True)
-    __ipow__ = _inplace_method("pow", "__ipow__")
+    __ipow__ = _power_method(inplace=True)
     __matmul__ = _binary_method("matmul")
     __rmatmul__ = _binary_method("matmul", reflected=True)
     __imatmul__ = _inplace_method("matmul", "__imatmul__")
@@ -537,6 +562,8 @@ _FUNCTIONS = {
     "positive": _elementwise.positive,
     "abs": _elementwise.abs,
     "bitwise_invert": _elementwise.bitwise_invert,
+    "square": _elementwise.square,  # NOTE: x ** 2 and x ** -1 (see _power_method)
+    "reciprocal": _elementwise.reciprocal,
 }
 
 # numpy's ufuncs that are namespace functions (np.add, np.exp, np.pow is np.power, np.matmul):
