@@ -64,6 +64,8 @@ TRANSPOSES = [
 # and a broadcast row and column joining the vectors element by element
 VECTOR_SHAPES = [((1,), (1,)), ((3,), (3,)), ((9,), (9,)), ((16,), (16,)), ((2055,), (2055,))]
 VECTOR_SHAPES += [((5, 7), (7,)), ((3, 130), (3, 1))]
+# rows of whole threads' elements: a channel's bias, a column, a bias row (_per_row)
+VECTOR_SHAPES += [((2, 3, 4, 16), (1, 3, 1, 1)), ((6, 64), (6, 1)), ((4, 32), (32,))]
 
 
 def permute_plan(shape, axes, dtype):

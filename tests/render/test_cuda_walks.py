@@ -90,6 +90,24 @@ def test_a_vector_moves_16_bytes_of_its_widest_operand():
     assert cuda.launch(elementwise_kernel(x[:, ::2] + 1)).method == "grid-stride"
 
 
+def test_a_channels_bias_is_read_once_a_thread():
+    """clip(a - b) with b (1, C, 1, 1): a thread's elements share their row, so its index is
+    split once and b's value read once, before the thread's loop (the tail and the fallback
+    still split per element)."""
+    a = li.asarray(np.zeros((2, 8, 6, 8), np.float32))
+    b = li.asarray(np.zeros((1, 8, 1, 1), np.float32))
+    source = cuda.render(elementwise_kernel(li.clip(a - b, -0.5, 0.5))).source
+    vector = source[: source.index("} else {")]
+    head, loop = vector.split("#pragma unroll\n", 1)
+    assert "li_rem = li_first;" in head and "(p2 + ((int)i1 * 4))" in head
+    assert "li_rem" not in loop and "p2" not in loop
+    assert "const unsigned int i2 = i_row + li_e;" in loop
+    # rows of 6 elements hold no whole number of a thread's 4: split per element
+    odd = li.asarray(np.zeros((2, 8, 6), np.float32)) - li.asarray(np.zeros((1, 8, 1), np.float32))
+    head, loop = cuda.render(elementwise_kernel(odd)).source.split("#pragma unroll\n", 1)
+    assert "li_rem = li_i;" in loop.split("} else {")[0]
+
+
 # -- rearranges --------------------------------------------------------------------------------
 
 
