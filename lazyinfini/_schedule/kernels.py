@@ -35,6 +35,7 @@ class Kernel:
     space: tuple[int, ...] = ()  # the coalesced iteration space of an ELEMENTWISE kernel
     method: str = ""  # how a REARRANGE kernel copies: "direct" or "tiled" (copy_method)
     program: object = None  # an ELEMENTWISE kernel's register program (linearize.Program)
+    streams: bool = False  # outputs written with non-temporal stores (Target.stream_min_bytes)
 
     @functools.cached_property
     def reads(self) -> tuple[Node, ...]:

@@ -54,7 +54,15 @@ class Lowering:
         return held
 
     def _emit(self, kind, nodes, outputs, loads, **record) -> None:
+        if kind is Kind.ELEMENTWISE:
+            record["streams"] = self._streams(outputs)
         self.kernels.append(Kernel(kind, tuple(nodes), tuple(outputs), tuple(loads), **record))
+
+    def _streams(self, outputs) -> bool:
+        """Whether an elementwise kernel writing `outputs` streams them past the caches: they
+        are at least the target's `stream_min_bytes` together."""
+        least = self.target.stream_min_bytes
+        return least is not None and sum(out.nbytes for out in outputs) >= least
 
     def _call_siblings(self, node: Node) -> tuple[Node, ...]:
         """`node` and the pending nodes taking other items of the same library call."""

@@ -1,0 +1,176 @@
+"""Streaming stores: an elementwise kernel whose outputs reach the Target's stream_min_bytes
+writes them with non-temporal stores (the plan says so, explain() prints it), and its bits are
+the reference device's whatever the shape, strides, dtypes and threads."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import subprocess
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import lazyinfini as li
+from lazyinfini._device import DEVICES, register_device
+from lazyinfini._render import c, elementwise
+from lazyinfini._render.compile import compiler
+from lazyinfini._runtime import cpu
+from lazyinfini._runtime.c_compiling import C_KERNELS
+from lazyinfini._runtime.machine import last_level_cache
+from lazyinfini._schedule import Kind
+from tests.runtime.test_compiled import BORROWED, FLOAT_OPS, INT_OPS, OPS, layout, same, values
+
+LEAST = 4096  # bytes: the streaming device's threshold, so small arrays straddle it
+
+pytestmark = pytest.mark.skipif(compiler() is None, reason="no C compiler")
+
+
+@pytest.fixture(scope="module")
+def streaming():
+    """The cpu device compiling every elementwise kernel, streaming outputs of LEAST bytes."""
+    target = dataclasses.replace(
+        DEVICES["cpu"].target, name="cpu-streaming", compile_min=0, stream_min_bytes=LEAST
+    )
+    device = cpu.host_device("cpu-streaming", target)
+    register_device(device)
+    yield device.name
+    DEVICES.pop(device.name, None)
+
+
+def elementwise_kernels(y) -> list:
+    return [k for k in li.inspect.schedule(y).kernels if k.kind is Kind.ELEMENTWISE]
+
+
+def test_the_cpu_streams_outputs_larger_than_its_last_level_cache():
+    assert DEVICES["cpu"].target.stream_min_bytes == last_level_cache() > 0
+    n = last_level_cache() // 4 + 16  # float32 elements: just past the cache
+    a = li.ones(n, dtype=li.float32)
+    (big,) = elementwise_kernels(li.clip(a - 0.5, 0, 1))
+    (small,) = elementwise_kernels(li.clip(a[: n // 2] - 0.5, 0, 1))
+    assert big.streams and not small.streams
+    text = li.explain(li.clip(a - 0.5, 0, 1))
+    assert "path compiled C, streaming stores (outputs of " in text
+    assert "streaming stores" not in li.explain(li.clip(a[: n // 2] - 0.5, 0, 1))
+    with li.options(device="numpy"):  # NOTE: a device that never streams plans no streaming
+        assert not elementwise_kernels(li.clip(a - 0.5, 0, 1))[0].streams
+
+
+def test_a_streaming_kernel_writes_its_blocks_with_non_temporal_stores_and_fences(streaming):
+    x = li.asarray(np.arange(LEAST, dtype=np.float32))
+    with li.options(device=streaming):
+        (kernel,) = elementwise_kernels(li.clip(x - 1, 0, 9))
+        (plain,) = elementwise_kernels(li.clip(x[:100] - 1, 0, 9))
+    assert kernel.streams and not plain.streams
+    source = C_KERNELS.calls(kernel)[0].source
+    assert "li_stream(q[0]" in source and "li_stream_fence();" in source
+    assert "li_stream" not in C_KERNELS.calls(plain)[0].source
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    dtype=st.sampled_from(
+        [np.float32, np.float64, np.float16, ml_dtypes.bfloat16, np.int8, np.int64, np.uint16]
+    ),
+    steps=st.lists(
+        st.sampled_from(sorted(OPS) + sorted(FLOAT_OPS) + sorted(INT_OPS)), min_size=1, max_size=3
+    ),
+    how=st.sampled_from(["contiguous", "transposed", "reversed"]),
+    rows=st.integers(1, 70),
+    cols=st.integers(1, 300),
+    broadcast=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_streamed_kernels_match_the_reference(
+    streaming, dtype, steps, how, rows, cols, broadcast, seed
+):
+    """Sizes straddle LEAST; odd row lengths put every row's start off a cache line (the
+    unaligned head and tail of each block)."""
+    rng = np.random.default_rng(seed)
+    x = layout(values(dtype, rng, (rows, cols)), how)
+    y = values(dtype, rng, (cols,) if broadcast else (rows, cols))
+    floats = np.dtype(dtype).kind not in "iu"
+    allowed = {**OPS, **(FLOAT_OPS if floats else INT_OPS)}
+    if how != "contiguous":
+        allowed = {k: v for k, v in allowed.items() if k not in BORROWED}
+    steps = [s for s in steps if s in allowed] or ["sub"]
+
+    def program(a, b):
+        for name in steps:
+            a = allowed[name](a, b)
+        return a
+
+    with li.options(device="reference"):
+        want = np.asarray(program(li.asarray(x), li.asarray(y)))
+    with li.options(device=streaming):
+        lazy = program(li.asarray(x), li.asarray(y))
+        kernels = elementwise_kernels(lazy)
+        got = np.asarray(lazy)
+    assert all(k.streams == (k.outputs[0].nbytes >= LEAST) for k in kernels)
+    same(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16, np.bool_])
+def test_large_threaded_streamed_kernels_and_several_outputs_match_numpy(streaming, dtype):
+    """Threads split the walk at any element (a part starts off a cache line); two outputs of
+    one kernel stream each; a bool output is one byte an element."""
+    rng = np.random.default_rng(7)
+    n = (1 << 19) + 37  # NOTE: past C_PARALLEL_MIN: the C pool's parts
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+
+    def program():
+        if dtype == np.bool_:
+            x, y = li.asarray(a), li.asarray(b)
+            return x < y, x >= y
+        x, y = li.asarray(a.astype(dtype)), li.asarray(b.astype(dtype))
+        return li.clip(x - y, -0.5, 0.5), x + y
+
+    with li.options(device="reference"):
+        want = li.compute(*program())
+    with li.options(device=streaming):
+        outputs = program()
+        (kernel,) = [k for k in li.inspect.schedule(*outputs).kernels if k.kind is Kind.ELEMENTWISE]
+        got = li.compute(*outputs)
+    assert kernel.streams and len(kernel.outputs) == 2
+    for value, expected in zip(got, want):
+        same(np.asarray(value), np.asarray(expected))
+
+
+def test_a_streamed_kernel_reading_a_transposed_load_in_tiles_matches_numpy(streaming):
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((300, 260)).astype(np.float32)
+    b = rng.standard_normal((260, 300)).astype(np.float32)
+    with li.options(device=streaming):
+        lazy = li.clip(li.permute_dims(li.asarray(a), (1, 0)) - li.asarray(b), -0.5, 0.5)
+        (kernel,) = elementwise_kernels(lazy)
+        assert "in tiles" in li.explain(lazy) and "streaming stores" in li.explain(lazy)
+        got = np.asarray(lazy)
+    assert kernel.streams and any("LI_ROWS" in call.source for call in C_KERNELS.calls(kernel))
+    same(got, np.clip(a.T - b, np.float32(-0.5), np.float32(0.5)))
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
+@pytest.mark.parametrize(
+    "flags",
+    [["-march=native"], ["-mno-avx"], ["-U__AVX__", "-U__SSE2__", "-U__F16C__"]],
+)
+def test_streaming_compiles_on_every_branch(streaming, flags, tmp_path):
+    """The prelude's stores take AVX, SSE2 or (any other target: gcc on ARM, here with the x86
+    macros undefined) plain stores and a full fence: each branch compiles."""
+    x = li.asarray(np.arange(LEAST, dtype=np.float32))
+    with li.options(device=streaming):
+        (kernel,) = elementwise_kernels(li.clip(x - 1, 0, 9))
+    kinds = (c.CONTIGUOUS, c.CONTIGUOUS, c.BROADCAST, c.BROADCAST, c.BROADCAST)
+    source = tmp_path / "k.c"
+    source.write_text(c.PRELUDE + elementwise.render(kernel, "li_k", kinds))
+    strict = "-Werror=implicit-function-declaration"
+    done = subprocess.run(
+        ["gcc", "-O2", "-c", "-o", tmp_path / "k.o", strict, *flags, source],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
