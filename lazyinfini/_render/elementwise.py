@@ -7,7 +7,7 @@ loops, c.BORROWED) or contiguous float16 operands runs each inner run in blocks 
 elements: the program is cut at each borrowed step into *segments*, element loops that keep
 the registers a later segment or a borrowed call reads in block buffers (`li_b<r>`), and the
 borrowed call runs numpy's loop over a whole block buffer at once. A kernel that `streams` (its
-record says so: outputs larger than the last-level cache) runs in blocks too: each contiguous
+record says so: it moves more than the last-level cache holds) runs in blocks too: each contiguous
 output is computed into a block buffer (`li_o<k>`), then written with non-temporal stores
 (c.STREAMING), its blocks aligned to cache lines; the function fences before it returns.
 """

@@ -45,8 +45,8 @@ class Target:
     # decides how the device copies; explain() prints it only then (the cuda device's kernel
     # copies by the plan alone, directly or through a shared tile, as its path line says).
     copy_methods: bool = True
-    # An elementwise kernel whose outputs have at least this many bytes writes them with
-    # non-temporal stores where its compiled loop writes them contiguously (None: never): an
-    # output larger than the last-level cache would be evicted before it is read again anyway,
-    # and streaming it skips each line's read-for-ownership (the cpu's: the LLC's size).
+    # An elementwise kernel moving at least this many bytes (read + written) writes its outputs
+    # with non-temporal stores where its compiled loop writes them contiguously (None: never):
+    # its data does not fit in the last-level cache together, so streaming skips each output
+    # line's read-for-ownership and leaves the cache to the inputs (the cpu's: the LLC's size).
     stream_min_bytes: int | None = None
