@@ -227,3 +227,23 @@ def test_the_bandwidth_bar_is_streams_copy_and_add_with_streaming_stores():
     rates = machine.stream_bandwidth()
     assert set(rates) == {"copy", "add"} and min(rates.values()) > 0
     assert machine.copy_bandwidth() == max(rates.values())
+
+
+def test_the_last_level_cache_comes_from_sysconf_else_sysfs_else_a_constant(monkeypatch, tmp_path):
+    from lazyinfini._runtime import machine
+
+    def no_sysconf(name):
+        raise ValueError(name)
+
+    size = tmp_path / "size"
+    size.write_text("16384K\n")
+    monkeypatch.setattr(machine.os, "sysconf", no_sysconf)
+    monkeypatch.setattr(machine, "_SYSFS_LLC", str(size))
+    machine.last_level_cache.cache_clear()
+    try:
+        assert machine.last_level_cache() == 16 << 20
+        machine.last_level_cache.cache_clear()
+        monkeypatch.setattr(machine, "_SYSFS_LLC", str(tmp_path / "absent"))
+        assert machine.last_level_cache() == machine.FALLBACK_LLC
+    finally:
+        machine.last_level_cache.cache_clear()
