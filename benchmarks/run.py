@@ -2,10 +2,13 @@
 
     python benchmarks/run.py            # the full table (a few minutes on 2 cores)
     python benchmarks/run.py --quick    # smaller sizes, for a smoke test
+    python benchmarks/run.py --only clip channel   # only the rows named so (--help lists them)
 
 Each figure is the median of several runs, measured side by side in this process. lazyinfini's
 time includes recording the graph and scheduling it. GB/s counts bytes read + written once; the
-percentage is of this machine's copy bandwidth (measured here, same units). The peers' code is
+percentage is of this machine's memory bandwidth, measured here as STREAM measures it (all threads,
+non-temporal stores, the best of its copy and add kernels; same units): a row reads above 100 %
+only where its arrays sit in cache. The peers' code is
 in peers.py; each peer's result is checked once against numpy's, and a peer that disagrees is
 left out of the row (with a line saying why).
 """
@@ -24,7 +27,7 @@ import numpy as np
 import peers as peer_fns
 
 import lazyinfini as li
-from lazyinfini._runtime.machine import copy_bandwidth
+from lazyinfini._runtime.machine import copy_bandwidth, stream_bandwidth
 
 
 def median_times(fns: dict, repeat: int, rounds: int = 2) -> dict[str, float]:
@@ -186,24 +189,43 @@ def small_arrays(repeat: int = 2000) -> None:
     )
 
 
+ROWS = ("clip", "half", "channel", "transposed", "permute", "fixed")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small sizes, few repeats")
+    parser.add_argument("--only", nargs="+", choices=ROWS, default=ROWS, help="rows to run")
     args = parser.parse_args()
-    quick = args.quick
+    quick, only = args.quick, set(args.only)
     repeat = 3 if quick else 9
     bandwidth = copy_bandwidth()
-    print(f"copy bandwidth (read + write, all threads): {bandwidth / 1e9:.1f} GB/s\n")
+    rates = ", ".join(f"{name} {rate / 1e9:.1f}" for name, rate in stream_bandwidth().items())
+    print(f"memory bandwidth (STREAM: all threads, non-temporal stores; GB/s): {rates}\n")
     peers = peer_fns.optional_peers()
     table = Table(bandwidth)
-    sizes = (1 << 20, 1 << 22) if quick else (1 << 20, 1 << 24, 1 << 26)
-    for n in sizes:
-        clip_sub(table, n, np.float32, repeat, peers)
-    half = 1 << (20 if quick else 24)
-    clip_sub(table, half, np.float16, repeat, peers)
-    clip_sub(table, half, ml_dtypes.bfloat16, repeat, peers)
-    channel_sub_clip(table, repeat, peers, (4, 64, 56, 56) if quick else (32, 64, 56, 56))
-    clip_transposed_sub(table, 1024 if quick else 4096, repeat, peers)
+    if "clip" in only:
+        for n in (1 << 20, 1 << 22) if quick else (1 << 20, 1 << 24, 1 << 26):
+            clip_sub(table, n, np.float32, repeat, peers)
+    if "half" in only:
+        half = 1 << (20 if quick else 24)
+        clip_sub(table, half, np.float16, repeat, peers)
+        clip_sub(table, half, ml_dtypes.bfloat16, repeat, peers)
+    if "channel" in only:
+        channel_sub_clip(table, repeat, peers, (4, 64, 56, 56) if quick else (32, 64, 56, 56))
+    if "transposed" in only:
+        clip_transposed_sub(table, 1024 if quick else 4096, repeat, peers)
+    if "permute" in only:
+        permutes(table, quick, repeat, peers)
+    if "fixed" in only:
+        print()
+        peak_memory(1 << (22 if quick else 24))
+        recording_overhead(2000 if quick else 20000)
+        small_arrays(200 if quick else 2000)
+        print("fixed costs against torch, jax, scikit-learn: python benchmarks/fixed_costs.py")
+
+
+def permutes(table, quick: bool, repeat: int, peers) -> None:
     side = 2048 if quick else 8192
     permute(table, (side, side), (1, 0), np.float32, repeat, f"transpose {side}x{side} f32", peers)
     nchw = (4, 64, 56, 56) if quick else (32, 64, 56, 56)
@@ -211,11 +233,6 @@ def main() -> None:
     img = (2, 3, 512, 512) if quick else (8, 3, 1024, 1024)
     permute(table, img, (0, 2, 3, 1), np.float32, repeat, f"NCHW->NHWC {img} f32", peers)
     permute(table, img, (0, 2, 3, 1), np.uint8, repeat, f"NCHW->NHWC {img} uint8", peers)
-    print()
-    peak_memory(1 << (22 if quick else 24))
-    recording_overhead(2000 if quick else 20000)
-    small_arrays(200 if quick else 2000)
-    print("fixed costs against torch, jax, scikit-learn: python benchmarks/fixed_costs.py")
 
 
 if __name__ == "__main__":

@@ -177,6 +177,49 @@ static inline double li_max_keep(double x, double b) { return (x < b || b != b) 
 static inline double li_min_keep(double x, double b) { return (x > b || b != b) ? b : x; }
 """
 
+# Non-temporal stores of a block of output bytes (elementwise.py, a kernel record's `streams`):
+# whole 32-byte (16 without AVX) aligned pieces go past the caches, so a large output is written
+# without the read-for-ownership of its lines; the unaligned head and tail are plain stores.
+# gcc has no __builtin_nontemporal_store: on x86 its movnt builtins (immintrin.h would cost ~250
+# ms a compile); clang's builtin works on every target; elsewhere (gcc on ARM) plain stores.
+# The fence orders a thread's streamed stores before whatever the pool does after the call.
+STREAMING = """\
+#if defined(__clang__)
+typedef long long li_vnt __attribute__((vector_size(16), aligned(16)));
+#define LI_NT(p, v) __builtin_nontemporal_store((v), (li_vnt *)(p))
+#elif defined(__AVX__)
+typedef long long li_vnt __attribute__((vector_size(32)));
+#define LI_NT(p, v) __builtin_ia32_movntdq256((li_vnt *)(p), (v))
+#elif defined(__SSE2__)
+typedef long long li_vnt __attribute__((vector_size(16)));
+#define LI_NT(p, v) __builtin_ia32_movntdq((li_vnt *)(p), (v))
+#endif
+#if defined(__SSE2__)
+#define li_stream_fence() __builtin_ia32_sfence()
+#else
+#define li_stream_fence() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
+/* Elements of the block of a streamed output at p: to the end of a LI_BLOCK-element block
+   aligned to a cache line, at most `left` (only the first block of a run is short). */
+static inline int64_t li_stream_count(const char *p, int64_t left, int64_t size) {
+    int64_t m = LI_BLOCK - (int64_t)((uintptr_t)p % 64) / size;
+    return m < left ? m : left;
+}
+static inline void li_stream(char *dst, const char *src, int64_t bytes) {
+#ifdef LI_NT
+    const int64_t width = (int64_t)sizeof(li_vnt);
+    int64_t head = (int64_t)(-(uintptr_t)dst & (uintptr_t)(width - 1));
+    if (head > bytes) head = bytes;
+    memcpy(dst, src, (size_t)head);
+    dst += head, src += head, bytes -= head;
+    for (; bytes >= width; bytes -= width, dst += width, src += width) {
+        li_vnt v; memcpy(&v, src, sizeof v); LI_NT(dst, v);
+    }
+#endif
+    memcpy(dst, src, (size_t)bytes);
+}
+"""
+
 PRELUDE = (
     """#include <stdint.h>
 #include <string.h>
@@ -212,6 +255,7 @@ static inline void li_f32_to_f16(const float *src, _Float16 *dst, int64_t n) {
 }
 """
     + ORDERINGS
+    + STREAMING
     + """static inline uint16_t li_bf16_store(float f) {
     uint32_t u; memcpy(&u, &f, 4);
     if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u); /* quiet NaN */

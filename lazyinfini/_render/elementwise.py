@@ -6,7 +6,10 @@ kernel computes its whole program per element. A kernel with borrowed steps (num
 loops, c.BORROWED) or contiguous float16 operands runs each inner run in blocks of LI_BLOCK
 elements: the program is cut at each borrowed step into *segments*, element loops that keep
 the registers a later segment or a borrowed call reads in block buffers (`li_b<r>`), and the
-borrowed call runs numpy's loop over a whole block buffer at once.
+borrowed call runs numpy's loop over a whole block buffer at once. A kernel that `streams` (its
+record says so: it moves more than the last-level cache holds) runs in blocks too: each contiguous
+output is computed into a block buffer (`li_o<k>`), then written with non-temporal stores
+(c.STREAMING), its blocks aligned to cache lines; the function fences before it returns.
 """
 
 from __future__ import annotations
@@ -85,6 +88,7 @@ def render(kernel, name: str, kinds: tuple[str, ...], ndim: int | None = None) -
         count=len(kinds),
         hoist=hoist,
         loop=loop,
+        fence=_fence(kernel, kinds),
     )
 
 
@@ -115,6 +119,7 @@ def render_tiled(kernel, name: str, kinds, ndim: int, side: tuple[int, int], gat
         ),
         hoist=hoist.replace("\n", "\n    "),
         loop=loop.replace("\n", "\n    "),
+        fence=_fence(kernel, kinds),
     )
 
 
@@ -128,7 +133,7 @@ def _body(kernel, kinds) -> tuple[str, str]:
         for i in sorted(walk.hoisted)
     ]
     segments = _segments(walk)
-    if len(segments) == 1 and not walk.staged:
+    if len(segments) == 1 and not walk.staged and not walk.streamed:
         body = walk.element(segments[0], ready=set(), buffered=set(), final=True)
         loop = _LOOP.format("\n            ".join(body))
     else:
@@ -147,6 +152,7 @@ class _Walk:
     dtypes: dict
     hoisted: set[int]  # broadcast loads (operand indexes): read once, before the loop
     staged: set[int]  # contiguous float16 operands, converted a block at a time
+    streamed: set[int]  # contiguous outputs written a block at a time with non-temporal stores
 
     @classmethod
     def of(cls, kernel, kinds):
@@ -160,6 +166,7 @@ class _Walk:
             c.register_dtypes(kernel),
             {i for i, k in enumerate(kinds) if k == BROADCAST and i >= n_out},
             {i for i, k in enumerate(kinds) if k == CONTIGUOUS and operands[i].dtype == np.float16},
+            _streamed(kernel, kinds),
         )
 
     def read(self, reg: int, ready: set[int]) -> str | None:
@@ -189,10 +196,29 @@ class _Walk:
         kept = sorted(r for r in buffered if r in defined or r in dict.fromkeys(needed))
         body += [f"li_b{r}[jb] = r{r};" for r in kept if r not in ready]
         if final:
-            for j, reg in enumerate(program.outputs):
-                stage = f"li_buf{j}[jb] = r{reg};" if j in self.staged else None
-                body.append(stage or c.store(j, self.operands[j], f"r{reg}", self.kinds))
+            body += [self.write(j, f"r{reg}") for j, reg in enumerate(program.outputs)]
         return [line for line in body if line is not None]
+
+    def write(self, j: int, value: str) -> str:
+        """The statement storing output `j`'s register `value` (element jb of a block)."""
+        if j in self.staged:
+            return f"li_buf{j}[jb] = {value};"
+        if j in self.streamed:
+            return f"li_o{j}[jb] = {c.narrowed(self.operands[j].dtype, value)};"
+        return c.store(j, self.operands[j], value, self.kinds)
+
+
+def _streamed(kernel, kinds) -> set[int]:
+    """The outputs written with non-temporal stores: every contiguous one where the kernel
+    record `streams` (a record without the field, as a dask block's may be, never does)."""
+    if not getattr(kernel, "streams", False):
+        return set()
+    return {j for j in range(len(kernel.outputs)) if kinds[j] == CONTIGUOUS}
+
+
+def _fence(kernel, kinds) -> str:
+    """The statement ending a function whose stores stream (they are weakly ordered)."""
+    return "li_stream_fence();" if _streamed(kernel, kinds) else ""
 
 
 def _segments(walk: _Walk) -> list:
@@ -208,12 +234,32 @@ def _segments(walk: _Walk) -> list:
 
 
 def _blocked_loop(walk: _Walk, segments: list) -> str:
-    """The inner run in blocks: staged float16 operands converted with the CPU's vector
-    conversions (F16C, which gcc does not emit for a _Float16 loop), element segments, and
-    numpy's loop called on whole block buffers for each borrowed step."""
+    """The inner run in blocks of at most LI_BLOCK elements (`m`): staged float16 operands
+    converted with the CPU's vector conversions (F16C, which gcc does not emit for a _Float16
+    loop), element segments, numpy's loop called on whole block buffers for each borrowed step,
+    and the streamed outputs' blocks written past the caches."""
+    inner = "\n".join(_block(walk, segments)).replace("\n", "\n            ")
+    count = "n - j0 < LI_BLOCK ? n - j0 : LI_BLOCK"
+    if walk.streamed:  # NOTE: blocks of the first streamed output start on cache lines
+        first = min(walk.streamed)
+        size = np.dtype(walk.operands[first].dtype).itemsize
+        count = f"li_stream_count(q[{first}] + j0 * {size}, n - j0, {size})"
+    return (
+        "for (int64_t j0 = 0, m = 0; j0 < n; j0 += m) {\n"
+        f"            m = {count};\n"
+        f"            {inner}\n"
+        "        }"
+    )
+
+
+def _block(walk: _Walk, segments: list) -> list[str]:
+    """The statements computing one block `[j0, j0 + m)` of the inner run."""
     buffered = _buffered(walk, segments)
     lines = [f"float li_buf{i}[LI_BLOCK];" for i in sorted(walk.staged)]
     lines += [f"{c.ctype(walk.dtypes[r])} li_b{r}[LI_BLOCK];" for r in sorted(buffered)]
+    lines += [
+        f"{c.memory_type(walk.operands[i].dtype)} li_o{i}[LI_BLOCK];" for i in sorted(walk.streamed)
+    ]
     lines += [
         f"li_f16_to_f32((const _Float16 *)q[{i}] + j0, li_buf{i}, m);"
         for i in sorted(walk.staged)
@@ -231,18 +277,21 @@ def _blocked_loop(walk: _Walk, segments: list) -> str:
             inner = "\n    ".join(["int64_t j = j0 + jb;", *body])
             lines.append(f"for (int64_t jb = 0; jb < m; jb++) {{\n    {inner}\n}}")
         ready |= buffered & ({s.dst for s in segment} | set(range(len(walk.kernel.loads))))
-    lines += [
-        f"li_f32_to_f16(li_buf{i}, (_Float16 *)q[{i}] + j0, m);"
-        for i in sorted(walk.staged)
-        if i < walk.n_out
-    ]
-    inner = "\n".join(lines).replace("\n", "\n            ")
-    return (
-        "for (int64_t j0 = 0; j0 < n; j0 += LI_BLOCK) {\n"
-        "            int64_t m = n - j0 < LI_BLOCK ? n - j0 : LI_BLOCK;\n"
-        f"            {inner}\n"
-        "        }"
-    )
+    return lines + _written(walk)
+
+
+def _written(walk: _Walk) -> list[str]:
+    """The block's staged float16 outputs converted to memory, and its streamed outputs
+    written with non-temporal stores."""
+    lines = []
+    for i in sorted(walk.staged):
+        if i < walk.n_out:
+            dst = f"li_o{i}" if i in walk.streamed else f"(_Float16 *)q[{i}] + j0"
+            lines.append(f"li_f32_to_f16(li_buf{i}, {dst}, m);")
+    for i in sorted(walk.streamed):
+        size = np.dtype(walk.operands[i].dtype).itemsize
+        lines.append(f"li_stream(q[{i}] + j0 * {size}, (const char *)li_o{i}, m * {size});")
+    return lines
 
 
 def _buffered(walk: _Walk, segments: list) -> set[int]:
@@ -310,6 +359,7 @@ void {name}(int64_t start, int64_t stop, const int64_t *shape, char *const *ptrs
         idx[{ndim} - 1] += n;
         for (int d = {ndim} - 1; d > 0 && idx[d] >= shape[d]; d--) {{ idx[d] = 0; idx[d - 1]++; }}
     }}
+    {fence}
 }}
 """
 
@@ -359,5 +409,6 @@ void {name}(int64_t start, int64_t stop, const int64_t *shape, char *const *ptrs
             {loop}
         }}
     }}
+    {fence}
 }}
 """

@@ -28,11 +28,13 @@ from .compiled import TILED_MIN, copied, run_compiled
 from .compiled_rearrange import run_compiled as run_compiled_rearrange
 from .fused import chunks, run_chunks, run_whole
 from .library import call_library_outputs
+from .machine import last_level_cache
 from .memo import Memo
 from .numpy_loops import missing
 from .pool import MIN_BYTES, POOL
 from .rearrange import SERIAL_BYTES, run_rearrange
 from .reference import source_value, value_of
+from .text import byte_size
 from .threads import THREADS, run_parallel
 
 PARALLEL_MIN = 1 << 21  # elements: below this, threads cost more than they save (measured)
@@ -68,6 +70,12 @@ def _cpu_target() -> Target:
         # (NCHW->NHWC with 3 channels) the rearrange's tiles are better.
         tiled_read_min_inner=64,
         tile_lines=True,
+        # NOTE: a kernel moving more than the LLC writes with non-temporal stores (no
+        # read-for-ownership of its lines), measured against plain stores in one process,
+        # medians of 12 alternating rounds while other processes loaded both cores:
+        # clip(a - b) float32 16M 0.82x the time, 4M 1.02x; clip(x - mean) (32, 64, 56, 56)
+        # 0.85x; either followed by a kernel reading its output 0.86-0.88x.
+        stream_min_bytes=last_level_cache(),
     )
 
 
@@ -355,9 +363,13 @@ def _describe(kernel, target: Target) -> str:
     if kernel.kind not in (Kind.ELEMENTWISE, Kind.REARRANGE):
         return ""
     path = path_of(kernel, target)
+    compiled = path == C_PATH
     tiled = kernel.kind is Kind.ELEMENTWISE and kernel.outputs[0].size >= TILED_MIN
-    if path == C_PATH and tiled and any(load.across_rows for load in kernel.loads):
+    if compiled and tiled and any(load.across_rows for load in kernel.loads):
         path += ", in tiles (a load is read across rows)"
+    if compiled and kernel.streams:
+        least = byte_size(target.stream_min_bytes)
+        path += f", streaming stores (moving {least} or more, its outputs skip the caches)"
     return path
 
 

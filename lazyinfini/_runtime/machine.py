@@ -1,30 +1,139 @@
-"""What this machine can do: its copy bandwidth, measured once, for GB/s figures."""
+"""What this machine can do: its last-level cache (the cpu streams larger outputs), and its memory
+bandwidth, measured once as STREAM measures it, for GB/s figures."""
 
 from __future__ import annotations
 
+import ctypes
 import functools
+import os
 import time
 
 import numpy as np
 
 from .threads import THREADS, run_parallel
 
+FALLBACK_LLC = 32 << 20  # bytes: where neither sysconf nor sysfs says (a large server's L3)
+_SYSFS_LLC = "/sys/devices/system/cpu/cpu0/cache/index3/size"
+
 
 @functools.cache
+def last_level_cache() -> int:
+    """Bytes of the last-level cache: sysconf's L3 size, else sysfs' ("32768K"), else
+    FALLBACK_LLC."""
+    try:
+        size = os.sysconf("SC_LEVEL3_CACHE_SIZE")
+        if size > 0:
+            return size
+    except (ValueError, OSError):
+        pass
+    try:
+        with open(_SYSFS_LLC) as text:
+            value = text.read().strip()
+        units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+        return int(value[:-1]) * units[value[-1]] if value[-1] in units else int(value)
+    except (OSError, ValueError, IndexError):
+        return FALLBACK_LLC
+
+
+# STREAM's copy (c = a) and add (c = a + b) as C functions of a kernel's signature over a byte
+# range [start, stop) (add: of float32 elements), writing with non-temporal stores (c.STREAMING).
+_STREAM_SOURCE = """
+void li_stream_copy(int64_t start, int64_t stop, const int64_t *shape, char *const *ptrs,
+                    const int64_t *strides, void *const *ext) {
+    (void)shape, (void)strides, (void)ext;
+    li_stream(ptrs[0] + start, ptrs[1] + start, stop - start);
+    li_stream_fence();
+}
+void li_stream_add(int64_t start, int64_t stop, const int64_t *shape, char *const *ptrs,
+                   const int64_t *strides, void *const *ext) {
+    (void)shape, (void)strides, (void)ext;
+    const float *a = (const float *)(ptrs[1] + start), *b = (const float *)(ptrs[2] + start);
+    char *c = ptrs[0] + start;
+    float block[LI_BLOCK];
+    for (int64_t j0 = 0, m = 0; j0 < (stop - start) / 4; j0 += m) {
+        m = li_stream_count(c + 4 * j0, (stop - start) / 4 - j0, 4);
+        for (int64_t j = 0; j < m; j++) block[j] = a[j0 + j] + b[j0 + j];
+        li_stream(c + 4 * j0, (const char *)block, 4 * m);
+    }
+    li_stream_fence();
+}
+"""
+ROUNDS = 5  # runs of each kernel; the best counts, as STREAM reports
+
+
 def copy_bandwidth() -> float:
-    """Bytes per second that a large copy moves (read + write), with all threads: the best of a
-    few runs of a 64 MiB copy. Every GB/s figure lazyinfini prints is relative to this."""
-    n = 1 << 24  # float32 elements: 64 MiB, far beyond any cache
-    src, dst = np.ones(n, np.float32), np.zeros(n, np.float32)
-    parts = np.array_split(np.arange(n), THREADS)
-    spans = [(int(p[0]), int(p[-1]) + 1) for p in parts if len(p)]
+    """Bytes per second (read + written, each once) that memory moves: the best of
+    `stream_bandwidth()`'s kernels. Every GB/s figure lazyinfini prints is relative to this, so
+    no kernel reads above it."""
+    return max(stream_bandwidth().values())
 
-    def copy_part(span):
-        np.copyto(dst[span[0] : span[1]], src[span[0] : span[1]])
 
+@functools.cache
+def stream_bandwidth() -> dict[str, float]:
+    """Bytes per second (read + written, each once) of STREAM's copy and add kernels, measured
+    the way STREAM does: all threads, non-temporal stores, arrays of 4x the last-level cache
+    (64 to 128 MiB each), the best of ROUNDS runs (compiled C on the C pool); without a
+    compiler or the C pool, {"numpy copy": ...} over Python threads (plain stores)."""
+    nbytes = min(max(1 << 26, 4 * last_level_cache()), 1 << 27) // 64 * 64
+    a, b = np.ones(nbytes // 4, np.float32), np.ones(nbytes // 4, np.float32)
+    c = np.zeros_like(a)
+    measured = _stream_kernels(a, b, c)
+    if measured is None:
+        measured = {"numpy copy": (2 * nbytes, _best(lambda: _numpy_copy(a, c)))}
+    return {name: moved / seconds for name, (moved, seconds) in measured.items()}
+
+
+def _stream_kernels(a, b, c) -> dict[str, tuple[int, float]] | None:
+    """(bytes moved, best seconds) of STREAM's copy and add in C, one part a thread (as STREAM
+    splits them) on the C pool or else Python's; None where nothing compiles."""
+    from .._render import c as dialect
+    from .._render.compile import CompileError, load
+    from . import c_threads
+
+    try:
+        library = load(dialect.PRELUDE + _STREAM_SOURCE)
+    except CompileError:
+        return None
+    ptrs = (ctypes.c_void_p * 3)(*(x.__array_interface__["data"][0] for x in (c, a, b)))
+    step = -(-c.nbytes // THREADS // 64) * 64
+    unused = (ctypes.c_int64 * 1)()
+    pool = c_threads.library()
+    found = {}
+    for name, arrays in (("copy", 2), ("add", 3)):
+        function = getattr(library, f"li_stream_{name}")
+        if pool is not None:
+            args = (ctypes.cast(function, ctypes.c_void_p), c.nbytes, step, unused, ptrs, unused)
+            run = functools.partial(pool.li_pool_kernel, *args, None)
+        else:
+            run = functools.partial(_python_threads, function, c.nbytes, step, ptrs)
+        found[name] = (arrays * c.nbytes, _best(run))
+    return found
+
+
+def _python_threads(function, total: int, step: int, ptrs) -> None:
+    """A kernel's function over the parts [start, start + step) of [0, total) on Python's pool
+    (ctypes releases the GIL)."""
+    unused = (ctypes.c_int64 * 1)()
+
+    def part(start: int) -> None:
+        stop = min(start + step, total)
+        function(ctypes.c_int64(start), ctypes.c_int64(stop), unused, ptrs, unused, None)
+
+    run_parallel(part, range(0, total, step))
+
+
+def _numpy_copy(src: np.ndarray, dst: np.ndarray) -> None:
+    step = -(-src.size // THREADS)
+    spans = [(start, min(start + step, src.size)) for start in range(0, src.size, step)]
+    run_parallel(lambda span: np.copyto(dst[span[0] : span[1]], src[span[0] : span[1]]), spans)
+
+
+def _best(run) -> float:
+    """The least seconds of ROUNDS runs of `run` (one more first: pages touched, threads up)."""
+    run()
     best = float("inf")
-    for _ in range(5):
+    for _ in range(ROUNDS):
         started = time.perf_counter()
-        run_parallel(copy_part, spans)
+        run()
         best = min(best, time.perf_counter() - started)
-    return 2 * src.nbytes / best
+    return best

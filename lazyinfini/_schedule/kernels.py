@@ -36,6 +36,7 @@ class Kernel:
     method: str = ""  # how a REARRANGE kernel copies: "direct" or "tiled" (copy_method)
     program: object = None  # an ELEMENTWISE kernel's register program (linearize.Program)
     in_place: bool = False  # an OPAQUE update writing into its first load's buffer (in_place.py)
+    streams: bool = False  # outputs written with non-temporal stores (Target.stream_min_bytes)
 
     @functools.cached_property
     def reads(self) -> tuple[Node, ...]:

@@ -8,6 +8,7 @@ output that is not contiguous gets a REARRANGE kernel copying it into a fresh bu
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 
 from .._graph import Dag, Group, Node, Op, inputs_of
@@ -54,7 +55,16 @@ class Lowering:
         return held
 
     def _emit(self, kind, nodes, outputs, loads, **record) -> None:
-        self.kernels.append(Kernel(kind, tuple(nodes), tuple(outputs), tuple(loads), **record))
+        kernel = Kernel(kind, tuple(nodes), tuple(outputs), tuple(loads), **record)
+        if kind is Kind.ELEMENTWISE and self._streams(kernel):
+            kernel = dataclasses.replace(kernel, streams=True)
+        self.kernels.append(kernel)
+
+    def _streams(self, kernel: Kernel) -> bool:
+        """Whether an elementwise kernel writes its outputs past the caches: it moves at least
+        the target's `stream_min_bytes` (read and written)."""
+        least = self.target.stream_min_bytes
+        return least is not None and kernel.bytes_read + kernel.bytes_written >= least
 
     def _call_siblings(self, node: Node) -> tuple[Node, ...]:
         """`node` and the pending nodes taking other items of the same library call."""

@@ -49,3 +49,8 @@ class Target:
     # schedule made and reads for the last time (in_place.py): a device whose values are
     # buffers; a lazy one (dask) builds new blocks anyway.
     writes_in_place: bool = True
+    # An elementwise kernel moving at least this many bytes (read + written) writes its outputs
+    # with non-temporal stores where its compiled loop writes them contiguously (None: never):
+    # its data does not fit in the last-level cache together, so streaming skips each output
+    # line's read-for-ownership and leaves the cache to the inputs (the cpu's: the LLC's size).
+    stream_min_bytes: int | None = None
