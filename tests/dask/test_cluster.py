@@ -100,7 +100,12 @@ def test_blocks_come_straight_from_the_workers_and_are_joined_here_once(client, 
 
     joined, asked = [], []
     real_join, real_gather = gather.join, client.gather
-    monkeypatch.setattr(gather, "join", lambda *args: joined.append(args[1]) or real_join(*args))
+
+    def join(blocks, chunks, dtype, limit):
+        joined.append((chunks, real_join(blocks, chunks, dtype, limit)))
+        return joined[-1][1]
+
+    monkeypatch.setattr(gather, "join", join)
     monkeypatch.setattr(client, "gather", lambda *a, **k: asked.append(k) or real_gather(*a, **k))
     rng = da.random.default_rng(2)
     a = rng.random((300, 500), chunks=(100, 200), dtype=np.float32).persist()  # 3x3, uneven
@@ -119,7 +124,10 @@ def test_blocks_come_straight_from_the_workers_and_are_joined_here_once(client, 
         len([name for name in ran if re.fullmatch("subtract_clip_multiply-[0-9a-f]+", name)]) == 9
     )
     assert [k["direct"] for k in asked if k.get("direct") is not None] == [True]  # one request
-    assert joined == [((100,) * 3, (200, 200, 100))]
+    assert [chunks for chunks, _ in joined] == [((100,) * 3, (200, 200, 100))]
+    value = np.asarray(clipped)  # the join's array itself: the one copy on the client
+    at = value.__array_interface__["data"][0]
+    assert at == joined[0][1].__array_interface__["data"][0] and not value.flags.writeable
     assert np.asarray(clipped).tobytes() == np.clip(a_np - b_np, 0, 1).tobytes()
     assert np.asarray(total).tobytes() == np.max(a_np * b_np).tobytes()
 
