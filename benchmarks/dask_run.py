@@ -1,6 +1,6 @@
 """lazyinfini's dask device against hand-written dask and dask's own expressions, side by side.
 
-    python benchmarks/dask_run.py                      # every section (about 2 minutes)
+    python benchmarks/dask_run.py                      # every section (~7 minutes here, loaded)
     python benchmarks/dask_run.py --sections threads   # one: threads, processes, chunks, ooc
     python benchmarks/dask_run.py --quick              # small sizes, for a smoke test
     python benchmarks/dask_run.py --fresh-cache        # workers compile into an empty kernel cache
