@@ -5,6 +5,7 @@ once per process."""
 
 import pickle
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -116,6 +117,35 @@ def test_the_block_function_pickles_small_and_once_per_process():
     assert len(data) < 4096 and b"_memo" not in data  # no loaded function, no allocator
     first, second = pickle.loads(data), pickle.loads(pickle.dumps(block))
     assert first is second and first.token == block.token and first.memory is None
+
+
+def test_a_process_unpickles_a_layer_s_recipe_once(monkeypatch):
+    """Every task of a layer carries the recipe as bytes; only the first task met in a process
+    unpickles them, a later one finds the live block by its token. Its blocks give numpy's
+    bits."""
+    rng = np.random.default_rng(5)
+    a_np, b_np = rng.standard_normal((2, 300, 400), dtype=np.float32)
+    a, b = (da.from_array(x, chunks=(150, 200)) for x in (a_np, b_np))
+    with li.options(device="dask"):
+        graph = li.to_dask(li.clip(li.from_dask(a) - li.from_dask(b), 0, 1))
+    block = graph.__dask_graph__().layers[graph.name].task.func
+    tasks = [pickle.dumps(block) for _ in range(4)]  # as the scheduler sends a layer's tasks
+    assert len(set(tasks)) == 1 and len(tasks[0]) < 2048
+    blocks._LIVE.pop(block.token, None)  # this process has not met the layer yet
+    unpickled = []
+    real = pickle.loads
+
+    def counted(payload: bytes):
+        unpickled.append(len(payload))
+        return real(payload)
+
+    payloads = SimpleNamespace(loads=counted, dumps=pickle.dumps)
+    monkeypatch.setattr(blocks, "pickle", payloads, raising=False)
+    revived = [real(task) for task in tasks]
+    assert len(unpickled) == 1 and all(r is revived[0] for r in revived)
+    assert revived[0] is not block and revived[0].token == block.token
+    out = revived[0](a_np[:150, 200:], b_np[:150, 200:])
+    assert out.tobytes() == np.clip(a_np[:150, 200:] - b_np[:150, 200:], 0, 1).tobytes()
 
 
 def test_merged_dims_views_what_every_operand_walks_as_one():

@@ -5,6 +5,7 @@ where a cluster cannot start. The first test, its cluster's start included, stay
 
 import logging
 import os
+import re
 import time
 
 import numpy as np
@@ -90,6 +91,58 @@ def test_persisted_values_stay_on_the_workers_and_feed_the_next_program(client):
         assert ran and not ran & {str(f.key) for f in futures}  # read there, not computed again
     np.testing.assert_allclose(total, 2 * np.clip(a_np - 0.5, 0, 1).sum(), rtol=1e-12)
     np.testing.assert_array_equal(np.asarray(y), np.clip(a_np - 0.5, 0, 1))
+
+
+def test_blocks_come_straight_from_the_workers_and_are_joined_here_once(client, monkeypatch):
+    """No finalize task on the cluster: every value's blocks in ONE gather, direct from the
+    workers holding them, then one join per value on the client; a 0-d value is its block."""
+    from lazyinfini._runtime.dask import gather
+
+    joined, asked = [], []
+    real_join, real_gather = gather.join, client.gather
+
+    def join(blocks, chunks, dtype, limit):
+        joined.append((chunks, real_join(blocks, chunks, dtype, limit)))
+        return joined[-1][1]
+
+    monkeypatch.setattr(gather, "join", join)
+    monkeypatch.setattr(client, "gather", lambda *a, **k: asked.append(k) or real_gather(*a, **k))
+    rng = da.random.default_rng(2)
+    a = rng.random((300, 500), chunks=(100, 200), dtype=np.float32).persist()  # 3x3, uneven
+    b = rng.random(500, chunks=200, dtype=np.float32).persist()
+    a_np, b_np = a.compute(), b.compute()
+    with li.options(device="dask"), distributed.get_task_stream(client) as stream:
+        x, y = li.from_dask(a), li.from_dask(b)
+        clipped, total = li.clip(x - y, 0, 1), li.max(x * y)
+        li.compute(clipped, total)
+    ran = [
+        task["key"][0] if isinstance(task["key"], tuple) else task["key"] for task in stream.data
+    ]
+    assert not [name for name in ran if "finalize" in name], ran
+    # the two values' kernels merged (they read x and y): its 9 blocks run once for both
+    assert (
+        len([name for name in ran if re.fullmatch("subtract_clip_multiply-[0-9a-f]+", name)]) == 9
+    )
+    assert [k["direct"] for k in asked if k.get("direct") is not None] == [True]  # one request
+    assert [chunks for chunks, _ in joined] == [((100,) * 3, (200, 200, 100))]
+    value = np.asarray(clipped)  # the join's array itself: the one copy on the client
+    at = value.__array_interface__["data"][0]
+    assert at == joined[0][1].__array_interface__["data"][0] and not value.flags.writeable
+    assert np.asarray(clipped).tobytes() == np.clip(a_np - b_np, 0, 1).tobytes()
+    assert np.asarray(total).tobytes() == np.max(a_np * b_np).tobytes()
+
+
+def test_a_client_that_cannot_reach_the_workers_gathers_through_the_scheduler(client):
+    a = da.random.default_rng(3).random((200, 300), chunks=(100, 100))
+    a_np = a.compute()
+    address = client.scheduler.address
+    with distributed.Client(address, direct_to_workers=False) as through, li.options(device="dask"):
+        asked = []
+        real = through.gather
+        through.gather = lambda *a, **k: asked.append(k) or real(*a, **k)
+        value = np.asarray(li.exp(li.from_dask(a)) - 1)
+    assert [k["direct"] for k in asked if k.get("direct") is not None] == [False]
+    assert value.tobytes() == (np.exp(a_np) - 1).tobytes()
 
 
 def test_two_gib_of_inputs_through_workers_of_256_mib():

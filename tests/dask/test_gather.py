@@ -78,3 +78,11 @@ def test_other_schedulers_join_with_dask_s_finalize():
     with dask.config.set(scheduler="threads"):
         assert gather._shared_memory([x])
     assert not gather._shared_memory([np.ones(3)])
+
+
+def test_a_dask_input_read_whole_is_gathered_as_a_result_is(joins):
+    data = np.arange(6 * 10, dtype=np.float32).reshape(6, 10)
+    with dask.config.set(scheduler="threads"):
+        value = np.asarray(li.from_dask(da.from_array(data, chunks=(4, 3))))
+    assert joins == [(6, 10)] and not value.flags.writeable
+    assert value.tobytes() == data.tobytes()

@@ -10,7 +10,8 @@ Registered by name only (`_runtime/__init__.py`): `import lazyinfini` never impo
 - `blocks.py`: what runs on the workers: a fused kernel per block (its compiled C function,
   or the register program in numpy) and library calls, as small picklable callables (they
   hold no node graph and no data).
-- `gather.py`: the one `dask.compute`, and the join of each value's blocks into one array.
+- `gather.py`: one computation of every requested value, each value's blocks joined into one
+  array on the client (gathered straight from the workers on a distributed cluster).
 """
 
 from __future__ import annotations

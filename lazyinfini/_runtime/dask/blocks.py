@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import pickle
 import warnings
 from dataclasses import dataclass, replace
 
@@ -118,10 +119,13 @@ class FusedBlock:
     length 1 on an axis is broadcast there. `constants` are (load index, 0-d value): fills.
 
     A worker process keeps one instance per recipe (`_revived`): the tasks of a layer arrive
-    pickled one by one, and its functions are found once, not once per task. `memory` is the
-    run's allocator (the device's, over the cpu's pool: warm memory, no page faults), used in
-    the process that made the block, whose materializations keep the pool; another process
-    (a worker's) allocates plain numpy memory, which it frees at once.
+    pickled one by one, and its functions are found once, not once per task. The recipe
+    travels as bytes pickled once (`_payload`), unpickled only by the first task of a layer in
+    a process: a later task's unpickling is a dict lookup, not the whole program's.
+
+    `memory` is the run's allocator (the device's, over the cpu's pool: warm memory, no page
+    faults), used in the process that made the block, whose materializations keep the pool;
+    another process (a worker's) allocates plain numpy memory, which it frees at once.
     """
 
     def __init__(self, kernel, ndim: int, places, constants, note: str, compiled, memory=None):
@@ -138,13 +142,16 @@ class FusedBlock:
         self.token = _recipe_token(self)
         self._sources = _sources(self.places, self.constants, len(kernel.loads))
         self._plans: dict = {}  # the blocks' layout -> (the block's shape, its C calls)
+        self._payload: bytes | None = None  # the recipe pickled, made at the first pickling
 
     def __dask_tokenize__(self):
         return self.token
 
     def __reduce__(self):
-        args = (self.kernel, self.ndim, self.places, self.constants, self.note, self.compiled)
-        return _revived, (self.token, args)  # NOTE: no allocator: another process's own
+        if self._payload is None:
+            args = (self.kernel, self.ndim, self.places, self.constants, self.note, self.compiled)
+            self._payload = pickle.dumps(args)  # NOTE: no allocator: another process's own
+        return _revived, (self.token, self._payload)
 
     def __call__(self, *blocks):
         try:
@@ -265,13 +272,14 @@ def _address(a: np.ndarray) -> int:
     return a.__array_interface__["data"][0]
 
 
-def _revived(token: str, args: tuple) -> FusedBlock:
-    """The FusedBlock of `token` in this process: the one met before, else made now."""
+def _revived(token: str, payload: bytes) -> FusedBlock:
+    """The FusedBlock of `token` in this process: the one met before, else made now from its
+    pickled recipe."""
     block = _LIVE.get(token)
     if block is None:
         if len(_LIVE) >= LIVE_MAX:
             del _LIVE[next(iter(_LIVE))]
-        block = _LIVE[token] = FusedBlock(*args)
+        block = _LIVE[token] = FusedBlock(*pickle.loads(payload))
     return block
 
 

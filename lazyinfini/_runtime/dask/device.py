@@ -1,5 +1,5 @@
 """The dask device: each kernel of a schedule becomes dask.array layers; nothing runs until
-`gather`, the one `dask.compute` of every requested value, on whatever scheduler is active.
+`gather`, one computation of every requested value, on whatever scheduler is active.
 
 - A fused elementwise kernel is ONE `da.blockwise` layer, one task per output chunk, running
   the kernel on the chunk (`blocks.FusedBlock`): the C function the cpu device compiles, where
@@ -333,10 +333,11 @@ def describe(kernel, target: Target = TARGET) -> str:
 
 
 def _to_host(data) -> np.ndarray:
-    """A dask array's value (one dask.compute), or a gathered value as it is: read-only, as
-    every buffer's value is, and never copied again."""
+    """A dask array's value (computed and joined as a gather's are), or a gathered value as it
+    is: read-only, as every buffer's value is, and never copied again."""
     if isinstance(data, da.Array):
-        data = np.asarray(data.compute())
+        (data,) = gather.compute([data])
+        data = np.asarray(data)
     if data.flags.writeable:
         data = data.view()
         data.flags.writeable = False

@@ -1,16 +1,25 @@
-"""Gathering: every requested value of a run in ONE `dask.compute`, as numpy arrays.
+"""Gathering: every requested value of a run computed in ONE graph, as numpy arrays.
 
 On a scheduler of this process's memory (dask's threads, the synchronous one) the blocks of
 each value are joined by lazyinfini instead of dask's finalize: into one array from the cpu's
 pool (memory a dropped result leaves warm: a fresh 256 MiB array costs ~60 ms of page faults
 here, as much as the copy), its blocks copied on every core. That copy is the only one: the
-value is the run's buffer as it is (read-only), and `np.asarray` of the array hands it out. On
-another scheduler (processes, a distributed cluster) dask's own finalize joins the blocks.
+value is the run's buffer as it is (read-only), and `np.asarray` of the array hands it out.
+
+On a distributed cluster the values are persisted (one graph) and their blocks gathered
+straight from the workers holding them, then joined here the same way. dask's finalize would
+join them on a worker first: half the blocks cross between workers, the joined array is
+copied there, and it travels worker -> scheduler -> client (a map_blocks of 64M float32 in 8
+blocks on 2 worker processes, one run on this 2-core VM: 2.26 s computed by dask, 0.80 s
+persisted, gathered direct and joined here).
+A client made with `direct_to_workers=False` (workers it cannot reach) gathers through the
+scheduler. On dask's process pool, dask's own finalize joins the blocks.
 """
 
 from __future__ import annotations
 
 import itertools
+import sys
 
 import dask
 import dask.array as da
@@ -35,14 +44,22 @@ def finish(settings: Settings) -> None:
 
 
 def gather(results: dict) -> dict:
-    """Every requested value in ONE dask.compute (shared layers run once), as numpy arrays."""
+    """Every requested value in ONE graph (shared layers run once), as numpy arrays."""
     nodes = list(results)
-    values = [results[n] for n in nodes]
-    if _shared_memory(values):
-        limit = _SETTINGS[0].pool_bytes
-        values = [Joined(x, limit) if isinstance(x, da.Array) and x.ndim else x for x in values]
-    computed = dask.compute(*values)
+    computed = compute([results[n] for n in nodes])
     return {n: _host(value, n) for n, value in zip(nodes, computed)}
+
+
+def compute(values: list) -> list:
+    """The dask arrays among `values` computed in one graph, each joined into one array on
+    this process (the others as they are)."""
+    limit = _SETTINGS[0].pool_bytes
+    client = _client(values)
+    if client is not None:
+        return _gathered(client, values, limit)
+    if _shared_memory(values):
+        values = [Joined(x, limit) if isinstance(x, da.Array) and x.ndim else x for x in values]
+    return list(dask.compute(*values))
 
 
 def _shared_memory(values) -> bool:
@@ -51,6 +68,38 @@ def _shared_memory(values) -> bool:
     if not arrays:
         return False
     return get_scheduler(collections=arrays) in (dask.threaded.get, dask.local.get_sync)
+
+
+def _client(values):
+    """The distributed Client that would compute `values`, or None (another scheduler)."""
+    distributed = sys.modules.get("distributed")  # NOTE: a Client exists only once imported
+    arrays = [x for x in values if isinstance(x, da.Array)]
+    if distributed is None or not arrays:
+        return None
+    owner = getattr(get_scheduler(collections=arrays), "__self__", None)
+    return owner if isinstance(owner, distributed.Client) else None
+
+
+def _gathered(client, values: list, limit: int) -> list:
+    """`values` persisted on `client`'s cluster in one graph, each array's blocks gathered
+    straight from the workers (one request for all) and joined here."""
+    from distributed import futures_of
+
+    arrays = [x for x in values if isinstance(x, da.Array)]
+    kept = client.persist(arrays)  # NOTE: released when `kept` goes: nothing stays there
+    futures = {f.key: f for f in futures_of(kept)}
+    nested = [_futures(x.__dask_keys__(), futures) for x in kept]
+    blocks = iter(client.gather(nested, direct=client.direct_to_workers is not False))
+    return [_joined(next(blocks), x, limit) if isinstance(x, da.Array) else x for x in values]
+
+
+def _futures(keys: list, futures: dict) -> list:
+    """dask's nested lists of block keys with each key's future in its place."""
+    return [_futures(k, futures) if isinstance(k, list) else futures[k] for k in keys]
+
+
+def _joined(blocks: list, x: da.Array, limit: int):
+    return join(blocks, x.chunks, x.dtype, limit) if x.ndim else blocks[0]
 
 
 def _host(value, node: Node) -> np.ndarray:
