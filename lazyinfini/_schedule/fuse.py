@@ -2,19 +2,31 @@
 
 A producer joins its consumers' kernel when every consumer is an elementwise node of that one
 kernel and the producer is not a requested output. Movement nodes and fills feeding a kernel are
-strided loads, not separate kernels.
+strided loads, not separate kernels. Where the target asks (`reduce_prologues`), an elementwise
+node whose one consumer is a float sum over the last axes starts a group ending in that sum: the
+group's last node is then the sum (a REDUCE kernel).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from .. import _dtypes
 from .._graph import Dag, Node, Op
 from .kernels import FusionDecision
 
+_SUMMED = frozenset(
+    {*(np.dtype(t) for t in (np.float16, np.float32, np.float64)), _dtypes.bfloat16}
+)
+PROLOGUE = "the sum's rows are its last axes, summed in numpy's pairwise order in one pass"
+
 
 def fuse(
-    graph: Dag, outputs: list[Node], enabled: bool = True
+    graph: Dag, outputs: list[Node], enabled: bool = True, reductions: bool = False, held=()
 ) -> tuple[list[list[Node]], list[FusionDecision]]:
-    """Groups of elementwise nodes (each in topological order) and the decision log."""
+    """Groups of elementwise nodes (each in topological order; a group feeding a sum, where
+    `reductions`, ends with the sum, unless live arrays hold the summed value: `held`) and the
+    decision log."""
     order = graph.graph["order"]
     requested = set(outputs)
     group_of: dict[Node, int] = {}
@@ -24,7 +36,15 @@ def fuse(
         if not node.op.is_elementwise:
             continue
         consumers = list(graph.successors(node))
-        reason = _reason_to_split(node, consumers, group_of, requested, enabled)
+        if enabled and reductions and node not in requested and _one_sum(consumers):
+            reason = _not_prologue(node, consumers[0], held)
+            if reason is None:
+                group_of[node] = group_of[consumers[0]] = len(groups)
+                groups.append([consumers[0], node])
+                decisions.append(FusionDecision(node, consumers[0], True, PROLOGUE))
+                continue
+        else:
+            reason = _reason_to_split(node, consumers, group_of, requested, enabled)
         if reason is None:
             index = group_of[consumers[0]]
             verdict = "every consumer is in this elementwise kernel"
@@ -60,7 +80,7 @@ def merge_siblings(graph: Dag, groups, decisions, requested: set) -> list[list[N
     parent = list(range(len(groups)))
     for indices in _readers(graph, groups).values():
         first: dict[tuple, int] = {}
-        for i in indices:
+        for i in (i for i in indices if not is_reduction(groups[i])):
             key = (depth[sink[i]], sink[i].shape)
             if key not in first:
                 first[key] = i
@@ -139,6 +159,32 @@ def _components(parent: list[int], groups, order: list[Node]) -> list[list[Node]
         members if len(members) == len(groups[lead]) else sorted(members, key=position.get)
         for lead, members in merged.items()
     ]
+
+
+def _one_sum(consumers: list[Node]) -> bool:
+    return len(consumers) == 1 and consumers[0].op is Op.SUM
+
+
+def _not_prologue(node: Node, total: Node, held) -> str | None:
+    """Why `node` does not join the sum `total` it feeds (None: it does). It joins a float sum
+    in its own dtype (half floats accumulating in float32) over its last axes: rows numpy sums
+    pairwise as one run (numpy merges contiguous trailing axes), so the bits stay numpy's."""
+    if node in held:  # NOTE: softmax's e = exp(x - m); e / e.sum(...): written once, read twice
+        return "a live array holds the summed value: written once, it is kept for later reads"
+    arg = dict(total.arg)
+    axes, ndim = arg["axis"], len(node.shape)
+    if node.dtype not in _SUMMED or total.dtype != node.dtype:
+        return f"a sum of {node.dtype.name} into {total.dtype.name} is not summed pairwise in C"
+    if arg.get("dtype") != _dtypes.compute_dtype(node.dtype):
+        return f"it accumulates in {arg.get('dtype')}"
+    if not axes or axes != tuple(range(ndim - len(axes), ndim)):
+        return f"axes {axes} are not the last axes of {ndim}: numpy sums them in another order"
+    return None
+
+
+def is_reduction(group: list[Node]) -> bool:
+    """Whether a group ends with the sum it feeds (a REDUCE kernel)."""
+    return group[-1].op is Op.SUM
 
 
 def group_outputs(graph: Dag, group: list[Node], requested: set) -> list[Node]:

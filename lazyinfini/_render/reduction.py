@@ -1,0 +1,86 @@
+"""A REDUCE kernel's Reduction -> one C function summing rows [start, stop) of its space.
+
+Each row is summed in numpy's pairwise order (numpy's `pairwise_sum`: a run of at most 128
+values in 8 accumulators, a longer one split in two at half its length rounded down to a
+multiple of 8, the halves summed apart and added), half floats accumulating in float32, and
+the total added to a zero: the unfused schedule's numpy call gives these bits. The prologue is
+the elementwise kernel's own function (elementwise.py), called on each run of at most 128
+values of a row as the recursion reaches it, into a buffer of the summed value's dtype, so a
+row is read once and no value of the prologue reaches memory.
+"""
+
+from __future__ import annotations
+
+from . import c, elementwise
+
+LEAF = 128  # numpy's PW_BLOCKSIZE: the longest run summed in 8 accumulators
+
+
+def render(reduction, name: str, kinds: tuple[str, ...]) -> str:
+    """C source of `name(start, stop, shape, ptrs, strides, ext)` summing rows [start, stop) of
+    the (rows, row length) `shape`: `ptrs` are the sums' output, then the prologue's loads;
+    `strides` are the prologue's operands' (its output's first: the run buffer's); `kinds` say
+    how each operand walks a row; `ext` holds numpy's loops for borrowed steps."""
+    prologue = reduction.prologue
+    (summed,) = prologue.outputs
+    (total,) = reduction.total.outputs
+    accumulator = c.ctype(summed.dtype)
+    widened = c.widened(summed.dtype, "b[i]")
+    return _SOURCE.format(
+        prologue=elementwise.render(prologue, f"{name}_prologue", kinds, ndim=2),
+        name=name,
+        leaf=LEAF,
+        count=len(kinds),
+        acc=accumulator,
+        mem=c.memory_type(summed.dtype),
+        widen=widened,
+        widen_k=widened.replace("b[i]", "b[i + k]"),
+        widen_0=widened.replace("b[i]", "b[k]"),
+        out=c.memory_type(total.dtype),
+        stored=c.narrowed(total.dtype, f"({accumulator})0 + sum"),
+    )
+
+
+_SOURCE = """{prologue}
+static {acc} {name}_leaf(const {mem} *b, int64_t n) {{
+    if (n < 8) {{
+        {acc} res = -0.0;
+        for (int64_t i = 0; i < n; i++) res += {widen};
+        return res;
+    }}
+    {acc} r[8];
+    for (int k = 0; k < 8; k++) r[k] = {widen_0};
+    int64_t i = 8;
+    for (; i < n - n % 8; i += 8)
+        for (int k = 0; k < 8; k++) r[k] += {widen_k};
+    {acc} res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; i++) res += {widen};
+    return res;
+}}
+static {acc} {name}_pairwise(int64_t a, int64_t n, char *const *row, const int64_t *strides,
+                             void *const *ext, {mem} *buf) {{
+    if (n <= {leaf}) {{
+        char *q[{count}];
+        q[0] = (char *)buf;
+        for (int k = 1; k < {count}; k++) q[k] = row[k] + a * strides[k * 2 + 1];
+        const int64_t shape[2] = {{1, n}};
+        {name}_prologue(0, n, shape, q, strides, ext);
+        return {name}_leaf(buf, n);
+    }}
+    int64_t n2 = n / 2;
+    n2 -= n2 % 8;
+    {acc} left = {name}_pairwise(a, n2, row, strides, ext, buf);
+    return left + {name}_pairwise(a + n2, n - n2, row, strides, ext, buf);
+}}
+void {name}(int64_t start, int64_t stop, const int64_t *shape, char *const *ptrs,
+            const int64_t *strides, void *const *ext) {{
+    {mem} buf[{leaf}];
+    for (int64_t r = start; r < stop; r++) {{
+        char *row[{count}];
+        row[0] = 0;
+        for (int k = 1; k < {count}; k++) row[k] = ptrs[k] + r * strides[k * 2];
+        {acc} sum = {name}_pairwise(0, shape[1], row, strides, ext, buf);
+        (({out} *)ptrs[0])[r] = {stored};
+    }}
+}}
+"""
