@@ -59,6 +59,7 @@ static {acc} {name}_leaf(const {mem} *b, int64_t n) {{
 }}
 static {acc} {name}_pairwise(int64_t a, int64_t n, char *const *row, const int64_t *strides,
                              void *const *ext, {mem} *buf) {{
+    if (n == 0) return -0.0;  /* an empty row: no prologue (its walk divides by n) */
     if (n <= {leaf}) {{
         char *q[{count}];
         q[0] = (char *)buf;

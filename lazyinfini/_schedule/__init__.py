@@ -29,13 +29,12 @@ def schedule(graph: Dag, target: Target, *, fuse: bool = True, keep=frozenset())
         return schedule_nodes(graph, keep)
     requested = list(graph.graph["outputs"])
     graph, outputs, rewrites, new_of = simplify(graph)
-    # NOTE: a kept node under the name simplify() gave it (a rewrite of its inputs, a merge)
-    keep = {n: new_of.get(n, n) for n in keep}
-    reductions = target.reduce_prologues
-    groups, decisions = fuse_groups(graph, outputs, fuse, reductions, set(keep.values()))
+    groups, decisions = fuse_groups(graph, outputs, fuse, target.reduce_prologues)
     lowering = Lowering(graph, groups, outputs, target)
     held = lowering.run(outputs)
     rewrites = rewrites + lowering.notes
+    # NOTE: a kept node under the name simplify() gave it (a rewrite of its inputs, a merge)
+    keep = {n: new_of.get(n, n) for n in keep}
     return with_lifetimes(lowering.kernels, requested, held, decisions, rewrites, keep)
 
 

@@ -22,11 +22,10 @@ PROLOGUE = "the sum's rows are its last axes, summed in numpy's pairwise order i
 
 
 def fuse(
-    graph: Dag, outputs: list[Node], enabled: bool = True, reductions: bool = False, held=()
+    graph: Dag, outputs: list[Node], enabled: bool = True, reductions: bool = False
 ) -> tuple[list[list[Node]], list[FusionDecision]]:
     """Groups of elementwise nodes (each in topological order; a group feeding a sum, where
-    `reductions`, ends with the sum, unless live arrays hold the summed value: `held`) and the
-    decision log."""
+    `reductions`, ends with the sum) and the decision log."""
     order = graph.graph["order"]
     requested = set(outputs)
     group_of: dict[Node, int] = {}
@@ -37,7 +36,7 @@ def fuse(
             continue
         consumers = list(graph.successors(node))
         if enabled and reductions and node not in requested and _one_sum(consumers):
-            reason = _not_prologue(node, consumers[0], held)
+            reason = _not_prologue(node, consumers[0])
             if reason is None:
                 group_of[node] = group_of[consumers[0]] = len(groups)
                 groups.append([consumers[0], node])
@@ -165,12 +164,10 @@ def _one_sum(consumers: list[Node]) -> bool:
     return len(consumers) == 1 and consumers[0].op is Op.SUM
 
 
-def _not_prologue(node: Node, total: Node, held) -> str | None:
+def _not_prologue(node: Node, total: Node) -> str | None:
     """Why `node` does not join the sum `total` it feeds (None: it does). It joins a float sum
     in its own dtype (half floats accumulating in float32) over its last axes: rows numpy sums
     pairwise as one run (numpy merges contiguous trailing axes), so the bits stay numpy's."""
-    if node in held:  # NOTE: softmax's e = exp(x - m); e / e.sum(...): written once, read twice
-        return "a live array holds the summed value: written once, it is kept for later reads"
     arg = dict(total.arg)
     axes, ndim = arg["axis"], len(node.shape)
     if node.dtype not in _SUMMED or total.dtype != node.dtype:
