@@ -16,11 +16,12 @@ from . import c, elementwise
 LEAF = 128  # numpy's PW_BLOCKSIZE: the longest run summed in 8 accumulators
 
 
-def render(reduction, name: str, kinds: tuple[str, ...]) -> str:
+def render(reduction, name: str, kinds: tuple[str, ...], ndim: int) -> str:
     """C source of `name(start, stop, shape, ptrs, strides, ext)` summing rows [start, stop) of
-    the (rows, row length) `shape`: `ptrs` are the sums' output, then the prologue's loads;
-    `strides` are the prologue's operands' (its output's first: the run buffer's); `kinds` say
-    how each operand walks a row; `ext` holds numpy's loops for borrowed steps."""
+    the `ndim`-d `shape` (the kept dims, then the row length), rows in C order: `ptrs` are the
+    sums' output, then the prologue's loads; `strides` are the prologue's operands' (its
+    output's first, unread: the run buffer's); `kinds` say how each operand walks a row; `ext`
+    holds numpy's loops for borrowed steps."""
     prologue = reduction.prologue
     (summed,) = prologue.outputs
     (total,) = reduction.total.outputs
@@ -31,6 +32,7 @@ def render(reduction, name: str, kinds: tuple[str, ...]) -> str:
         name=name,
         leaf=LEAF,
         count=len(kinds),
+        ndim=ndim,
         acc=accumulator,
         mem=c.memory_type(summed.dtype),
         widen=widened,
@@ -41,7 +43,14 @@ def render(reduction, name: str, kinds: tuple[str, ...]) -> str:
     )
 
 
+# NOTE: the prologue walks a (rows, m) space: `inner` holds each operand's strides for it (along
+# the last kept dim, along the row; the buffer's are contiguous), `row` each load's address at a
+# row's start. A row longer than one run is summed alone, a run at a time as the recursion
+# reaches it; shorter rows are computed LI_GROUP values at a time (whole rows of one last kept
+# dim), then summed one by one: a row of a few values costs no call of its own.
 _SOURCE = """{prologue}
+#undef LI_GROUP
+#define LI_GROUP 1024
 static {acc} {name}_leaf(const {mem} *b, int64_t n) {{
     if (n < 8) {{
         {acc} res = -0.0;
@@ -57,31 +66,62 @@ static {acc} {name}_leaf(const {mem} *b, int64_t n) {{
     for (; i < n; i++) res += {widen};
     return res;
 }}
-static {acc} {name}_pairwise(int64_t a, int64_t n, char *const *row, const int64_t *strides,
+static {acc} {name}_pairwise(int64_t a, int64_t n, char *const *row, const int64_t *inner,
                              void *const *ext, {mem} *buf) {{
-    if (n == 0) return -0.0;  /* an empty row: no prologue (its walk divides by n) */
     if (n <= {leaf}) {{
         char *q[{count}];
         q[0] = (char *)buf;
-        for (int k = 1; k < {count}; k++) q[k] = row[k] + a * strides[k * 2 + 1];
+        for (int k = 1; k < {count}; k++) q[k] = row[k] + a * inner[k * 2 + 1];
         const int64_t shape[2] = {{1, n}};
-        {name}_prologue(0, n, shape, q, strides, ext);
+        {name}_prologue(0, n, shape, q, inner, ext);
         return {name}_leaf(buf, n);
     }}
     int64_t n2 = n / 2;
     n2 -= n2 % 8;
-    {acc} left = {name}_pairwise(a, n2, row, strides, ext, buf);
-    return left + {name}_pairwise(a + n2, n - n2, row, strides, ext, buf);
+    {acc} left = {name}_pairwise(a, n2, row, inner, ext, buf);
+    return left + {name}_pairwise(a + n2, n - n2, row, inner, ext, buf);
 }}
 void {name}(int64_t start, int64_t stop, const int64_t *shape, char *const *ptrs,
             const int64_t *strides, void *const *ext) {{
-    {mem} buf[{leaf}];
-    for (int64_t r = start; r < stop; r++) {{
+    {mem} buf[LI_GROUP];
+    const int64_t n = shape[{ndim} - 1];
+    const int64_t last = {ndim} > 1 ? shape[{ndim} - 2] : 1;
+    int64_t inner[2 * {count}];
+    for (int k = 0; k < {count}; k++) {{
+        inner[2 * k] = {ndim} > 1 ? strides[k * {ndim} + {ndim} - 2] : 0;
+        inner[2 * k + 1] = strides[k * {ndim} + {ndim} - 1];
+    }}
+    for (int64_t r = start; r < stop;) {{
         char *row[{count}];
         row[0] = 0;
-        for (int k = 1; k < {count}; k++) row[k] = ptrs[k] + r * strides[k * 2];
-        {acc} sum = {name}_pairwise(0, shape[1], row, strides, ext, buf);
-        (({out} *)ptrs[0])[r] = {stored};
+        for (int k = 1; k < {count}; k++) row[k] = ptrs[k];
+        for (int64_t d = {ndim} - 2, rem = r; d >= 0; d--) {{
+            int64_t i = rem % shape[d];
+            rem /= shape[d];
+            for (int k = 1; k < {count}; k++) row[k] += i * strides[k * {ndim} + d];
+        }}
+        {out} *out = ({out} *)ptrs[0] + r;
+        if (n > {leaf}) {{
+            {acc} sum = {name}_pairwise(0, n, row, inner, ext, buf);
+            out[0] = {stored};
+            r++;
+            continue;
+        }}
+        int64_t g = n ? LI_GROUP / n : LI_GROUP;
+        if (g > last - r % last) g = last - r % last;
+        if (g > stop - r) g = stop - r;
+        if (n) {{  /* NOTE: an empty row calls no prologue: its walk divides by n */
+            char *q[{count}];
+            q[0] = (char *)buf;
+            for (int k = 1; k < {count}; k++) q[k] = row[k];
+            const int64_t rows[2] = {{g, n}};
+            {name}_prologue(0, g * n, rows, q, inner, ext);
+        }}
+        for (int64_t i = 0; i < g; i++) {{
+            {acc} sum = {name}_leaf(buf + i * n, n);
+            out[i] = {stored};
+        }}
+        r += g;
     }}
 }}
 """

@@ -18,21 +18,21 @@ from .numpy_loops import pointers
 
 def _render(plan: Reduction) -> tuple[Call, ...]:
     """The one call summing the rows of `plan`: its prologue's operands (the run buffer, then
-    the loads) laid out over (rows, row length) as the scheduler recorded them. Raises
-    CompileError where a borrowed numpy loop is missing (before anything compiles)."""
+    the loads) laid out over its space (kept dims, row length) as the scheduler recorded
+    them. Raises CompileError where a borrowed numpy loop is missing (before it compiles)."""
     prologue = plan.prologue
     ext = pointers(elementwise.borrowed(prologue))
     operands = stand_ins(prologue)
     kinds = tuple(inner_kind(a) for a in operands)
-    source = reduction.render(plan, "li_kernel", kinds)
+    space = prologue.space
+    source = reduction.render(plan, "li_kernel", kinds, len(space))
     name = "li_" + hashlib.sha256(source.encode()).hexdigest()[:16]
-    rows, length = prologue.space
     layout = Layout(
-        (ctypes.c_int64 * 2)(rows, length),
-        (ctypes.c_int64 * (2 * len(operands)))(*(s for a in operands for s in a.strides)),
+        (ctypes.c_int64 * len(space))(*space),
+        (ctypes.c_int64 * (len(space) * len(operands)))(*(s for a in operands for s in a.strides)),
         ext,
         (0,) * len(operands),
-        rows,
+        plan.rows,
         1,
     )
     return (Call(source.replace("li_kernel", name), name, layout),)

@@ -77,16 +77,20 @@ class Kernel:
 @dataclass(frozen=True, eq=False)
 class Reduction:
     """A REDUCE kernel's two parts: `prologue`, the ELEMENTWISE kernel computing the summed
-    value over the space (rows, row length), and `total`, the OPAQUE kernel summing its rows
-    (numpy's call). A compiling device runs them as one pass, summing each row in numpy's
-    pairwise order; any device may run them one after the other."""
+    value over the space (the sum's kept dims..., row length), and `total`, the OPAQUE kernel
+    summing its rows (numpy's call). A compiling device runs them as one pass, summing each row
+    in numpy's pairwise order; any device may run them one after the other."""
 
     prologue: Kernel
     total: Kernel
 
+    @property
+    def rows(self) -> int:
+        return math.prod(self.prologue.space[:-1])
+
     def __repr__(self) -> str:
-        rows, length = self.prologue.space
-        return f"Reduction({self.prologue.name} -> {self.total.name}, {rows} rows of {length})"
+        length = self.prologue.space[-1]
+        return f"Reduction({self.prologue.name} -> {self.total.name}, {self.rows} rows of {length})"
 
 
 def op_name(node: Node) -> str:

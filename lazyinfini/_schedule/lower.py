@@ -99,13 +99,14 @@ class Lowering:
         return loads
 
     def _reduction(self, group: list[Node]) -> None:
-        """A REDUCE kernel: the prologue computes the summed value over (rows, row length), the
-        sum's last axes flattened into one row, as numpy's reduction walks a contiguous value."""
+        """A REDUCE kernel: the prologue computes the summed value over (kept dims..., row
+        length), the sum's last axes flattened into one row, as numpy's reduction walks a
+        contiguous value (the kept dims stay apart: a broadcast load keeps its strides)."""
         *members, total = group
         (summed,) = inputs_of(total)
         loads = self._group_loads(members)
         cut = len(summed.shape) - len(dict(total.arg)["axis"])
-        space = (math.prod(summed.shape[:cut]), math.prod(summed.shape[cut:]))
+        space = (*summed.shape[:cut], math.prod(summed.shape[cut:]))
         program = linearize(members, tuple(ld.node for ld in loads.values()), [summed])
         loaded = tuple(loads.values())
         prologue = Kernel(

@@ -116,6 +116,30 @@ def test_trailing_axes_are_one_row(compiled_device):
     assert got.tobytes() == np.sum(np.abs(x - 0.25), axis=(1, 2), keepdims=True).tobytes()
 
 
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("dims", [1, 2, 3, 130])
+def test_broadcast_differences_keep_their_strides(dtype, dims, compiled_device, unfused_sums):
+    """Pairwise distances: short rows of a broadcast difference, computed a group of rows at
+    a time (one row at a time past 128), the kept dims walked by the loads' own strides."""
+    rng = np.random.default_rng(dims)
+    queries = rng.standard_normal((37, dims)).astype(dtype)
+    references = rng.standard_normal((53, dims)).astype(dtype)
+
+    def squared_distances(q, r):
+        return li.sum((q[:, None] - r[None]) ** 2, axis=-1)
+
+    got = []
+    for device in (compiled_device, unfused_sums):
+        with li.options(device=device):
+            y = squared_distances(li.asarray(queries), li.asarray(references))
+            kinds = {k.kind for k in li.inspect.schedule(y).kernels}
+            assert (Kind.REDUCE in kinds) == (device == compiled_device)
+            got.append(np.asarray(y))
+    diff = queries[:, None] - references[None]
+    expected = np.sum(np.power(diff, np.full_like(diff, 2)), axis=-1)
+    assert got[0].tobytes() == got[1].tobytes() == expected.tobytes()
+
+
 def test_rows_split_among_threads_give_the_same_bits():
     x = np.random.default_rng(4).standard_normal((600, 1000)).astype(np.float32)
     y = li.sum(li.asarray(x) * 2.5, axis=1)  # NOTE: the cpu device: 600K elements, threads
