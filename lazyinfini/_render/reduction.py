@@ -3,14 +3,16 @@
 Each row is summed in numpy's pairwise order (numpy's `pairwise_sum`: a run of at most 128
 values in 8 accumulators, a longer one split in two at half its length rounded down to a
 multiple of 8, the halves summed apart and added), half floats accumulating in float32, and
-the total added to a zero: the unfused schedule's numpy call gives these bits. The prologue is
-the elementwise kernel's own function (elementwise.py), called on each run of at most 128
-values of a row as the recursion reaches it, into a buffer of the summed value's dtype, so a
-row is read once and no value of the prologue reaches memory.
+the total added to a zero (a mean's then divided by the row length, as numpy's is): the
+unfused schedule's numpy call gives these bits. The prologue is the elementwise kernel's own
+function (elementwise.py), called on each run of at most 128 values of a row as the recursion
+reaches it, into a buffer of the summed value's dtype, so a row is read once and no value of
+the prologue reaches memory.
 """
 
 from __future__ import annotations
 
+from .._graph import Op
 from . import c, elementwise
 
 LEAF = 128  # numpy's PW_BLOCKSIZE: the longest run summed in 8 accumulators
@@ -39,8 +41,19 @@ def render(reduction, name: str, kinds: tuple[str, ...], ndim: int) -> str:
         widen_k=widened.replace("b[i]", "b[i + k]"),
         widen_0=widened.replace("b[i]", "b[k]"),
         out=c.memory_type(total.dtype),
-        stored=c.narrowed(total.dtype, f"({accumulator})0 + sum"),
+        stored=c.narrowed(total.dtype, _total(total, accumulator)),
     )
+
+
+def _total(total, accumulator: str) -> str:
+    """A row's result from its pairwise `sum` (added to a zero, as numpy's reduction starts):
+    a mean divides it by the row length in double, as numpy's divides by an intp, then rounds
+    to the register type (float32, then a half float: lazyinfini's mean of a half float is
+    float32's, rounded)."""
+    added = f"({accumulator})0 + sum"
+    if total.op is Op.MEAN:
+        return f"({c.ctype(total.dtype)})((double)({added}) / (double)n)"
+    return added
 
 
 # NOTE: the prologue walks a (rows, m) space: `inner` holds each operand's strides for it (along

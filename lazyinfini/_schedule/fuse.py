@@ -3,8 +3,8 @@
 A producer joins its consumers' kernel when every consumer is an elementwise node of that one
 kernel and the producer is not a requested output. Movement nodes and fills feeding a kernel are
 strided loads, not separate kernels. Where the target asks (`reduce_prologues`), an elementwise
-node whose one consumer is a float sum over the last axes starts a group ending in that sum: the
-group's last node is then the sum (a REDUCE kernel).
+node whose one consumer is a float sum (or mean) over the last axes starts a group ending in that
+reduction: the group's last node is then the sum (a REDUCE kernel).
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from .kernels import FusionDecision
 _SUMMED = frozenset(
     {*(np.dtype(t) for t in (np.float16, np.float32, np.float64)), _dtypes.bfloat16}
 )
-PROLOGUE = "the sum's rows are its last axes, summed in numpy's pairwise order in one pass"
+PROLOGUE = "the reduction's rows are its last axes, summed in numpy's pairwise order in one pass"
+# numpy's mean is its sum divided by the count (in float64 for float32: numpy divides by an intp)
+REDUCTIONS = frozenset({Op.SUM, Op.MEAN})
 
 
 def fuse(
@@ -161,18 +163,19 @@ def _components(parent: list[int], groups, order: list[Node]) -> list[list[Node]
 
 
 def _one_sum(consumers: list[Node]) -> bool:
-    return len(consumers) == 1 and consumers[0].op is Op.SUM
+    return len(consumers) == 1 and consumers[0].op in REDUCTIONS
 
 
 def _not_prologue(node: Node, total: Node) -> str | None:
-    """Why `node` does not join the sum `total` it feeds (None: it does). It joins a float sum
-    in its own dtype (half floats accumulating in float32) over its last axes: rows numpy sums
-    pairwise as one run (numpy merges contiguous trailing axes), so the bits stay numpy's."""
+    """Why `node` does not join the sum or mean `total` it feeds (None: it does). It joins one
+    in its own float dtype (half floats accumulating in float32) over its last axes: rows numpy
+    sums pairwise as one run (numpy merges contiguous trailing axes), so the bits stay numpy's."""
     arg = dict(total.arg)
     axes, ndim = arg["axis"], len(node.shape)
+    name = total.op.label
     if node.dtype not in _SUMMED or total.dtype != node.dtype:
-        return f"a sum of {node.dtype.name} into {total.dtype.name} is not summed pairwise in C"
-    if arg.get("dtype") != _dtypes.compute_dtype(node.dtype):
+        return f"a {name} of {node.dtype.name} into {total.dtype.name} is not summed pairwise in C"
+    if total.op is Op.SUM and arg.get("dtype") != _dtypes.compute_dtype(node.dtype):
         return f"it accumulates in {arg.get('dtype')}"
     if not axes or axes != tuple(range(ndim - len(axes), ndim)):
         return f"axes {axes} are not the last axes of {ndim}: numpy sums them in another order"
@@ -180,8 +183,8 @@ def _not_prologue(node: Node, total: Node) -> str | None:
 
 
 def is_reduction(group: list[Node]) -> bool:
-    """Whether a group ends with the sum it feeds (a REDUCE kernel)."""
-    return group[-1].op is Op.SUM
+    """Whether a group ends with the sum or mean it feeds (a REDUCE kernel)."""
+    return group[-1].op in REDUCTIONS
 
 
 def group_outputs(graph: Dag, group: list[Node], requested: set) -> list[Node]:

@@ -16,7 +16,7 @@ class Kind(enum.Enum):
     VIEW = "view"  # movement ops that need no copy: a strided view of the input
     REARRANGE = "rearrange"  # a layout copy into a new buffer, following a RearrangePlan
     OPAQUE = "opaque"  # one library call
-    REDUCE = "reduce"  # a sum over the last axes fed by a fused elementwise group (a Reduction)
+    REDUCE = "reduce"  # a sum or mean over the last axes fed by a fused elementwise group
 
     # NOTE: identity hashing (members are singletons): Enum's __hash__ is Python code, and the
     # run loop looks up a handler by kind for every kernel it runs.
@@ -78,8 +78,8 @@ class Kernel:
 class Reduction:
     """A REDUCE kernel's two parts: `prologue`, the ELEMENTWISE kernel computing the summed
     value over the space (the sum's kept dims..., row length), and `total`, the OPAQUE kernel
-    summing its rows (numpy's call). A compiling device runs them as one pass, summing each row
-    in numpy's pairwise order; any device may run them one after the other."""
+    summing (or averaging) its rows (numpy's call). A compiling device runs them as one pass,
+    summing each row in numpy's pairwise order; any device may run them one after the other."""
 
     prologue: Kernel
     total: Kernel

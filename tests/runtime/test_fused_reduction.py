@@ -1,6 +1,7 @@
-"""REDUCE kernels: a float sum over the last axes with its elementwise prologue, one pass. The
-cpu's C pass sums each row in numpy's pairwise order, so it gives numpy's bits and the unfused
-schedule's (an elementwise kernel writing the value, then numpy's sum) for every row length."""
+"""REDUCE kernels: a float sum (or mean) over the last axes with its elementwise prologue, one
+pass. The cpu's C pass sums each row in numpy's pairwise order, so it gives numpy's bits and the
+unfused schedule's (an elementwise kernel writing the value, then numpy's sum) for every row
+length."""
 
 from __future__ import annotations
 
@@ -65,6 +66,24 @@ def test_row_sums_are_numpys_bits_for_every_row_length_to_2000(
         assert got.tobytes() == before.tobytes(), x.shape
         if dtype is not ml_dtypes.bfloat16:  # NOTE: numpy sums bfloat16 in bfloat16
             assert got.tobytes() == np.sum(_prologue(x), axis=-1).tobytes(), x.shape
+
+
+@pytest.mark.parametrize("dtype", HALVES_TOO, ids=lambda d: np.dtype(d).name)
+def test_means_are_the_unfused_bits(dtype, compiled_device, unfused_sums):
+    """A mean is its pairwise sum divided by the row length in float64 (numpy divides by an
+    intp), rounded to float32 first for half floats (lazyinfini's mean of a half float)."""
+    arrays = _rows(dtype, [*range(0, 300), 4097, 100_000], rows=3)
+
+    def means(a):
+        return li.mean(a * a - a, axis=-1)
+
+    fused, kinds = _on(compiled_device, means, arrays)
+    assert kinds == {Kind.REDUCE}
+    unfused, _ = _on(unfused_sums, means, arrays)
+    for x, got, before in zip(arrays, fused, unfused):
+        assert got.tobytes() == before.tobytes(), x.shape
+        if dtype in (np.float32, np.float64) and x.size:
+            assert got.tobytes() == np.mean(_prologue(x), axis=-1).tobytes(), x.shape
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
@@ -165,6 +184,8 @@ def test_only_float_sums_over_the_last_axes_take_their_prologue():
     assert _kinds(li.sum(x * x, axis=-1)) == ["reduce"]
     assert _kinds(li.sum(x * x, axis=(1, 2))) == ["reduce"]
     assert _kinds(li.sum(x * x)) == ["reduce"]
+    assert _kinds(li.mean(x * x, axis=-1)) == ["reduce"]
+    assert _kinds(li.mean(x * x, axis=0)) == ["elementwise", "opaque"]
     assert _kinds(li.sum(li.exp(x - li.max(x, axis=-1, keepdims=True)), axis=-1)) == [
         "opaque",
         "reduce",
