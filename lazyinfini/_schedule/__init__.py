@@ -29,7 +29,8 @@ def schedule(graph: Dag, target: Target, *, fuse: bool = True, keep=frozenset())
         return schedule_nodes(graph, keep)
     requested = list(graph.graph["outputs"])
     graph, outputs, rewrites, new_of = simplify(graph)
-    groups, decisions = fuse_groups(graph, outputs, fuse, target.reduce_prologues)
+    reductions, transposed = target.reduce_prologues, target.transposed_copy_min
+    groups, decisions = fuse_groups(graph, outputs, fuse, reductions, transposed)
     lowering = Lowering(graph, groups, outputs, target)
     held = lowering.run(outputs)
     rewrites = rewrites + lowering.notes

@@ -198,6 +198,17 @@ def test_only_float_sums_over_the_last_axes_take_their_prologue():
     assert _kinds(li.sum(x, axis=-1)) == ["opaque"]  # no prologue: numpy's sum as it is
 
 
+def test_a_large_load_read_across_rows_keeps_the_sum_apart():
+    """An elementwise kernel reads a transposed operand in tiles; a REDUCE kernel row by row."""
+    big = li.asarray(np.ones((512, 256), np.float32))
+    y = li.sum(li.permute_dims(big, (1, 0)) * 2, axis=1)
+    assert _kinds(y) == ["elementwise", "opaque"]
+    assert "its prologue reads a load across rows" in li.explain(y)
+    small = li.asarray(np.ones((64, 32), np.float32))
+    assert _kinds(li.sum(li.permute_dims(small, (1, 0)) * 2, axis=1)) == ["reduce"]
+    assert np.asarray(y).tobytes() == np.full(256, 1024, np.float32).tobytes()
+
+
 def test_a_requested_summed_value_is_written_and_a_held_one_is_not_forced_out():
     x = li.asarray(np.ones((8, 16), np.float32))
     plan = li.inspect.schedule(li.exp(x * 2), li.sum(li.exp(x * 2), axis=-1))
