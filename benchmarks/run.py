@@ -115,6 +115,53 @@ def clip_transposed_sub(table, side: int, repeat: int, peers) -> None:
     table.add(f"clip(aᵀ - b) f32 {side}x{side}", 3 * a.nbytes, times)
 
 
+def _unfused_sums() -> str:
+    """The cpu device planning no REDUCE kernel (an elementwise kernel writes the summed value,
+    then numpy's sum reads it): how lazyinfini ran these rows before prologues joined sums."""
+    import dataclasses
+
+    from lazyinfini._device import DEVICES, register_device
+    from lazyinfini._runtime import cpu
+
+    name = "cpu-unfused-sums"
+    if name not in DEVICES:
+        target = dataclasses.replace(DEVICES["cpu"].target, name=name, reduce_prologues=False)
+        register_device(cpu.host_device(name, target))
+    return name
+
+
+def row_sums(table, side: int, repeat: int) -> None:
+    """Sums over the last axis of an elementwise value: one REDUCE kernel (the value is never
+    written) against the unfused schedule, in the column "li unfused" (its ratio to it is the
+    "best peer" figure)."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((side, side), dtype=np.float32)
+    m = x.max(axis=1, keepdims=True)
+    lx, lm = li.asarray(x), li.asarray(m)
+    rows = {
+        "(x**2).sum(axis=1)": (lambda: (x**2).sum(axis=1), lambda: (lx**2).sum(axis=1)),
+        "(x*x).sum(axis=1)": (lambda: (x * x).sum(axis=1), lambda: (lx * lx).sum(axis=1)),
+        "exp(x - m).sum(axis=1)": (
+            lambda: np.exp(x - m).sum(axis=1),
+            lambda: np.exp(lx - lm).sum(axis=1),
+        ),
+    }
+    unfused = _unfused_sums()
+    for name, (numpy_fn, lazy_fn) in rows.items():
+
+        def before(lazy_fn=lazy_fn):
+            with li.options(device=unfused):
+                return np.asarray(lazy_fn())
+
+        fns = {
+            "numpy": numpy_fn,
+            "lazyinfini": lambda lazy_fn=lazy_fn: np.asarray(lazy_fn()),
+            "li unfused": before,
+        }
+        times = median_times(fns, repeat)
+        table.add(f"{name} f32 {side}x{side}", x.nbytes + side * 4, times)
+
+
 def permute(table, shape, axes, dtype, repeat: int, name: str, peers) -> None:
     rng = np.random.default_rng(2)
     x = (rng.random(shape, dtype=np.float32) * 100).astype(dtype)
@@ -189,7 +236,7 @@ def small_arrays(repeat: int = 2000) -> None:
     )
 
 
-ROWS = ("clip", "half", "channel", "transposed", "permute", "fixed")
+ROWS = ("clip", "half", "channel", "transposed", "sums", "permute", "fixed")
 
 
 def main() -> None:
@@ -215,6 +262,8 @@ def main() -> None:
         channel_sub_clip(table, repeat, peers, (4, 64, 56, 56) if quick else (32, 64, 56, 56))
     if "transposed" in only:
         clip_transposed_sub(table, 1024 if quick else 4096, repeat, peers)
+    if "sums" in only:
+        row_sums(table, 1024 if quick else 4096, repeat)
     if "permute" in only:
         permutes(table, quick, repeat, peers)
     if "fixed" in only:

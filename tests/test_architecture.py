@@ -20,7 +20,17 @@ from lazyinfini._schedule import Kind
 
 PACKAGE = pathlib.Path(li.__file__).parent
 # Names a device may import from the scheduler: frozen records, nothing that plans.
-RECORDS = {"Kind", "Kernel", "Schedule", "Target", "RearrangePlan", "Load", "Program", "Step"}
+RECORDS = {
+    "Kind",
+    "Kernel",
+    "Schedule",
+    "Target",
+    "RearrangePlan",
+    "Load",
+    "Program",
+    "Step",
+    "Reduction",
+}
 
 
 def modules() -> dict[str, pathlib.Path]:

@@ -2,7 +2,9 @@
 (the CPU fused and unfused) and on the reference device, each from fresh inputs, must give the
 numbers the reference computed step by step: bit for bit where every op rounds exactly once,
 within a bound derived op by op elsewhere (transcendental functions, sums that round); numpy
-checks the reference's elementwise functions, sorts and integer reductions while drawing.
+checks the reference's elementwise functions, sorts and integer reductions while drawing, and
+the cpu device's sums over the last axes of elementwise values (one REDUCE kernel each, summing
+rows in numpy's order) must equal its unfused ones bit for bit, checked while drawing too.
 
 Programs mix elementwise ops, views, reductions, cumulative ops, sorting, fancy and boolean
 indexing, setitem, copies and multi-output li.compute over bool, integer and float dtypes

@@ -5,7 +5,7 @@ calls rendered once from the layouts the scheduler recorded, compiled by the sys
 A call is a C function over a (start, stop) range of the space it walks, so threads split it:
 the C pool's (c_threads.py), else Python's (ctypes releases the GIL). Its arguments besides the
 pointers (the walk's shape, each operand's strides, numpy's loops for borrowed steps) are fixed
-when it is rendered, in ctypes arrays (`_Layout`); a run writes only each operand's address (its
+when it is rendered, in ctypes arrays (`Layout`); a run writes only each operand's address (its
 buffer's, plus the byte offset of the call's view of it) into the pointer array.
 
 An operand read across the output's rows (a transposed one) is walked in square tiles: the
@@ -54,7 +54,7 @@ PIECES_PER_THREAD = 4
 
 
 @dataclass(frozen=True, eq=False)
-class _Layout:
+class Layout:
     """A call's arguments but the operands' addresses: the walk's shape and each operand's
     strides (ctypes arrays), numpy's loops (`ext`), the byte offset of the call's view of each
     operand from its element [0, ..., 0], the elements walked, and the multiple of elements
@@ -80,7 +80,7 @@ def _render(kernel) -> tuple[Call, ...]:
         source = _source(kernel, *key)
         name = "li_" + hashlib.sha256(source.encode()).hexdigest()[:16]
         shape = views[0].shape
-        layout = _Layout(
+        layout = Layout(
             (ctypes.c_int64 * len(shape))(*shape),
             (ctypes.c_int64 * (len(shape) * len(views)))(*(s for v in views for s in v.strides)),
             ext,
@@ -98,10 +98,10 @@ def run_compiled(kernel, bases: list[int], parallel: bool) -> None:
     CompileError when the C path is unavailable (the caller runs numpy instead)."""
     functions = C_KERNELS.functions(kernel)
     for call, function in zip(C_KERNELS.calls(kernel), functions):
-        _run(function, call.layout, bases, parallel)
+        run_call(function, call.layout, bases, parallel)
 
 
-def _run(function, layout: _Layout, bases: list[int], parallel: bool) -> None:
+def run_call(function, layout: Layout, bases: list[int], parallel: bool) -> None:
     """One call over its whole walk; threads take pieces of a multiple of its `align`."""
     addresses = [b + o for b, o in zip(bases, layout.offsets)]
     ptrs = (ctypes.c_void_p * len(addresses))(*addresses)
@@ -125,7 +125,7 @@ def _run(function, layout: _Layout, bases: list[int], parallel: bool) -> None:
 
 
 RENDERERS[Kernel] = _render
-ARGTYPES[_Layout] = _ARGTYPES
+ARGTYPES[Layout] = _ARGTYPES
 
 
 # -- the per-array path: layouts known only when the arrays are -------------------------------
@@ -143,7 +143,7 @@ def run_arrays(kernel, outs: list[np.ndarray], loads: list[np.ndarray]) -> None:
 
 
 def array_calls(kernel, outs: list[np.ndarray], loads: list[np.ndarray]) -> tuple:
-    """(loaded function, _Layout) for each call computing `kernel` over arrays laid out as
+    """(loaded function, Layout) for each call computing `kernel` over arrays laid out as
     `outs` and `loads` are (see run_arrays), worked out from their own shape and strides: they
     run on any arrays of that layout (`run_calls`; a caller meeting one layout again keeps
     them). Each function is rendered once per key (its operands' inner-stride kinds, rank,
@@ -159,7 +159,7 @@ def array_calls(kernel, outs: list[np.ndarray], loads: list[np.ndarray]) -> tupl
         if function is None:
             function = found[key] = _array_function(kernel, key)
         shape = views[0].shape
-        layout = _Layout(
+        layout = Layout(
             (ctypes.c_int64 * len(shape))(*shape),
             (ctypes.c_int64 * (len(shape) * len(views)))(*(s for v in views for s in v.strides)),
             found[None],
@@ -175,7 +175,7 @@ def run_calls(calls: tuple, bases: list[int]) -> None:
     """`array_calls`' calls over the arrays whose elements [0, ..., 0] are at `bases`
     (outputs, then loads), in the calling thread."""
     for function, layout in calls:
-        _run(function, layout, bases, parallel=False)
+        run_call(function, layout, bases, parallel=False)
 
 
 _BY_KEY = Memo()  # kernel record -> {function key: loaded function, None: numpy's loops}
@@ -250,7 +250,7 @@ def _calls(kernel, operands: list[np.ndarray], n_out: int) -> list[tuple]:
     whole, *strips = _tiles(operands, side)
     calls = []
     if whole:
-        kinds = tuple(c.CONTIGUOUS if k in gathered else _kind(a) for k, a in enumerate(whole))
+        kinds = tuple(c.CONTIGUOUS if k in gathered else inner_kind(a) for k, a in enumerate(whole))
         key = (kinds, len(whole[0].shape), (side, gathered))
         calls.append((key, whole, side[0] * side[1]))
     return calls + [call for part in strips for call in _plain(part)]
@@ -259,7 +259,7 @@ def _calls(kernel, operands: list[np.ndarray], n_out: int) -> list[tuple]:
 def _plain(operands: list[np.ndarray]) -> list[tuple]:
     if not operands[0].size:
         return []
-    return [((tuple(_kind(a) for a in operands), operands[0].ndim, None), operands, 1)]
+    return [((tuple(inner_kind(a) for a in operands), operands[0].ndim, None), operands, 1)]
 
 
 def _across_rows(operands: list[np.ndarray], n_out: int) -> int | None:
@@ -300,7 +300,7 @@ def _tiled(a: np.ndarray, side: tuple[int, int], rows: int, cols: int) -> np.nda
     return as_strided(a, shape, strides, writeable=False)
 
 
-def _kind(a: np.ndarray) -> str:
+def inner_kind(a: np.ndarray) -> str:
     """How an operand (at least 1-d here) walks its inner dim."""
     inner = a.strides[-1]
     if inner == 0:

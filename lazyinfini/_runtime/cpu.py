@@ -26,6 +26,7 @@ from .._schedule.target import Target
 from .c_compiling import C_KERNELS
 from .compiled import TILED_MIN, copied, run_compiled
 from .compiled_rearrange import run_compiled as run_compiled_rearrange
+from .compiled_reduction import run_compiled as run_compiled_reduction
 from .fused import chunks, run_chunks, run_whole
 from .library import call_library_outputs
 from .machine import last_level_cache
@@ -33,6 +34,7 @@ from .memo import Memo
 from .numpy_loops import missing
 from .pool import MIN_BYTES, POOL
 from .rearrange import SERIAL_BYTES, run_rearrange
+from .reduction import in_parts
 from .reference import source_value, value_of
 from .text import byte_size
 from .threads import THREADS, run_parallel
@@ -60,6 +62,9 @@ def _cpu_target() -> Target:
     return Target(
         "cpu",
         compile_min=compile_min,
+        # NOTE: C sums a prologue's rows in numpy's order (_render/reduction.py); a machine
+        # without a compiler keeps the unfused kernels (numpy's sum of a written value).
+        reduce_prologues=True,
         tile_set_ways=16,
         tile_min_inner=1,
         # NOTE: a compiled tiled copy beats numpy's destination-order walk even where that
@@ -175,11 +180,20 @@ def path_of(kernel, target: Target) -> str:
     return path
 
 
+_NUMPY_PATHS = {
+    Kind.ELEMENTWISE: "numpy chunks",
+    Kind.REARRANGE: "numpy copies",
+    Kind.REDUCE: "numpy chunks, then numpy's sum",
+}
+
+
 def _path(kernel, target: Target) -> str:
-    numpy = "numpy chunks" if kernel.kind is Kind.ELEMENTWISE else "numpy copies"
+    numpy = _NUMPY_PATHS[kernel.kind]
     least = target.compile_min
     if least is None:
         return f"{numpy} (this device does not compile)"
+    if kernel.kind is Kind.REDUCE:
+        kernel = kernel.plan.prologue  # NOTE: C runs it, then sums its runs as numpy does
     if kernel.outputs[0].size < least:
         return f"{numpy} (under {least} elements: a compile costs more)"
     if _C_OFF:
@@ -209,7 +223,7 @@ def _fall_back(error: CompileError, kernel) -> None:
         _PATHS.clear()
         return
     reason = str(error).splitlines()[0][:200]
-    _PATHS[kernel] = f"numpy {'chunks' if kernel.kind is Kind.ELEMENTWISE else 'copies'} ({reason})"
+    _PATHS[kernel] = f"{_NUMPY_PATHS[kernel.kind]} ({reason})"
     _warn(f"a kernel's C failed, it runs in numpy ({reason})")
 
 
@@ -325,6 +339,33 @@ def rearrange_on(target: Target):
     return rearrange
 
 
+def reduce_on(target: Target, handlers: dict):
+    """The REDUCE handler of a host device with `target`: one C pass where the prologue runs
+    in C (path_of), else its parts through `handlers` (the elementwise and opaque ones)."""
+    parts = in_parts(handlers)
+
+    def reduce(kernel, values, memory) -> list[np.ndarray]:
+        if path_of(kernel, target) == C_PATH:
+            (total,) = kernel.outputs
+            out = memory(total.shape, total.dtype)
+            try:
+                _reduce_compiled(kernel.plan, values, out)
+                return [out]
+            except CompileError as error:
+                _fall_back(error, kernel)
+        return parts(kernel, values, memory)
+
+    return reduce
+
+
+def _reduce_compiled(plan, values, out: np.ndarray) -> None:
+    held = []  # NOTE: copies made for this run: alive until the kernel returns
+    bases = [_address(out)]
+    bases += [_load_address(ld, values, copy, held) for ld, copy in _reads_of(plan.prologue)]
+    parallel = plan.prologue.outputs[0].size >= C_PARALLEL_MIN and THREADS > 1
+    run_compiled_reduction(plan, bases, parallel)
+
+
 def _view(kernel, values, memory) -> list[np.ndarray]:
     return [load_view(kernel.loads[0], values)]
 
@@ -351,7 +392,7 @@ def prepare_on(target: Target):
             return
         records = []
         for kernel in schedule.kernels:
-            if kernel.kind in (Kind.ELEMENTWISE, Kind.REARRANGE) and kernel.outputs[0].size:
+            if kernel.kind in _COMPILED and kernel.outputs[0].size:
                 if path_of(kernel, target) == C_PATH:
                     records.append(kernel if kernel.kind is Kind.ELEMENTWISE else kernel.plan)
         C_KERNELS.prepare(records)
@@ -359,8 +400,11 @@ def prepare_on(target: Target):
     return prepare
 
 
+_COMPILED = (Kind.ELEMENTWISE, Kind.REARRANGE, Kind.REDUCE)  # kinds with a C path
+
+
 def _describe(kernel, target: Target) -> str:
-    if kernel.kind not in (Kind.ELEMENTWISE, Kind.REARRANGE):
+    if kernel.kind not in _COMPILED:
         return ""
     path = path_of(kernel, target)
     compiled = path == C_PATH
@@ -404,16 +448,23 @@ _STATE = getattr(
 )
 
 
-CPU = Device(
-    "cpu",
-    TARGET,
-    {
-        Kind.ELEMENTWISE: elementwise_on(TARGET),
-        Kind.REARRANGE: rearrange_on(TARGET),
+def handlers_on(target: Target) -> dict:
+    """A host device's table for `target`: one handler per kind."""
+    handlers = {
+        Kind.ELEMENTWISE: elementwise_on(target),
+        Kind.REARRANGE: rearrange_on(target),
         Kind.VIEW: _view,
         Kind.SOURCE: _source,
         Kind.OPAQUE: _opaque,
-    },
+    }
+    handlers[Kind.REDUCE] = reduce_on(target, handlers)
+    return handlers
+
+
+CPU = Device(
+    "cpu",
+    TARGET,
+    handlers_on(TARGET),
     empty,
     value_of,
     to_host=np.asarray,
@@ -437,11 +488,7 @@ def host_device(name: str, target: Target) -> Device:
         CPU,
         name=name,
         target=target,
-        handlers={
-            **CPU.handlers,
-            Kind.ELEMENTWISE: elementwise_on(target),
-            Kind.REARRANGE: rearrange_on(target),
-        },
+        handlers=handlers_on(target),
         describe=lambda kernel: _describe(kernel, target),
         prepare=prepare_on(target),
         holds_arrays=False,

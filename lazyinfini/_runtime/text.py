@@ -47,7 +47,7 @@ def _kernel_lines(i: int, kernel, device) -> list[str]:
         lines.append(f"    {load!r}")
     if kernel.plan is not None:
         lines.append(f"    plan {kernel.plan!r}")
-        if device.target.copy_methods:
+        if device.target.copy_methods and kernel.method:  # NOTE: a rearrange's
             lines.append(f"    method {COPY_METHODS[kernel.method]}")
     if kernel.in_place:
         lines.append(f"    in place: writes into {kernel.loads[0].base!r}, its last read")

@@ -2,7 +2,8 @@
 
 `schedule` is the list of passes, for a device's Target: simplify (fold permute/reshape chains,
 drop identities, merge repeats) -> fuse (elementwise groups, with a reason for every decision;
-independent sibling groups that share an input merge into one multi-output pass) -> lower
+a group feeding a sum over its last axes joins the sum where the target asks; independent
+sibling groups that share an input merge into one multi-output pass) -> lower
 (kernels with strided loads, rearrange plans and their copy methods, coalesced iteration spaces,
 register programs) -> lifetimes -> in place (functional updates that may write into their
 input, in_place.py). A target that does not fuse (the reference device) gets
@@ -14,7 +15,7 @@ from __future__ import annotations
 from .._graph import Dag, Node, Op, inputs_of
 from .fuse import fuse as fuse_groups
 from .in_place import write_in_place
-from .kernels import FusionDecision, Kernel, Kind, Schedule
+from .kernels import FusionDecision, Kernel, Kind, Reduction, Schedule
 from .layout import whole_load
 from .lower import Lowering
 from .simplify import simplify
@@ -30,7 +31,8 @@ def schedule(graph: Dag, target: Target, *, fuse: bool = True, keep=frozenset())
         return schedule_nodes(graph, keep)
     requested = list(graph.graph["outputs"])
     graph, outputs, rewrites, new_of = simplify(graph)
-    groups, decisions = fuse_groups(graph, outputs, enabled=fuse)
+    reductions, transposed = target.reduce_prologues, target.transposed_copy_min
+    groups, decisions = fuse_groups(graph, outputs, fuse, reductions, transposed)
     lowering = Lowering(graph, groups, outputs, target)
     held = lowering.run(outputs)
     rewrites = rewrites + lowering.notes
@@ -83,4 +85,13 @@ def with_lifetimes(kernels, requested, outputs, decisions=(), rewrites=(), keep=
     )
 
 
-__all__ = ["FusionDecision", "Kernel", "Kind", "Schedule", "Target", "schedule", "schedule_nodes"]
+__all__ = [
+    "FusionDecision",
+    "Kernel",
+    "Kind",
+    "Reduction",
+    "Schedule",
+    "Target",
+    "schedule",
+    "schedule_nodes",
+]

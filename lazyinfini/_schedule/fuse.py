@@ -2,19 +2,38 @@
 
 A producer joins its consumers' kernel when every consumer is an elementwise node of that one
 kernel and the producer is not a requested output. Movement nodes and fills feeding a kernel are
-strided loads, not separate kernels.
+strided loads, not separate kernels. Where the target asks (`reduce_prologues`), an elementwise
+node whose one consumer is a float sum (or mean) over the last axes starts a group ending in that
+reduction: the group's last node is then the sum (a REDUCE kernel).
 """
 
 from __future__ import annotations
 
-from .._graph import Dag, Node, Op
+import numpy as np
+
+from .. import _dtypes
+from .._graph import Dag, Node, Op, inputs_of
 from .kernels import FusionDecision
+from .layout import view_load
+
+_SUMMED = frozenset(
+    {*(np.dtype(t) for t in (np.float16, np.float32, np.float64)), _dtypes.bfloat16}
+)
+PROLOGUE = "the reduction's rows are its last axes, summed in numpy's pairwise order in one pass"
+# numpy's mean is its sum divided by the count (in float64 for float32: numpy divides by an intp)
+REDUCTIONS = frozenset({Op.SUM, Op.MEAN})
 
 
 def fuse(
-    graph: Dag, outputs: list[Node], enabled: bool = True
+    graph: Dag,
+    outputs: list[Node],
+    enabled: bool = True,
+    reductions: bool = False,
+    transposed_min: int | None = None,
 ) -> tuple[list[list[Node]], list[FusionDecision]]:
-    """Groups of elementwise nodes (each in topological order) and the decision log."""
+    """Groups of elementwise nodes (each in topological order; a group feeding a sum, where
+    `reductions`, ends with the sum unless it reads a load of `transposed_min` elements or more
+    across its rows) and the decision log."""
     order = graph.graph["order"]
     requested = set(outputs)
     group_of: dict[Node, int] = {}
@@ -24,7 +43,15 @@ def fuse(
         if not node.op.is_elementwise:
             continue
         consumers = list(graph.successors(node))
-        reason = _reason_to_split(node, consumers, group_of, requested, enabled)
+        if enabled and reductions and node not in requested and _one_sum(consumers):
+            reason = _not_prologue(node, consumers[0])
+            if reason is None:
+                group_of[node] = group_of[consumers[0]] = len(groups)
+                groups.append([consumers[0], node])
+                decisions.append(FusionDecision(node, consumers[0], True, PROLOGUE))
+                continue
+        else:
+            reason = _reason_to_split(node, consumers, group_of, requested, enabled)
         if reason is None:
             index = group_of[consumers[0]]
             verdict = "every consumer is in this elementwise kernel"
@@ -38,6 +65,8 @@ def fuse(
     for group in groups:
         group.reverse()
     decisions.reverse()
+    if transposed_min is not None:
+        _split_transposed(graph, groups, decisions, transposed_min)
     if enabled:
         groups = merge_siblings(graph, groups, decisions, requested)
     return groups, decisions
@@ -60,7 +89,7 @@ def merge_siblings(graph: Dag, groups, decisions, requested: set) -> list[list[N
     parent = list(range(len(groups)))
     for indices in _readers(graph, groups).values():
         first: dict[tuple, int] = {}
-        for i in indices:
+        for i in (i for i in indices if not is_reduction(groups[i])):
             key = (depth[sink[i]], sink[i].shape)
             if key not in first:
                 first[key] = i
@@ -139,6 +168,59 @@ def _components(parent: list[int], groups, order: list[Node]) -> list[list[Node]
         members if len(members) == len(groups[lead]) else sorted(members, key=position.get)
         for lead, members in merged.items()
     ]
+
+
+def _one_sum(consumers: list[Node]) -> bool:
+    return len(consumers) == 1 and consumers[0].op in REDUCTIONS
+
+
+def _not_prologue(node: Node, total: Node) -> str | None:
+    """Why `node` does not join the sum or mean `total` it feeds (None: it does). It joins one
+    in its own float dtype (half floats accumulating in float32) over its last axes: rows numpy
+    sums pairwise as one run (numpy merges contiguous trailing axes), so the bits stay numpy's."""
+    arg = dict(total.arg)
+    axes, ndim = arg["axis"], len(node.shape)
+    name = total.op.label
+    if node.dtype not in _SUMMED or total.dtype != node.dtype:
+        return f"a {name} of {node.dtype.name} into {total.dtype.name} is not summed pairwise in C"
+    if total.op is Op.SUM and arg.get("dtype") != _dtypes.compute_dtype(node.dtype):
+        return f"it accumulates in {arg.get('dtype')}"
+    if not axes or axes != tuple(range(ndim - len(axes), ndim)):
+        return f"axes {axes} are not the last axes of {ndim}: numpy sums them in another order"
+    return None
+
+
+def _split_transposed(graph: Dag, groups, decisions: list, least: int) -> None:
+    """Keep a sum apart from a prologue that reads a large load across its rows: the REDUCE
+    kernel reads rows one by one, where an elementwise kernel reads such a load in tiles
+    (sum(aT * 2, axis=1) of 4096^2 float32: 180 ms fused, 41 apart; 56 with a copy first)."""
+    for group in groups:
+        if not is_reduction(group):
+            continue
+        inside = set(group)
+        reads = {s for n in group[:-1] for s in graph.predecessors(n) if s not in inside}
+        if any(_read_across_rows(src, least) for src in reads):
+            total = group.pop()
+            (summed,) = inputs_of(total)
+            i = next(i for i, d in enumerate(decisions) if d.consumer is total)
+            reason = "its prologue reads a load across rows, which an elementwise kernel tiles"
+            decisions[i] = FusionDecision(summed, total, False, reason)
+
+
+def _read_across_rows(node: Node, least: int) -> bool:
+    """Whether `node`, a view of a materialized value, has `least` elements or more and is
+    read across its rows (its chain is strides: a chain that must copy reads a copy)."""
+    chain, base = [], node
+    while base.op.is_movement:
+        chain.append(base)
+        (base,) = inputs_of(base)
+    load = view_load(node, base, tuple(reversed(chain)))
+    return load is not None and node.size >= least and load.across_rows
+
+
+def is_reduction(group: list[Node]) -> bool:
+    """Whether a group ends with the sum or mean it feeds (a REDUCE kernel)."""
+    return group[-1].op in REDUCTIONS
 
 
 def group_outputs(graph: Dag, group: list[Node], requested: set) -> list[Node]:

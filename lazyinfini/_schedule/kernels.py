@@ -16,6 +16,7 @@ class Kind(enum.Enum):
     VIEW = "view"  # movement ops that need no copy: a strided view of the input
     REARRANGE = "rearrange"  # a layout copy into a new buffer, following a RearrangePlan
     OPAQUE = "opaque"  # one library call
+    REDUCE = "reduce"  # a sum or mean over the last axes fed by a fused elementwise group
 
     # NOTE: identity hashing (members are singletons): Enum's __hash__ is Python code, and the
     # run loop looks up a handler by kind for every kernel it runs.
@@ -31,7 +32,7 @@ class Kernel:
     nodes: tuple[Node, ...]
     outputs: tuple[Node, ...]
     loads: tuple  # Load records: each a view of a materialized base
-    plan: object = None  # RearrangePlan for REARRANGE kernels
+    plan: object = None  # RearrangePlan for REARRANGE kernels, Reduction for REDUCE ones
     space: tuple[int, ...] = ()  # the coalesced iteration space of an ELEMENTWISE kernel
     method: str = ""  # how a REARRANGE kernel copies: "direct" or "tiled" (copy_method)
     program: object = None  # an ELEMENTWISE kernel's register program (linearize.Program)
@@ -73,6 +74,25 @@ class Kernel:
             f"Kernel({self.kind.value} {self.name} -> {shape} {out.dtype.name}, "
             f"{len(self.nodes)} nodes, {len(self.loads)} loads)"
         )
+
+
+@dataclass(frozen=True, eq=False)
+class Reduction:
+    """A REDUCE kernel's two parts: `prologue`, the ELEMENTWISE kernel computing the summed
+    value over the space (the sum's kept dims..., row length), and `total`, the OPAQUE kernel
+    summing (or averaging) its rows (numpy's call). A compiling device runs them as one pass,
+    summing each row in numpy's pairwise order; any device may run them one after the other."""
+
+    prologue: Kernel
+    total: Kernel
+
+    @property
+    def rows(self) -> int:
+        return math.prod(self.prologue.space[:-1])
+
+    def __repr__(self) -> str:
+        length = self.prologue.space[-1]
+        return f"Reduction({self.prologue.name} -> {self.total.name}, {self.rows} rows of {length})"
 
 
 def op_name(node: Node) -> str:

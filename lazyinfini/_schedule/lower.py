@@ -3,20 +3,23 @@
 Walks the graph in topological order. Fills and buffers need no kernel; movement nodes become
 loads (strided views) of whatever they view; an elementwise group is emitted at its sink, the one
 node it writes; a view that cannot be a view (a reshape of non-contiguous data) or a requested
-output that is not contiguous gets a REARRANGE kernel copying it into a fresh buffer.
+output that is not contiguous gets a REARRANGE kernel copying it into a fresh buffer. A group
+ending in a sum is a REDUCE kernel: its Reduction holds the prologue (an elementwise kernel over
+(rows, row length)) and the sum's own kernel.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import heapq
+import math
 
 from .._graph import Dag, Group, Node, Op, inputs_of
 from .._graph.views import apply_movement, c_strides
 from .coalesce import coalesce
-from .fuse import group_outputs
-from .kernels import Kernel, Kind
-from .layout import Load, phantom, view_load
+from .fuse import group_outputs, is_reduction
+from .kernels import Kernel, Kind, Reduction
+from .layout import Load, phantom, view_load, whole_load
 from .linearize import linearize
 from .rearrange import copy_method, plan_rearrange
 from .target import Target
@@ -44,6 +47,8 @@ class Lowering:
         for node in self.graph.graph["order"]:
             if node.op.group is Group.SOURCE and node.op not in _BASES:
                 self._emit(Kind.SOURCE, (node,), (node,), ())
+            elif node in self.last_of and is_reduction(self.last_of[node]):
+                self._reduction(self.last_of[node])
             elif node in self.last_of:
                 self._elementwise(self.last_of[node])
             elif node.op.group in (Group.REDUCE, Group.OPAQUE) and node not in self.shared:
@@ -80,12 +85,7 @@ class Lowering:
         return siblings
 
     def _elementwise(self, group: list[Node]) -> None:
-        inside = set(group)
-        loads = {}
-        for node in group:
-            for src in inputs_of(node):
-                if src not in inside and src not in loads:
-                    loads[src] = self._untransposed(self.readable(src))
+        loads = self._group_loads(group)
         outputs = group_outputs(self.graph, group, self.requested)
         shape = outputs[0].shape
         strides = [c_strides(shape, out.dtype.itemsize) for out in outputs]
@@ -97,6 +97,33 @@ class Lowering:
         self._emit(
             Kind.ELEMENTWISE, group, outputs, loads.values(), space=tuple(space), program=program
         )
+
+    def _group_loads(self, group: list[Node]) -> dict[Node, Load]:
+        """Each value a group reads from outside it -> its load."""
+        inside = set(group)
+        loads = {}
+        for node in group:
+            for src in inputs_of(node):
+                if src not in inside and src not in loads:
+                    loads[src] = self._untransposed(self.readable(src))
+        return loads
+
+    def _reduction(self, group: list[Node]) -> None:
+        """A REDUCE kernel: the prologue computes the summed value over (kept dims..., row
+        length), the sum's last axes flattened into one row, as numpy's reduction walks a
+        contiguous value (the kept dims stay apart: a broadcast load keeps its strides)."""
+        *members, total = group
+        (summed,) = inputs_of(total)
+        loads = self._group_loads(members)
+        cut = len(summed.shape) - len(dict(total.arg)["axis"])
+        space = (*summed.shape[:cut], math.prod(summed.shape[cut:]))
+        program = linearize(members, tuple(ld.node for ld in loads.values()), [summed])
+        loaded = tuple(loads.values())
+        prologue = Kernel(
+            Kind.ELEMENTWISE, tuple(members), (summed,), loaded, space=space, program=program
+        )
+        parts = Reduction(prologue, Kernel(Kind.OPAQUE, (total,), (total,), (whole_load(summed),)))
+        self._emit(Kind.REDUCE, group, (total,), loads.values(), plan=parts)
 
     def load(self, node: Node) -> Load | None:
         """How a kernel reads `node` given the copies made so far: a view of a materialized

@@ -36,6 +36,9 @@ class Target:
     # An elementwise kernel of at least this many elements is compiled to C (None: never); a
     # first compile costs ~50 ms, a disk-cached one ~15 us, the numpy path ~10 us a chunk.
     compile_min: int | None = 1 << 16
+    # Whether an elementwise group feeding a float sum over the last axes joins the sum in one
+    # REDUCE kernel (the device sums each row in numpy's pairwise order, so the bits stay).
+    reduce_prologues: bool = False
     # Whether transposing rearranges are planned in line tiles (``LineTile``): for a device whose
     # tiled rearranges run as C kernels moving those tiles through registers (2048^2 float32
     # 7.2 -> 1.0 ms); numpy's copies walk a block row by row and want its rows capped instead

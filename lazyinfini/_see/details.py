@@ -16,6 +16,7 @@ _BY_KIND = {
     "opaque": "one library call",
     "view": "no copy: a view of its input",
     "source": "a fill or a range",
+    "reduce": "an elementwise prologue and its sum, in parts",
 }
 
 
@@ -30,7 +31,7 @@ def kernel_details(k: int, kernel, device, box_of: dict, measured=None) -> str:
     facts = [("path", path_of(kernel, device))]
     if kernel.space:
         facts.append(("space", "x".join(map(str, kernel.space))))
-    if kernel.plan is not None and device.target.copy_methods:
+    if kernel.method and device.target.copy_methods:  # NOTE: a rearrange's
         facts.append(("method", COPY_METHODS.get(kernel.method, kernel.method)))
     facts.append(
         ("bytes", f"read {byte_size(kernel.bytes_read)}, written {byte_size(kernel.bytes_written)}")
@@ -47,7 +48,9 @@ def kernel_details(k: int, kernel, device, box_of: dict, measured=None) -> str:
     ]
     if kernel.loads:
         parts += ["<h4>loads</h4>", _loads(kernel.loads, box_of)]
-    if kernel.plan is not None:
+    if kernel.plan is not None and not kernel.method:  # NOTE: a REDUCE kernel's parts
+        parts += ["<h4>reduction</h4>", f"<code>{escape(repr(kernel.plan))}</code>"]
+    elif kernel.plan is not None:
         parts += [
             "<h4>rearrange plan</h4>",
             f"<code>{escape(repr(kernel.plan))}</code>",

@@ -246,15 +246,20 @@ def test_recording_a_reduction_runs_nothing():
     assert li.inspect.counters.kernels > before
 
 
-def test_reduction_after_elementwise_chain_is_a_second_kernel():
+def test_reduction_after_elementwise_chain_is_a_second_kernel_unless_over_the_last_axes():
     x = li.asarray(np.linspace(0, 1, 20, dtype=np.float32).reshape(4, 5))
-    y = li.sum((x - 0.5) * 2.0, axis=1)
+    y = li.sum((x - 0.5) * 2.0, axis=0)
     plan = check_schedule(y, kernels=2)
     (split,) = [d for d in plan.decisions if not d.fused]
     assert split.consumer is y._node
-    assert "reduce" in split.reason
-    expected = ((np.asarray(x) - np.float32(0.5)) * np.float32(2.0)).sum(axis=1)
+    assert "not the last axes" in split.reason
+    expected = ((np.asarray(x) - np.float32(0.5)) * np.float32(2.0)).sum(axis=0)
     assert_close(y, expected, np.float32)
+    rows = li.sum((x - 0.5) * 2.0, axis=1)  # NOTE: the sum takes the chain as its prologue
+    (kernel,) = check_schedule(rows, kernels=1).kernels
+    assert kernel.kind.value == "reduce"
+    expected = ((np.asarray(x) - np.float32(0.5)) * np.float32(2.0)).sum(axis=1)
+    assert np.asarray(rows).tobytes() == expected.tobytes()
 
 
 def test_reductions_of_pending_inputs_share_one_schedule():

@@ -34,6 +34,7 @@ from tests.fuzz.numbers import (
     wide,
 )
 from tests.fuzz.program import Builder, Reject, Value
+from tests.oracle import assert_close
 
 
 def draw_axes(b: Builder, x: Value):
@@ -67,6 +68,31 @@ def step_sum(b: Builder) -> None:
         out = b.emit(text, _sum_err(x, axes, n, mean=name == "mean"))
     if x.dtype in INTEGER:  # integer sums wrap the same in any order
         agree_with(out, lambda: getattr(np, name)(x.value, axis=axes, keepdims=keepdims))
+
+
+def step_row_sum(b: Builder) -> None:
+    """A float sum over the last axes of an elementwise value: the cpu takes the value as the
+    sum's prologue (one REDUCE kernel) and sums each row in numpy's pairwise order, so where
+    the prologue's ops round once (no borrowed loop) its bits are the unfused cpu's (each
+    value written C-contiguous, then numpy's sum): checked at once. The reference's numpy
+    keeps a transposed input's layout, whose rows numpy sums in another order: every device
+    agrees with it within the sum's bound."""
+    x = b.pick(lambda v: v.dtype in FLOATS and v.value.ndim > 0 and v.exact)
+    y = b.pick(lambda v: v.dtype == x.dtype and v.shape == x.shape and v.exact)
+    form = b.choice(("{x} * {y}", "li.abs({x} - {y})", "{x} * {x} - {y}", "({x} + 0.5) * {y}"))
+    expression = form.format(x=x.name, y=y.name)
+    ndim = x.value.ndim
+    count = b.integer(1, ndim)
+    axes = tuple(range(ndim - count, ndim))
+    axis = -1 if count == 1 and b.flag() else axes
+    prologue = b.emit(expression, 0.0)  # NOTE: each op rounds once, the same on any device
+    text = f"li.sum({expression}, axis={axis!r})"
+    b.emit(text, _sum_err(prologue, axes, math.prod(x.shape[a] for a in axes), False))
+    runs = []
+    for fuse in (True, False):
+        with li.options(device="cpu", fuse=fuse):
+            runs.append(np.asarray(eval(text, b.namespace)))
+    assert_close(*runs, exact=True)
 
 
 def _sum_err(x: Value, axes, n: int, mean: bool):

@@ -35,6 +35,7 @@ from tests.fuzz.reductions import (
     step_diff,
     step_extreme,
     step_matmul,
+    step_row_sum,
     step_statistics,
     step_sum,
 )
@@ -125,6 +126,7 @@ _THEMES["dataflow"] = {
     step_binary: 8,
     step_unary: 4,
     step_sum: 4,
+    step_row_sum: 2,
     step_extreme: 2,
     step_compute: 1,
     step_forget: 1,
@@ -138,6 +140,7 @@ _THEMES["big"] = {
     step_slice: 2,
     step_gather: 3,
     step_sum: 2,
+    step_row_sum: 2,
     step_cumulative: 1,
     step_sort: 1,
     step_broadcast: 1,

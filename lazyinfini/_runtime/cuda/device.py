@@ -23,6 +23,7 @@ from ..._graph import Node, Op, fill_value
 from ..._schedule.kernels import Kind
 from ..._schedule.target import Target
 from ..library import call_library_outputs
+from ..reduction import in_parts
 from .backend import Backend
 from .calls import HOST_FILL, library_of, load_view, source_value
 from .kernels import Kernels
@@ -72,16 +73,19 @@ def make_device(backend: Backend, name: str) -> Device:
         inputs = [load_view(ld, values, value_of, backend.namespace) for ld in kernel.loads]
         return call_library_outputs(kernel.nodes, inputs, library, kernel.in_place)
 
+    handlers = {
+        Kind.ELEMENTWISE: kernels.elementwise,
+        Kind.REARRANGE: kernels.rearrange,
+        Kind.VIEW: view,
+        Kind.SOURCE: source,
+        Kind.OPAQUE: opaque,
+    }
+    # NOTE: TARGET plans no REDUCE kernel (reduce_prologues is off); its parts would run here
+    handlers[Kind.REDUCE] = in_parts(handlers)
     return Device(
         name,
         TARGET,
-        {
-            Kind.ELEMENTWISE: kernels.elementwise,
-            Kind.REARRANGE: kernels.rearrange,
-            Kind.VIEW: view,
-            Kind.SOURCE: source,
-            Kind.OPAQUE: opaque,
-        },
+        handlers,
         # NOTE: no pool of ours (pool_bytes is the host pool's): CuPy's memory pool keeps
         # freed blocks for reuse itself.
         lambda shape, dtype, settings: backend.empty(shape, dtype),

@@ -38,6 +38,7 @@ from ..._schedule.target import Target
 from ..cpu import C_PATH, path_of
 from ..cpu import TARGET as CPU_TARGET
 from ..pool import POOL
+from ..reduction import in_parts
 from ..reference import source_value
 from . import calls, gather
 from .blocks import FusedBlock, block_kernel, call_of, failure_note, fills_key
@@ -350,12 +351,20 @@ def empty(shape: tuple[int, ...], dtype, settings) -> np.ndarray:
     return POOL.empty(shape, dtype, settings.pool_bytes)
 
 
+def _handlers(target: Target) -> dict:
+    """One handler per kind: TRANSLATE's, and a REDUCE kernel's parts through them (the
+    dask target plans none: `Target.reduce_prologues` is off)."""
+    handlers = {kind: _handler(translate, target) for kind, translate in TRANSLATE.items()}
+    handlers[Kind.REDUCE] = in_parts(handlers)
+    return handlers
+
+
 def dask_device(name: str, target: Target) -> Device:
     """A dask device planning for `target` (the tests' "dask-compiled": compile_min=0)."""
     return Device(
         name,
         target,
-        {kind: _handler(translate, target) for kind, translate in TRANSLATE.items()},
+        _handlers(target),
         empty,
         value_of,
         to_host=_to_host,

@@ -1,0 +1,26 @@
+"""A REDUCE kernel run as its two parts (its Reduction): the prologue by the device's elementwise
+handler, then the sum by its opaque handler, the prologue's value held in between.
+
+Any device can run a REDUCE kernel this way (its handlers for the parts' kinds), with the bits
+of the unfused schedule: the cpu does where its C path does not run, and the devices whose
+Target never plans one (dask, cuda) keep it as their row of the table.
+"""
+
+from __future__ import annotations
+
+from .._schedule.kernels import Kind
+
+
+def in_parts(handlers: dict):
+    """The REDUCE handler running a kernel's parts through `handlers` (a device's table)."""
+
+    def reduce(kernel, values, memory) -> list:
+        prologue, total = kernel.plan.prologue, kernel.plan.total
+        (summed,) = prologue.outputs
+        (values[summed],) = handlers[Kind.ELEMENTWISE](prologue, values, memory)
+        try:
+            return handlers[Kind.OPAQUE](total, values, memory)
+        finally:
+            del values[summed]  # NOTE: dropped as the unfused schedule drops it
+
+    return reduce
