@@ -73,7 +73,7 @@ def test_a_streaming_kernel_writes_its_blocks_with_non_temporal_stores_and_fence
     assert "li_stream" not in C_KERNELS.calls(plain)[0].source
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
     dtype=st.sampled_from(
         [np.float32, np.float64, np.float16, ml_dtypes.bfloat16, np.int8, np.int64, np.uint16]
