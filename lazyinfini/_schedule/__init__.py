@@ -33,13 +33,26 @@ def schedule(graph: Dag, target: Target, *, fuse: bool = True, keep=frozenset())
     graph, outputs, rewrites, new_of = simplify(graph)
     reductions, transposed = target.reduce_prologues, target.transposed_copy_min
     groups, decisions = fuse_groups(graph, outputs, fuse, reductions, transposed)
-    lowering = Lowering(graph, groups, outputs, target)
-    held = lowering.run(outputs)
-    rewrites = rewrites + lowering.notes
     # NOTE: a kept node under the name simplify() gave it (a rewrite of its inputs, a merge)
     keep = {n: new_of.get(n, n) for n in keep}
+    lowering = Lowering(graph, groups, outputs, target, _written_too(keep.values()))
+    held = lowering.run(outputs)
+    rewrites = rewrites + lowering.notes
     planned = with_lifetimes(lowering.kernels, requested, held, decisions, rewrites, keep)
     return write_in_place(planned) if target.writes_in_place else planned
+
+
+# Live arrays holding a fused intermediate of at most this many bytes get it written by its
+# kernel as one more output: a loop that reads it again (a gradient step's `weights -= lr *
+# grad`, after an `if` on `abs(grad).max()` computed it) would otherwise recompute it and its
+# history (a matmul) once more. A larger one stays fused (its write costs bandwidth, and most
+# such arrays are never read again); a second read recomputes it once, then keeps it.
+KEEP_WRITTEN_BYTES = 1 << 16
+
+
+def _written_too(kept) -> frozenset:
+    """The kept elementwise nodes a fused kernel writes out although nothing else reads them."""
+    return frozenset(n for n in kept if n.op.is_elementwise and n.nbytes <= KEEP_WRITTEN_BYTES)
 
 
 def schedule_nodes(graph: Dag, keep=frozenset()) -> Schedule:

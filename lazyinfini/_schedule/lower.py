@@ -30,7 +30,7 @@ _BASES = (Op.BUFFER, Op.FULL)
 class Lowering:
     """The kernels emitted so far and, for each materialized node, the node holding its value."""
 
-    def __init__(self, graph: Dag, groups, requested: list[Node], target: Target):
+    def __init__(self, graph: Dag, groups, requested: list[Node], target: Target, kept=()):
         self.graph = graph
         self.target = target
         self.kernels: list[Kernel] = []
@@ -40,7 +40,10 @@ class Lowering:
         self.copies: dict[Node, Node] = {}  # view node -> COPY node holding it contiguous
         self.requested = set(requested)
         self.last_of = {group[-1]: group for group in groups}  # emitted at its last node
-        self.written = {n for g in groups for n in group_outputs(graph, g, self.requested)}
+        # NOTE: plain fused groups also write the small values live arrays hold (KEEP_WRITTEN
+        # _BYTES); a group ending in a sum writes its sum alone
+        self.kept = frozenset(kept)
+        self.written = {n for g in groups for n in group_outputs(graph, g, self._asked(g))}
 
     def run(self, outputs: list[Node]) -> list[Node]:
         """Emit every kernel; returns the node holding each output's value."""
@@ -86,7 +89,7 @@ class Lowering:
 
     def _elementwise(self, group: list[Node]) -> None:
         loads = self._group_loads(group)
-        outputs = group_outputs(self.graph, group, self.requested)
+        outputs = group_outputs(self.graph, group, self._asked(group))
         shape = outputs[0].shape
         strides = [c_strides(shape, out.dtype.itemsize) for out in outputs]
         strides += [load.strides for load in loads.values()]
@@ -97,6 +100,10 @@ class Lowering:
         self._emit(
             Kind.ELEMENTWISE, group, outputs, loads.values(), space=tuple(space), program=program
         )
+
+    def _asked(self, group: list[Node]) -> set[Node]:
+        """The members of `group` it must write besides those read elsewhere."""
+        return self.requested if is_reduction(group) else self.requested | self.kept
 
     def _group_loads(self, group: list[Node]) -> dict[Node, Load]:
         """Each value a group reads from outside it -> its load."""

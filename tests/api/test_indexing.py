@@ -122,13 +122,20 @@ def test_boolean_masks_match_numpy(data):
         np.testing.assert_array_equal(np.asarray(li.asarray(x)[:, li.asarray(inner)]), x[:, inner])
 
 
-def test_a_mask_computes_only_the_mask():
-    data = rand((4, 3))
+@pytest.mark.parametrize("shape", [(4, 3), (300, 40)])
+def test_a_mask_computes_the_mask_and_keeps_small_held_values(shape):
+    """Indexing computes the mask now; x, fused into the mask's kernel, is written out by it
+    where it is small (an array holds it: _schedule.KEEP_WRITTEN_BYTES) and stays pending
+    where it is large."""
+    data = rand(shape)
     x = li.asarray(data) * 2
-    mask = x > 0  # pending; the values of x stay pending after indexing
+    mask = x > 0
+    kernels = li.inspect.counters.kernels
     y = x[mask]
+    assert li.inspect.counters.kernels - kernels == 1
     assert mask._node.op.label == "buffer"
-    assert x._node.op.label != "buffer"
+    small = x._node.op.label == "buffer"
+    assert small == (data.nbytes <= 1 << 16)
     assert y.shape == (int((data > 0).sum()),)
     np.testing.assert_array_equal(np.asarray(y), (data * 2)[data * 2 > 0])
 
