@@ -21,8 +21,19 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._graph import LINKED, Buffer, Dag, Node, Op, arg_key, held_by, resolve, siblings_of
-from .._schedule import Kind, Schedule, schedule
+from .._graph import (
+    LINKED,
+    Buffer,
+    Dag,
+    Group,
+    Node,
+    Op,
+    arg_key,
+    held_by,
+    resolve,
+    siblings_of,
+)
+from .._schedule import KEEP_WRITTEN_BYTES, Kind, Schedule, schedule
 from .native import Native, start
 
 MAX_NODES = 50_000  # template nodes kept in all (a template holds no data)
@@ -74,6 +85,8 @@ class ScheduleCache:
         if extra:  # NOTE: asked for too: their call runs once (see _live_siblings)
             pending = [*pending, *extra]
             order, srcs, parts, fills, keep, evaluated, calls = scan(pending, keeps)
+        if keeps:
+            keep = _with_small_results(order, keep)
         again = _recomputed_frontier(order, srcs, keep, pending) if evaluated else ()
         outputs = _positions(order, pending) + again
         try:
@@ -262,6 +275,22 @@ def _fill_part(node: Node, i: int, firsts: dict, fills: dict) -> tuple:
     except TypeError:  # NOTE: a value that is no key merges with no other fill
         first = i
     return (_FULL, node.shape, node.dtype, first, node.source)
+
+
+def _with_small_results(order, keep: tuple) -> tuple:
+    """`keep` (the positions live arrays hold) and those of small library results (a mean, a
+    std, a matrix product of at most KEEP_WRITTEN_BYTES): their kernel writes them anyway, and
+    pending work elsewhere may read them again (a script returning `mean.reshape(-1)` and
+    `np.squeeze(std)` beside the normalized images computed std three times)."""
+    small = [
+        i
+        for i, node in enumerate(order)
+        if node.op.group in _RESULTS and node.nbytes <= KEEP_WRITTEN_BYTES and i not in keep
+    ]
+    return tuple(sorted((*keep, *small))) if small else keep
+
+
+_RESULTS = (Group.REDUCE, Group.OPAQUE)
 
 
 def _live_siblings(order, pending: list) -> list[Node]:

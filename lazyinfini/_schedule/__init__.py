@@ -99,6 +99,7 @@ def with_lifetimes(kernels, requested, outputs, decisions=(), rewrites=(), keep=
 
 
 __all__ = [
+    "KEEP_WRITTEN_BYTES",
     "FusionDecision",
     "Kernel",
     "Kind",
