@@ -102,7 +102,12 @@ def load(source: str) -> ctypes.CDLL:
 
 def load_function(source: str, name: str, argtypes) -> ctypes._CFuncPtr:
     """The function `name` of the library compiled from `source`, typed for ctypes calls."""
-    library = load(source)
+    return typed(load(source), name, argtypes)
+
+
+def typed(library: ctypes.CDLL, name: str, argtypes) -> ctypes._CFuncPtr:
+    """The function `name` of a loaded `library`, typed for ctypes calls (returning nothing);
+    CompileError where the library lacks it."""
     try:
         function = getattr(library, name)
     except AttributeError:

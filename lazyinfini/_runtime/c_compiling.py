@@ -13,7 +13,7 @@ import ctypes
 from collections.abc import Callable
 
 from .._render import c
-from .._render.compile import CompileError, load
+from .._render.compile import CompileError, load, typed
 from .compiling import Call, Compiling
 
 RENDERERS: dict[type, Callable] = {}  # record type -> its Calls
@@ -29,12 +29,7 @@ def _compile(calls: list[Call]) -> ctypes.CDLL:
 
 
 def _find(library: ctypes.CDLL, call: Call):
-    try:
-        function = getattr(library, call.name)
-    except AttributeError:
-        raise CompileError(f"the compiled library has no {call.name}") from None
-    function.argtypes, function.restype = ARGTYPES[type(call.layout)], None
-    return function
+    return typed(library, call.name, ARGTYPES[type(call.layout)])
 
 
 C_KERNELS = Compiling(_render, _compile, _find, tolerated=(CompileError,))

@@ -26,7 +26,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._graph.views import c_strides, stand_in
 from .._render import c, elementwise
-from .._render.compile import CompileError, load
+from .._render.compile import load, typed
 from .._schedule.kernels import Kernel
 from . import c_threads
 from .c_compiling import ARGTYPES, C_KERNELS, RENDERERS
@@ -35,7 +35,7 @@ from .memo import Memo
 from .numpy_loops import pointers
 from .threads import THREADS, run_parallel
 
-_ARGTYPES = [
+CALL_ARGTYPES = [
     ctypes.c_int64,
     ctypes.c_int64,
     ctypes.POINTER(ctypes.c_int64),
@@ -67,6 +67,20 @@ class Layout:
     total: int
     align: int
 
+    @classmethod
+    def of(cls, views, ext, offsets: tuple[int, ...], total: int | None = None, align: int = 1):
+        """The layout of a call walking `views` (operands of one shape) whole, or `total`
+        units of it (a REDUCE call's rows)."""
+        shape = views[0].shape
+        return cls(
+            (ctypes.c_int64 * len(shape))(*shape),
+            (ctypes.c_int64 * (len(shape) * len(views)))(*(s for v in views for s in v.strides)),
+            ext,
+            offsets,
+            math.prod(shape) if total is None else total,
+            align,
+        )
+
 
 def _render(kernel) -> tuple[Call, ...]:
     """The calls computing `kernel` over operands laid out as the scheduler recorded (stand-ins:
@@ -79,15 +93,8 @@ def _render(kernel) -> tuple[Call, ...]:
     for key, views, align in _calls(kernel, operands, len(kernel.outputs)):
         source = _source(kernel, *key)
         name = "li_" + hashlib.sha256(source.encode()).hexdigest()[:16]
-        shape = views[0].shape
-        layout = Layout(
-            (ctypes.c_int64 * len(shape))(*shape),
-            (ctypes.c_int64 * (len(shape) * len(views)))(*(s for v in views for s in v.strides)),
-            ext,
-            tuple(_address(v) - o for v, o in zip(views, origins)),
-            math.prod(shape),
-            align,
-        )
+        offsets = tuple(_address(v) - o for v, o in zip(views, origins))
+        layout = Layout.of(views, ext, offsets, align=align)
         found.append(Call(source.replace("li_kernel", name), name, layout))
     return tuple(found)
 
@@ -125,7 +132,7 @@ def run_call(function, layout: Layout, bases: list[int], parallel: bool) -> None
 
 
 RENDERERS[Kernel] = _render
-ARGTYPES[Layout] = _ARGTYPES
+ARGTYPES[Layout] = CALL_ARGTYPES
 
 
 # -- the per-array path: layouts known only when the arrays are -------------------------------
@@ -158,15 +165,8 @@ def array_calls(kernel, outs: list[np.ndarray], loads: list[np.ndarray]) -> tupl
         function = found.get(key)
         if function is None:
             function = found[key] = _array_function(kernel, key)
-        shape = views[0].shape
-        layout = Layout(
-            (ctypes.c_int64 * len(shape))(*shape),
-            (ctypes.c_int64 * (len(shape) * len(views)))(*(s for v in views for s in v.strides)),
-            found[None],
-            tuple(_address(v) - o for v, o in zip(views, origins)),
-            math.prod(shape),
-            align,
-        )
+        offsets = tuple(_address(v) - o for v, o in zip(views, origins))
+        layout = Layout.of(views, found[None], offsets, align=align)
         made.append((function, layout))
     return tuple(made)
 
@@ -191,12 +191,7 @@ def _array_function(kernel, key):
     if module is None:
         # NOTE: what C_KERNELS compiles for one call alone: the same disk cache entry
         module = C_KERNELS.modules.setdefault(source, load(c.PRELUDE + source))
-    try:
-        function = getattr(module, name)
-    except AttributeError:
-        raise CompileError(f"the compiled library has no {name}") from None
-    function.argtypes, function.restype = _ARGTYPES, None
-    return function
+    return typed(module, name, CALL_ARGTYPES)
 
 
 def stand_ins(kernel) -> list[np.ndarray]:

@@ -5,7 +5,6 @@ threads)."""
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 
 from .._render import elementwise, reduction
@@ -24,17 +23,9 @@ def _render(plan: Reduction) -> tuple[Call, ...]:
     ext = pointers(elementwise.borrowed(prologue))
     operands = stand_ins(prologue)
     kinds = tuple(inner_kind(a) for a in operands)
-    space = prologue.space
-    source = reduction.render(plan, "li_kernel", kinds, len(space))
+    source = reduction.render(plan, "li_kernel", kinds, len(prologue.space))
     name = "li_" + hashlib.sha256(source.encode()).hexdigest()[:16]
-    layout = Layout(
-        (ctypes.c_int64 * len(space))(*space),
-        (ctypes.c_int64 * (len(space) * len(operands)))(*(s for a in operands for s in a.strides)),
-        ext,
-        (0,) * len(operands),
-        plan.rows,
-        1,
-    )
+    layout = Layout.of(operands, ext, (0,) * len(operands), total=plan.rows)
     return (Call(source.replace("li_kernel", name), name, layout),)
 
 

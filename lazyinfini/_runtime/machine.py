@@ -3,7 +3,6 @@ bandwidth, measured once as STREAM measures it, for GB/s figures."""
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import os
 import time
@@ -73,7 +72,7 @@ def stream_bandwidth() -> dict[str, float]:
     """Bytes per second (read + written, each once) of STREAM's copy and add kernels, measured
     the way STREAM does: all threads, non-temporal stores, arrays of 4x the last-level cache
     (64 to 128 MiB each), the best of ROUNDS runs (compiled C on the C pool); without a
-    compiler or the C pool, {"numpy copy": ...} over Python threads (plain stores)."""
+    compiler, {"numpy copy": ...} over Python threads (plain stores)."""
     nbytes = min(max(1 << 26, 4 * last_level_cache()), 1 << 27) // 64 * 64
     a, b = np.ones(nbytes // 4, np.float32), np.ones(nbytes // 4, np.float32)
     c = np.zeros_like(a)
@@ -84,42 +83,25 @@ def stream_bandwidth() -> dict[str, float]:
 
 
 def _stream_kernels(a, b, c) -> dict[str, tuple[int, float]] | None:
-    """(bytes moved, best seconds) of STREAM's copy and add in C, one part a thread (as STREAM
-    splits them) on the C pool or else Python's; None where nothing compiles."""
+    """(bytes moved, best seconds) of STREAM's copy and add in C, run as a compiled kernel's
+    call is (compiled.run_call: parts of whole cache lines on the C pool, else Python's
+    threads); None where nothing compiles."""
     from .._render import c as dialect
-    from .._render.compile import CompileError, load
-    from . import c_threads
+    from .._render.compile import CompileError, load_function
+    from .compiled import CALL_ARGTYPES, Layout, run_call
 
-    try:
-        library = load(dialect.PRELUDE + _STREAM_SOURCE)
-    except CompileError:
-        return None
-    ptrs = (ctypes.c_void_p * 3)(*(x.__array_interface__["data"][0] for x in (c, a, b)))
-    step = -(-c.nbytes // THREADS // 64) * 64
-    unused = (ctypes.c_int64 * 1)()
-    pool = c_threads.library()
-    found = {}
+    views = [x.view(np.uint8) for x in (c, a, b)]  # NOTE: a call walks bytes here
+    layout = Layout.of(views, None, (0, 0, 0), align=64)
+    bases = [x.__array_interface__["data"][0] for x in views]
+    source, found = dialect.PRELUDE + _STREAM_SOURCE, {}
     for name, arrays in (("copy", 2), ("add", 3)):
-        function = getattr(library, f"li_stream_{name}")
-        if pool is not None:
-            args = (ctypes.cast(function, ctypes.c_void_p), c.nbytes, step, unused, ptrs, unused)
-            run = functools.partial(pool.li_pool_kernel, *args, None)
-        else:
-            run = functools.partial(_python_threads, function, c.nbytes, step, ptrs)
+        try:
+            function = load_function(source, f"li_stream_{name}", CALL_ARGTYPES)
+        except CompileError:
+            return None
+        run = functools.partial(run_call, function, layout, bases, True)
         found[name] = (arrays * c.nbytes, _best(run))
     return found
-
-
-def _python_threads(function, total: int, step: int, ptrs) -> None:
-    """A kernel's function over the parts [start, start + step) of [0, total) on Python's pool
-    (ctypes releases the GIL)."""
-    unused = (ctypes.c_int64 * 1)()
-
-    def part(start: int) -> None:
-        stop = min(start + step, total)
-        function(ctypes.c_int64(start), ctypes.c_int64(stop), unused, ptrs, unused, None)
-
-    run_parallel(part, range(0, total, step))
 
 
 def _numpy_copy(src: np.ndarray, dst: np.ndarray) -> None:
