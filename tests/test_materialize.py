@@ -585,7 +585,7 @@ def test_a_run_ignores_numpy_errors_and_keeps_the_callers_error_state():
 def test_small_library_results_pending_work_reads_again_are_computed_once():
     """normalize_images' pattern: a script returns views of its mean and std beside the
     normalized images; materializing them one by one runs the std once (a small library
-    result is kept where its kernel writes it, _realize.cache._with_small_results)."""
+    result is kept where its kernel writes it, _realize.cache._small_results)."""
     data = np.random.default_rng(3).standard_normal((4, 3, 5, 5)).astype(np.float32)
     x = li.asarray(data)
     mean = li.mean(x, axis=(0, 2, 3), keepdims=True)

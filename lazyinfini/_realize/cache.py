@@ -85,12 +85,10 @@ class ScheduleCache:
         if extra:  # NOTE: asked for too: their call runs once (see _live_siblings)
             pending = [*pending, *extra]
             order, srcs, parts, fills, keep, evaluated, calls = scan(pending, keeps)
-        if keeps:
-            keep = _with_small_results(order, keep)
         again = _recomputed_frontier(order, srcs, keep, pending) if evaluated else ()
         outputs = _positions(order, pending) + again
         try:
-            template = self._get(key := (*parts, _token(target), fuse, outputs, keep))
+            template = self._get(key := (*parts, _token(target), fuse, outputs, keep, keeps))
         except TypeError:  # a parameter that cannot be a key: schedule it, keep nothing
             key, fills, template = None, {}, None
         reused = template is not None and (
@@ -98,7 +96,7 @@ class ScheduleCache:
             or all(order[i].layout.misalignment == m for i, m in template.aligned)
         )
         if not reused:
-            template = _template(target, fuse, order, srcs, outputs, keep, fills)
+            template = _template(target, fuse, order, srcs, outputs, keep, fills, keeps)
             if key is not None:
                 self._store(key, template)  # NOTE: replaces one made for another alignment
         return Job(
@@ -277,17 +275,13 @@ def _fill_part(node: Node, i: int, firsts: dict, fills: dict) -> tuple:
     return (_FULL, node.shape, node.dtype, first, node.source)
 
 
-def _with_small_results(order, keep: tuple) -> tuple:
-    """`keep` (the positions live arrays hold) and those of small library results (a mean, a
-    std, a matrix product of at most KEEP_WRITTEN_BYTES): their kernel writes them anyway, and
+def _small_results(nodes) -> set[Node]:
+    """The small library results among `nodes` (a mean, a std, a matrix product of at most
+    KEEP_WRITTEN_BYTES), kept like values arrays hold: their kernel writes them anyway, and
     pending work elsewhere may read them again (a script returning `mean.reshape(-1)` and
-    `np.squeeze(std)` beside the normalized images computed std three times)."""
-    small = [
-        i
-        for i, node in enumerate(order)
-        if node.op.group in _RESULTS and node.nbytes <= KEEP_WRITTEN_BYTES and i not in keep
-    ]
-    return tuple(sorted((*keep, *small))) if small else keep
+    `np.squeeze(std)` beside the normalized images computed std three times). Worked out once
+    per template: the key holds every op and shape."""
+    return {n for n in nodes if n.op.group in _RESULTS and n.nbytes <= KEEP_WRITTEN_BYTES}
 
 
 _RESULTS = (Group.REDUCE, Group.OPAQUE)
@@ -325,7 +319,7 @@ def _bindings(template: _Template, order, fills: dict) -> dict:
     return inputs
 
 
-def _template(target, fuse: bool, order, srcs, outputs, keep, fills) -> _Template:
+def _template(target, fuse: bool, order, srcs, outputs, keep, fills, keeps) -> _Template:
     clones: list[Node] = []
     for node, inputs in zip(order, srcs):
         if node.op is Op.BUFFER:
@@ -336,7 +330,8 @@ def _template(target, fuse: bool, order, srcs, outputs, keep, fills) -> _Templat
             clone = Node(node.op, sources, node.shape, node.dtype, node.arg, node.source)
         clones.append(clone)
     graph = Dag([clones[i] for i in outputs])
-    planned = schedule(graph, target, fuse=fuse, keep={clones[i] for i in keep})
+    kept = {clones[i] for i in keep} | (_small_results(clones) if keeps else set())
+    planned = schedule(graph, target, fuse=fuse, keep=kept)
     where = {id(c): i for i, c in enumerate(clones)}
     rearranged = {
         where[id(load.base)]: load.base.layout.misalignment
