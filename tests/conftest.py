@@ -59,13 +59,18 @@ def _c_path_left_on():
 @pytest.fixture(scope="module")
 def compiled_device():
     """The cpu device compiling every elementwise kernel, however small (the C path's tests)."""
+    yield from cpu_variant("cpu-compiled", compile_min=0)
+
+
+def cpu_variant(name: str, **changes):
+    """For a fixture: the cpu device with its Target changed by `changes`, registered as `name`
+    while the fixture yields that name."""
     import dataclasses
 
     from lazyinfini._device import DEVICES, register_device
     from lazyinfini._runtime import cpu
 
-    target = dataclasses.replace(DEVICES["cpu"].target, name="cpu-compiled", compile_min=0)
-    device = cpu.host_device("cpu-compiled", target)
-    register_device(device)
-    yield device.name
-    DEVICES.pop(device.name, None)
+    target = dataclasses.replace(DEVICES["cpu"].target, name=name, **changes)
+    register_device(cpu.host_device(name, target))
+    yield name
+    DEVICES.pop(name, None)

@@ -81,6 +81,23 @@ BORROWED = {"exp", "log", "sin", "tanh", "expm1", "atan2", "pow", "fdiv_f", "rem
 BORROWED |= {"logaddexp", "hypot"}
 
 
+def drawn_program(steps: list[str], dtype, how: str):
+    """The drawn `steps` that apply to `dtype` chained into a program of x and y (numpy's
+    borrowed loops only over contiguous operands, which the C path reads in blocks)."""
+    floats = np.dtype(dtype).kind not in "iu"
+    allowed = {**OPS, **(FLOAT_OPS if floats else INT_OPS)}
+    if how != "contiguous":
+        allowed = {k: v for k, v in allowed.items() if k not in BORROWED}
+    steps = [s for s in steps if s in allowed] or ["sub"]
+
+    def program(a, b):
+        for name in steps:
+            a = allowed[name](a, b)
+        return a
+
+    return program
+
+
 def values(dtype, rng, shape):
     if np.dtype(dtype).kind in "iu":
         info = np.iinfo(dtype)
@@ -126,17 +143,7 @@ def test_compiled_kernels_match_the_reference(compiled_device, dtype, steps, how
     rng = np.random.default_rng(seed)
     x = layout(values(dtype, rng, (6, 5)), how)
     y = values(dtype, rng, (5,) if broadcast else (6, 5))
-    floats = np.dtype(dtype).kind not in "iu"
-    allowed = {**OPS, **(FLOAT_OPS if floats else INT_OPS)}
-    if how != "contiguous":
-        allowed = {k: v for k, v in allowed.items() if k not in BORROWED}
-    steps = [s for s in steps if s in allowed] or ["sub"]
-
-    def program(a, b):
-        for name in steps:
-            a = allowed[name](a, b)
-        return a
-
+    program = drawn_program(steps, dtype, how)
     with li.options(device="reference"):
         want = np.asarray(program(li.asarray(x), li.asarray(y)))
     with li.options(device=compiled_device):

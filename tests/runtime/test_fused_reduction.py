@@ -5,8 +5,6 @@ length."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import ml_dtypes
 import numpy as np
 import pytest
@@ -14,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lazyinfini as li
-from lazyinfini._device import DEVICES, register_device
 from lazyinfini._runtime import cpu
 from lazyinfini._runtime.run import Settings, run_schedule
 from lazyinfini._schedule import Kind
+from tests.conftest import cpu_variant
 
 FLOATS = [np.float16, np.float32, np.float64]
 HALVES_TOO = [*FLOATS, ml_dtypes.bfloat16]
@@ -27,13 +25,7 @@ HALVES_TOO = [*FLOATS, ml_dtypes.bfloat16]
 def unfused_sums():
     """The cpu device compiling every kernel but planning no REDUCE kernel: the schedule
     before prologues joined their sums (an elementwise kernel, then numpy's sum)."""
-    target = dataclasses.replace(
-        DEVICES["cpu"].target, name="cpu-unfused-sums", compile_min=0, reduce_prologues=False
-    )
-    device = cpu.host_device("cpu-unfused-sums", target)
-    register_device(device)
-    yield device.name
-    DEVICES.pop(device.name, None)
+    yield from cpu_variant("cpu-unfused-sums", compile_min=0, reduce_prologues=False)
 
 
 def _rows(dtype, lengths, rows=2, seed=0, scale=3.0) -> list[np.ndarray]:

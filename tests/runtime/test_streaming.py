@@ -4,7 +4,6 @@ the reference device's whatever the shape, strides, dtypes and threads."""
 
 from __future__ import annotations
 
-import dataclasses
 import platform
 import shutil
 import subprocess
@@ -16,14 +15,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lazyinfini as li
-from lazyinfini._device import DEVICES, register_device
+from lazyinfini._device import DEVICES
 from lazyinfini._render import c, elementwise
 from lazyinfini._render.compile import compiler
-from lazyinfini._runtime import cpu
 from lazyinfini._runtime.c_compiling import C_KERNELS
 from lazyinfini._runtime.machine import last_level_cache
 from lazyinfini._schedule import Kind
-from tests.runtime.test_compiled import BORROWED, FLOAT_OPS, INT_OPS, OPS, layout, same, values
+from tests.conftest import cpu_variant
+from tests.runtime.test_compiled import (
+    FLOAT_OPS,
+    INT_OPS,
+    OPS,
+    drawn_program,
+    layout,
+    same,
+    values,
+)
 
 LEAST = 4096  # bytes: the streaming device's threshold, so small arrays straddle it
 
@@ -34,13 +41,7 @@ pytestmark = pytest.mark.skipif(compiler() is None, reason="no C compiler")
 def streaming():
     """The cpu device compiling every elementwise kernel, streaming where a kernel moves LEAST
     bytes or more."""
-    target = dataclasses.replace(
-        DEVICES["cpu"].target, name="cpu-streaming", compile_min=0, stream_min_bytes=LEAST
-    )
-    device = cpu.host_device("cpu-streaming", target)
-    register_device(device)
-    yield device.name
-    DEVICES.pop(device.name, None)
+    yield from cpu_variant("cpu-streaming", compile_min=0, stream_min_bytes=LEAST)
 
 
 def elementwise_kernels(y) -> list:
@@ -95,17 +96,7 @@ def test_streamed_kernels_match_the_reference(
     rng = np.random.default_rng(seed)
     x = layout(values(dtype, rng, (rows, cols)), how)
     y = values(dtype, rng, (cols,) if broadcast else (rows, cols))
-    floats = np.dtype(dtype).kind not in "iu"
-    allowed = {**OPS, **(FLOAT_OPS if floats else INT_OPS)}
-    if how != "contiguous":
-        allowed = {k: v for k, v in allowed.items() if k not in BORROWED}
-    steps = [s for s in steps if s in allowed] or ["sub"]
-
-    def program(a, b):
-        for name in steps:
-            a = allowed[name](a, b)
-        return a
-
+    program = drawn_program(steps, dtype, how)
     with li.options(device="reference"):
         want = np.asarray(program(li.asarray(x), li.asarray(y)))
     with li.options(device=streaming):
