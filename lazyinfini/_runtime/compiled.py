@@ -184,7 +184,12 @@ _BY_KEY = Memo()  # kernel record -> {function key: loaded function, None: numpy
 def _array_function(kernel, key):
     """The loaded function of `kernel` for `key`: rendered now, compiled alone where no module
     holds its source yet (or found in the disk cache)."""
-    source = _source(kernel, *key)
+    return loaded(_source(kernel, *key))
+
+
+def loaded(source: str):
+    """The function `li_kernel` of `source`, named by its digest and compiled alone where no
+    module holds that source yet (or found in the disk cache)."""
     name = "li_" + hashlib.sha256(source.encode()).hexdigest()[:16]
     source = source.replace("li_kernel", name)
     module = C_KERNELS.modules.get(source)

@@ -6,11 +6,12 @@ threads)."""
 from __future__ import annotations
 
 import hashlib
+import math
 
 from .._render import elementwise, reduction
 from .._schedule.kernels import Reduction
 from .c_compiling import C_KERNELS, RENDERERS
-from .compiled import Layout, inner_kind, run_call, stand_ins
+from .compiled import Layout, inner_kind, loaded, run_call, stand_ins
 from .compiling import Call
 from .numpy_loops import pointers
 
@@ -36,6 +37,20 @@ def run_compiled(plan: Reduction, bases: list[int], parallel: bool) -> None:
     (function,) = C_KERNELS.functions(plan)
     (call,) = C_KERNELS.calls(plan)
     run_call(function, call.layout, bases, parallel)
+
+
+def array_call(plan, buffer, loads: list) -> tuple:
+    """(loaded function, Layout) summing the rows of `plan` over arrays laid out as these are
+    (a dask block's): `buffer` a stand-in of the prologue's value over the space (kept dims,
+    row length), C-contiguous; `loads` views of that shape. A run passes the sums' address,
+    then the loads'. `plan` is any record the renderer reads (a prologue's program, loads and
+    outputs, a total's output op and dtype)."""
+    operands = [buffer, *loads]
+    kinds = tuple(inner_kind(a) for a in operands)
+    function = loaded(reduction.render(plan, "li_kernel", kinds, buffer.ndim))
+    ext = pointers(elementwise.borrowed(plan.prologue))
+    rows = math.prod(buffer.shape[:-1])
+    return function, Layout.of(operands, ext, (0,) * len(operands), total=rows)
 
 
 RENDERERS[Reduction] = _render

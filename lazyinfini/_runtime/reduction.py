@@ -2,8 +2,8 @@
 handler, then the sum by its opaque handler, the prologue's value held in between.
 
 Any device can run a REDUCE kernel this way (its handlers for the parts' kinds), with the bits
-of the unfused schedule: the cpu does where its C path does not run, and the devices whose
-Target never plans one (dask, cuda) keep it as their row of the table.
+of the unfused schedule: the cpu does where its C path does not run, and a device whose
+Target never plans one (cuda) keeps it as its row of the table.
 """
 
 from __future__ import annotations

@@ -50,17 +50,31 @@ def test_programs_run_on_the_workers_and_match_numpy(client):
         means = li.mean(x, axis=0)
         transposed = x.T + z
         ordered = li.sort(x, axis=1)  # axis 1 is in 3 chunks
-        li.compute(clipped, total, means, transposed, ordered)
+        rows = li.sum(li.exp(x) - y, axis=1)  # one REDUCE layer: partial sums per block
+        li.compute(clipped, total, means, transposed, ordered, rows)
     np.testing.assert_array_equal(np.asarray(clipped), np.clip(a_np - b_np, 0, 1))
     np.testing.assert_allclose(float(total), np.clip(a_np - b_np, 0, 1).sum(), rtol=1e-12)
     np.testing.assert_allclose(np.asarray(means), a_np.mean(axis=0), rtol=1e-12)
     np.testing.assert_array_equal(np.asarray(transposed), a_np.T + c_np)
     np.testing.assert_array_equal(np.asarray(ordered), np.sort(a_np, axis=1))
+    np.testing.assert_allclose(np.asarray(rows), np.sum(np.exp(a_np) - b_np, axis=1))
     keys = [task["key"] for task in stream.data]
     ran = {key[0] if isinstance(key, tuple) else key for key in keys}
     assert any(name.startswith("subtract_clip-") for name in ran), sorted(ran)[:5]
     assert any(name.startswith("sort-") for name in ran), sorted(ran)[:5]
     assert sum(client.run(compiled_blocks).values()) >= 2  # subtract_clip and x.T + z in C
+    assert sum(client.run(summed_blocks).values()) >= 1  # exp(x) - y summed in C
+
+
+def summed_blocks() -> int:
+    """On a worker: its REDUCE block functions that summed blocks in C."""
+    from lazyinfini._runtime.dask import blocks, summing
+
+    return sum(
+        any(found is not summing._PARTS for found in block._sums.values())
+        for block in blocks._LIVE.values()
+        if isinstance(block, summing.SumBlock)
+    )
 
 
 def compiled_blocks() -> int:

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 import lazyinfini as li
 from lazyinfini._runtime import cpu
-from lazyinfini._runtime.run import Settings, run_schedule
 from lazyinfini._schedule import Kind
 from tests.conftest import cpu_variant
 
@@ -249,18 +248,6 @@ def test_a_failed_compile_runs_the_parts(monkeypatch, compiled_device):
             got = np.asarray(y)
     assert got.tobytes() == np.sum(x - np.float32(0.5), axis=-1).tobytes()
     assert not cpu._C_OFF
-
-
-def test_the_dask_device_runs_a_reduce_kernels_parts():
-    """dask's target plans no REDUCE kernel; the row of its table runs one's parts."""
-    dask_device = pytest.importorskip("lazyinfini._runtime.dask.device")
-    assert not dask_device.TARGET.reduce_prologues
-    x = np.random.default_rng(7).standard_normal((6, 50))
-    y = li.sum(li.exp(li.asarray(x) * 0.5), axis=-1)
-    plan = li.inspect.schedule(y)  # NOTE: the cpu's schedule, run on the dask device
-    assert [k.kind for k in plan.kernels] == [Kind.REDUCE]
-    (value,) = run_schedule(plan, dask_device.DASK, {}, Settings()).values()
-    np.testing.assert_allclose(value, np.sum(np.exp(x * 0.5), axis=-1), rtol=1e-12)
 
 
 @settings(max_examples=60, deadline=None)

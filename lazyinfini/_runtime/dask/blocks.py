@@ -149,9 +149,13 @@ class FusedBlock:
 
     def __reduce__(self):
         if self._payload is None:
-            args = (self.kernel, self.ndim, self.places, self.constants, self.note, self.compiled)
-            self._payload = pickle.dumps(args)  # NOTE: no allocator: another process's own
+            # NOTE: no allocator: another process's own
+            self._payload = pickle.dumps((type(self), self._recipe()))
         return _revived, (self.token, self._payload)
+
+    def _recipe(self) -> tuple:
+        """The arguments making this block function again (in a worker)."""
+        return (self.kernel, self.ndim, self.places, self.constants, self.note, self.compiled)
 
     def __call__(self, *blocks):
         try:
@@ -182,26 +186,32 @@ class FusedBlock:
         if math.prod(shape):
             # NOTE: only the outputs' layout counts (C-contiguous, as allocated)
             outs = [stand_in(shape, c_strides(shape, t.itemsize), t) for t in self.dtypes]
-            loads: list = [None] * len(self._sources)
-            for (index, _), view in zip(self.places, views):
-                if index is not None:
-                    loads[index] = np.broadcast_to(view, shape)
-            for index, value in self.constants:
-                loads[index] = np.broadcast_to(value, shape)
-            operands = merged_dims([*outs, *loads])
+            operands = merged_dims([*outs, *self._broadcast(views, shape)])
             calls = array_calls(self.kernel, operands[: len(outs)], operands[len(outs) :])
         if len(self._plans) >= PLANS_MAX:
             self._plans.clear()
         plan = self._plans[key] = (tuple(shape), calls)
         return plan
 
+    def _broadcast(self, views, shape) -> list[np.ndarray]:
+        """Each load as an array of the block's `shape`: its view, or its fill, broadcast."""
+        loads: list = [None] * len(self._sources)
+        for (index, _), view in zip(self.places, views):
+            if index is not None:
+                loads[index] = np.broadcast_to(view, shape)
+        for index, value in self.constants:
+            loads[index] = np.broadcast_to(value, shape)
+        return loads
+
+    def _bases(self, arrays) -> list[int]:
+        """The loads' addresses in this block (a fill's is its value's)."""
+        return [_address(arrays[k]) if k is not None else at for k, at in self._sources]
+
     def _run_c(self, arrays, shape, calls):
         """The kernel's C calls over the block: each operand's address into its calls."""
         outs = self._outs(shape)
         if calls:
-            bases = [_address(out) for out in outs]
-            bases += [_address(arrays[k]) if k is not None else at for k, at in self._sources]
-            run_calls(calls, bases)
+            run_calls(calls, [*(_address(out) for out in outs), *self._bases(arrays)])
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _run_numpy(self, arrays):
@@ -273,13 +283,14 @@ def _address(a: np.ndarray) -> int:
 
 
 def _revived(token: str, payload: bytes) -> FusedBlock:
-    """The FusedBlock of `token` in this process: the one met before, else made now from its
-    pickled recipe."""
+    """The block function (a FusedBlock or a subclass) of `token` in this process: the one met
+    before, else made now from its pickled recipe."""
     block = _LIVE.get(token)
     if block is None:
         if len(_LIVE) >= LIVE_MAX:
             del _LIVE[next(iter(_LIVE))]
-        block = _LIVE[token] = FusedBlock(*pickle.loads(payload))
+        kind, recipe = pickle.loads(payload)
+        block = _LIVE[token] = kind(*recipe)
     return block
 
 

@@ -38,11 +38,11 @@ from ..._schedule.target import Target
 from ..cpu import C_PATH, path_of
 from ..cpu import TARGET as CPU_TARGET
 from ..pool import POOL
-from ..reduction import in_parts
 from ..reference import source_value
 from . import calls, gather
 from .blocks import FusedBlock, block_kernel, call_of, failure_note, fills_key
 from .calls import grid
+from .summing import SumBlock
 
 # NOTE: never copy a transposed load first: blockwise reads it by relabelling its blocks. A
 # kernel compiles where the cpu's would (LAZYINFINI_COMPILE_MIN): a worker compiles each of its
@@ -52,6 +52,9 @@ TARGET = Target(
     transposed_copy_min=None,
     compile_min=CPU_TARGET.compile_min,
     writes_in_place=False,
+    # NOTE: a sum's blocks are summed as their prologue computes them (summing.py), then the
+    # partials by dask's tree: the unfused bits, without writing the prologue's value
+    reduce_prologues=True,
 )
 
 # The config key of the chunks numpy inputs get (any dask chunks spec: "auto", "64MiB", 2,
@@ -186,6 +189,26 @@ def _moving(kernel, values, target, memory=None):
 def _elementwise(kernel, values, target, memory=None):
     out = kernel.outputs[0]
     ndim = len(out.shape)
+    arrays, places, constants = _block_inputs(kernel, values)
+    path = path_of(kernel, target)
+    block = _fused_block(kernel, FusedBlock, (ndim, places, constants), path == C_PATH, memory)
+    pairs = [item for x, (_, axes) in zip(arrays, places) for item in (x, axes)]
+    name = f"{kernel.name}-{tokenize(block, *(x.name for x in arrays))}"
+    several = len(kernel.outputs) > 1
+    dtype = object if several else out.dtype
+    result = da.blockwise(
+        block, tuple(range(ndim)), *pairs, name=name, dtype=dtype,
+        meta=np.empty((0,) * ndim, dtype), align_arrays=True, concatenate=True,
+    )  # fmt: skip
+    outs = [result] if not several else _items(result, kernel.outputs, name)
+    return outs, _blockwise_note(kernel, result, arrays, places, path)
+
+
+def _block_inputs(kernel, values) -> tuple[list, list, list]:
+    """A blockwise kernel's dask operands, where each lies ((load index, axes), see
+    FusedBlock), and its fills (load index, value)."""
+    out = kernel.outputs[0]
+    ndim = len(out.shape)
     arrays, places, constants = [], [], []
     for i, load in enumerate(kernel.loads):
         if load.base.op is Op.FULL:  # a fill: a constant of the block function
@@ -201,18 +224,7 @@ def _elementwise(kernel, values, target, memory=None):
         # blocks gives them their chunks.
         arrays.append(_carrier(missing, out))
         places.append((None, missing))
-    path = path_of(kernel, target)
-    block = _fused_block(kernel, ndim, places, constants, path == C_PATH, memory)
-    pairs = [item for x, (_, axes) in zip(arrays, places) for item in (x, axes)]
-    name = f"{kernel.name}-{tokenize(block, *(x.name for x in arrays))}"
-    several = len(kernel.outputs) > 1
-    dtype = object if several else out.dtype
-    result = da.blockwise(
-        block, tuple(range(ndim)), *pairs, name=name, dtype=dtype,
-        meta=np.empty((0,) * ndim, dtype), align_arrays=True, concatenate=True,
-    )  # fmt: skip
-    outs = [result] if not several else _items(result, kernel.outputs, name)
-    return outs, _blockwise_note(kernel, result, arrays, places, path)
+    return arrays, places, constants
 
 
 def _carrier(axes: tuple[int, ...], out: Node) -> da.Array:
@@ -224,10 +236,12 @@ def _carrier(axes: tuple[int, ...], out: Node) -> da.Array:
 _BLOCKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _fused_block(kernel, ndim, places, constants, compiled: bool, memory) -> FusedBlock:
-    """The kernel's block function, made once per kernel record (a cached schedule's kernels
-    run again: the program is slimmed and tokenized once)."""
+def _fused_block(kernel, kind, layout, compiled: bool, memory, *more) -> FusedBlock:
+    """The kernel's block function (a `kind`: FusedBlock or SumBlock, over its `layout`: ndim,
+    places, constants), made once per kernel record (a cached schedule's kernels run again:
+    the program is slimmed and tokenized once). A REDUCE kernel's is its prologue's."""
     block = _BLOCKS.get(kernel)
+    ndim, places, constants = layout
     if (
         block is None
         or block.places != tuple(places)
@@ -236,8 +250,9 @@ def _fused_block(kernel, ndim, places, constants, compiled: bool, memory) -> Fus
         or block.memory is not memory
     ):
         note = failure_note(kernel.name, [call_of(n) for n in kernel.nodes])
-        recipe = block.kernel if block is not None else block_kernel(kernel)
-        block = FusedBlock(recipe, ndim, places, constants, note, compiled, memory)
+        fused = kernel.plan.prologue if kind is SumBlock else kernel
+        recipe = block.kernel if block is not None else block_kernel(fused)
+        block = kind(recipe, ndim, places, constants, note, compiled, *more, memory=memory)
         _BLOCKS[kernel] = block
     return block
 
@@ -256,6 +271,7 @@ def _items(result: da.Array, outputs, name: str) -> list[da.Array]:
 
 
 def _blockwise_note(kernel, result, arrays, places, path: str) -> str:
+    """How the layer `result` runs (one task per block of `arrays` placed on `places`)."""
     ops = len(kernel.program.steps)
     note = f"dask blockwise: one layer of {grid(result)}, the fused program ({ops} ops) per task"
     if path == C_PATH:
@@ -263,17 +279,63 @@ def _blockwise_note(kernel, result, arrays, places, path: str) -> str:
         note += " as compiled C on the task's thread alone"
     else:
         note += f" as {path} on the task's thread"
-    aligned = all(
-        x.chunks[i] == result.chunks[a]
-        for x, (_, axes) in zip(arrays, places)
-        for i, a in enumerate(axes)
-        if x.shape[i] != 1 or result.shape[a] == 1
-    )
+    spanning: dict = {}  # axis -> the chunks of the operands spanning it (not broadcast there)
+    for x, (_, axes) in zip(arrays, places):
+        for i, a in enumerate(axes):
+            if x.shape[i] != 1 or kernel.outputs[0].shape[a] == 1:
+                spanning.setdefault(a, set()).add(x.chunks[i])
+    aligned = all(len(found) == 1 for found in spanning.values())
     if not aligned:
         note += "; operands rechunked to common chunks first"
     if len(kernel.outputs) > 1:
         note += f"; {len(kernel.outputs)} outputs, one getitem layer each"
     return note
+
+
+# -- reductions: partial sums per block, then dask's tree -----------------------------------
+
+
+def _reduction(kernel, values, target, memory=None):
+    """A REDUCE kernel: one blockwise layer of partial sums (summing.SumBlock) and dask's sum of
+    them, where the C path runs the prologue and the sum is a float one of its own dtype (dask
+    sums half floats widened); else its parts, as unfused."""
+    prologue, total = kernel.plan.prologue, kernel.plan.total
+    (node,) = total.nodes
+    summed = len(dict(node.arg)["axis"])
+    path = path_of(kernel, target)
+    if path != C_PATH or node.op is not Op.SUM or not _sums_own_dtype(prologue, node):
+        return _in_parts(kernel, values, target, memory)
+    arrays, places, constants = _block_inputs(prologue, values)
+    ndim = len(prologue.outputs[0].shape)
+    more = (call_of(node), summed)
+    block = _fused_block(kernel, SumBlock, (ndim, places, constants), True, memory, *more)
+    pairs = [item for x, (_, axes) in zip(arrays, places) for item in (x, axes)]
+    name = f"{kernel.name}-{tokenize(block, *(x.name for x in arrays))}"
+    partials = da.blockwise(
+        block, tuple(range(ndim)), *pairs, name=name, dtype=node.dtype,
+        meta=np.empty((0,) * ndim, node.dtype), align_arrays=True, concatenate=True,
+        adjust_chunks=dict.fromkeys(range(ndim - summed, ndim), 1),
+    )  # fmt: skip
+    outs, how = calls.translate(total, [partials])
+    note = _blockwise_note(prologue, partials, arrays, places, path)
+    return outs, f"{note}, each block's rows summed as computed; then {how}"
+
+
+def _sums_own_dtype(prologue, node) -> bool:
+    (summed,) = prologue.outputs
+    return summed.dtype == node.dtype == _dtypes.compute_dtype(node.dtype) and summed.size > 0
+
+
+def _in_parts(kernel, values, target, memory):
+    """The prologue's layer, then the sum's, its value dropped as the unfused schedule drops it."""
+    prologue, total = kernel.plan.prologue, kernel.plan.total
+    (summed,) = prologue.outputs
+    (values[summed],), first = _elementwise(prologue, values, target, memory)
+    try:
+        outs, second = _opaque(total, values, target, memory)
+    finally:
+        del values[summed]
+    return outs, f"{first}; then {second}"
 
 
 # -- sources, library calls ----------------------------------------------------------------
@@ -304,6 +366,7 @@ TRANSLATE = {
     Kind.VIEW: _moving,
     Kind.SOURCE: _source,
     Kind.OPAQUE: _opaque,
+    Kind.REDUCE: _reduction,
 }
 
 
@@ -352,11 +415,8 @@ def empty(shape: tuple[int, ...], dtype, settings) -> np.ndarray:
 
 
 def _handlers(target: Target) -> dict:
-    """One handler per kind: TRANSLATE's, and a REDUCE kernel's parts through them (the
-    dask target plans none: `Target.reduce_prologues` is off)."""
-    handlers = {kind: _handler(translate, target) for kind, translate in TRANSLATE.items()}
-    handlers[Kind.REDUCE] = in_parts(handlers)
-    return handlers
+    """One handler per kind: TRANSLATE's."""
+    return {kind: _handler(translate, target) for kind, translate in TRANSLATE.items()}
 
 
 def dask_device(name: str, target: Target) -> Device:
