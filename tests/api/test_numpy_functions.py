@@ -27,6 +27,7 @@ COUNTS = RNG.integers(0, 7, 20)
 SPECIAL = np.array([0.5, np.nan, np.inf, -np.inf, -2.0], dtype=np.float32)
 SORTED = np.sort(V)
 TENTHS = np.array([0.1, 0.2, 0.3], np.float32)  # float32(0.1) > 0.1: where float64 compares differ
+TIES = np.random.default_rng(8).integers(0, 4, 2000)  # numpy's quicksort orders ties its own way
 
 
 def pending(a: np.ndarray) -> li.Array:
@@ -179,6 +180,9 @@ SEARCHING = [
     ("sort-bool", lambda b: np.sort(b, 1), [BO]),
     ("argsort", lambda a: np.argsort(a, 1), [A]),
     ("argsort-stable", lambda i: np.argsort(i, axis=None, kind="stable"), [I]),
+    ("argsort-ties", lambda t: np.argsort(t), [TIES]),
+    ("argsort-ties-stable", lambda t: np.argsort(t, stable=True), [TIES]),
+    ("argsort-ties-mergesort", lambda t: t.argsort(kind="mergesort"), [TIES]),
     ("searchsorted-strong-scalar", lambda t: np.searchsorted(t, 0.1, side="right"), [TENTHS]),
     ("isin", lambda i: np.isin(i, [1, 2, 3]), [I]),
     ("isin-strong-scalar", lambda t: np.isin(t, 0.1), [TENTHS]),
