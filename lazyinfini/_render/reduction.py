@@ -16,6 +16,12 @@ from .._graph import Op
 from . import c, elementwise
 
 LEAF = 128  # numpy's PW_BLOCKSIZE: the longest run summed in 8 accumulators
+# A single row is summed on the threads as the 2**SPLIT_DEPTH subtrees of its recursion at that
+# depth (`name_split`), joined in the recursion's order (`name_join`), where it is SPLIT_MIN
+# values or more: every node above the subtrees is then longer than a LEAF (it splits), so the
+# bits are the whole row's.
+SPLIT_DEPTH = 3
+SPLIT_MIN = 1 << 16
 
 
 def render(reduction, name: str, kinds: tuple[str, ...], ndim: int) -> str:
@@ -23,7 +29,9 @@ def render(reduction, name: str, kinds: tuple[str, ...], ndim: int) -> str:
     the `ndim`-d `shape` (the kept dims, then the row length), rows in C order: `ptrs` are the
     sums' output, then the prologue's loads; `strides` are the prologue's operands' (its
     output's first, unread: the run buffer's); `kinds` say how each operand walks a row; `ext`
-    holds numpy's loops for borrowed steps."""
+    holds numpy's loops for borrowed steps. Beside it, for a single row: `name_split` over
+    pieces [start, stop) of 2**SPLIT_DEPTH, `ptrs[0]` their sums (the accumulator's type), and
+    `name_join(0, 1, ...)` with `ptrs` the output and those sums."""
     prologue = reduction.prologue
     (summed,) = prologue.outputs
     (total,) = reduction.total.outputs
@@ -42,6 +50,7 @@ def render(reduction, name: str, kinds: tuple[str, ...], ndim: int) -> str:
         widen_0=widened.replace("b[i]", "b[k]"),
         out=c.memory_type(total.dtype),
         stored=c.narrowed(total.dtype, _total(total, accumulator)),
+        depth=SPLIT_DEPTH,
     )
 
 
@@ -136,5 +145,49 @@ void {name}(int64_t start, int64_t stop, const int64_t *shape, char *const *ptrs
         }}
         r += g;
     }}
+}}
+/* A single long row on several threads: piece p of LI_PIECES is the subtree p (left to right)
+   of the row's recursion at depth LI_DEPTH, summed into parts[p] (ptrs[0]); the join adds the
+   parts pairwise as the recursion would. The row is long enough that every node above the
+   pieces splits (SPLIT_MIN), so the bits are the whole row's. */
+#undef LI_DEPTH
+#define LI_DEPTH {depth}
+void {name}_split(int64_t start, int64_t stop, const int64_t *shape, char *const *ptrs,
+                  const int64_t *strides, void *const *ext) {{
+    {mem} buf[LI_GROUP];
+    int64_t inner[2 * {count}];
+    for (int k = 0; k < {count}; k++) {{
+        inner[2 * k] = {ndim} > 1 ? strides[k * {ndim} + {ndim} - 2] : 0;
+        inner[2 * k + 1] = strides[k * {ndim} + {ndim} - 1];
+    }}
+    char *row[{count}];
+    row[0] = 0;
+    for (int k = 1; k < {count}; k++) row[k] = ptrs[k];
+    {acc} *parts = ({acc} *)ptrs[0];
+    for (int64_t p = start; p < stop; p++) {{
+        int64_t a = 0, n = shape[{ndim} - 1];
+        for (int d = LI_DEPTH - 1; d >= 0; d--) {{
+            int64_t n2 = n / 2;
+            n2 -= n2 % 8;
+            if ((p >> d) & 1) {{
+                a += n2;
+                n -= n2;
+            }} else {{
+                n = n2;
+            }}
+        }}
+        parts[p] = {name}_pairwise(a, n, row, inner, ext, buf);
+    }}
+}}
+void {name}_join(int64_t start, int64_t stop, const int64_t *shape, char *const *ptrs,
+                 const int64_t *strides, void *const *ext) {{
+    (void)start, (void)stop, (void)strides, (void)ext;
+    const int64_t n = shape[{ndim} - 1];
+    {acc} level[1 << LI_DEPTH];
+    for (int i = 0; i < (1 << LI_DEPTH); i++) level[i] = (({acc} *)ptrs[1])[i];
+    for (int width = (1 << LI_DEPTH) / 2; width >= 1; width /= 2)
+        for (int i = 0; i < width; i++) level[i] = level[2 * i] + level[2 * i + 1];
+    {acc} sum = level[0];
+    (({out} *)ptrs[0])[0] = {stored};
 }}
 """

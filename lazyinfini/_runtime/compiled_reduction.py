@@ -1,13 +1,18 @@
 """The cpu's C path for REDUCE kernels on the compiling skeleton (compiling.py, c_compiling.py):
 a Reduction rendered once (_render/reduction.py) from the layouts the scheduler recorded, its
-rows split among threads (each row is summed whole by one thread: the bits never depend on the
-threads)."""
+rows split among threads (each row is summed whole by one thread, and a single long row as the
+subtrees of its recursion joined in its order: the bits never depend on the threads)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 
+import numpy as np
+
+from .._counters import counters
+from .._dtypes import compute_dtype
 from .._render import elementwise, reduction
 from .._schedule.kernels import Reduction
 from .c_compiling import C_KERNELS, RENDERERS
@@ -27,16 +32,35 @@ def _render(plan: Reduction) -> tuple[Call, ...]:
     source = reduction.render(plan, "li_kernel", kinds, len(prologue.space))
     name = "li_" + hashlib.sha256(source.encode()).hexdigest()[:16]
     layout = Layout.of(operands, ext, (0,) * len(operands), total=plan.rows)
-    return (Call(source.replace("li_kernel", name), name, layout),)
+    source = source.replace("li_kernel", name)
+    pieces = dataclasses.replace(layout, total=1 << reduction.SPLIT_DEPTH)
+    joined = dataclasses.replace(layout, offsets=(0, 0), total=1)
+    return (
+        Call(source, name, layout),
+        Call(source, f"{name}_split", pieces),
+        Call(source, f"{name}_join", joined),
+    )
 
 
 def run_compiled(plan: Reduction, bases: list[int], parallel: bool) -> None:
     """Sum `plan`'s rows in C: `bases` are the addresses of the sums' output, then of the loads'
-    elements [0, ..., 0] laid out as recorded (compiled.stand_ins). Raises CompileError when
-    the C path is unavailable (the caller runs the parts instead)."""
-    (function,) = C_KERNELS.functions(plan)
-    (call,) = C_KERNELS.calls(plan)
-    run_call(function, call.layout, bases, parallel)
+    elements [0, ..., 0] laid out as recorded (compiled.stand_ins). One long row is summed in
+    pieces on the threads, then joined (same bits). Raises CompileError when the C path is
+    unavailable (the caller runs the parts instead)."""
+    rows, split, join = C_KERNELS.functions(plan)
+    calls = C_KERNELS.calls(plan)
+    if parallel and plan.rows == 1 and plan.prologue.space[-1] >= reduction.SPLIT_MIN:
+        (summed,) = plan.prologue.outputs
+        parts = np.empty(1 << reduction.SPLIT_DEPTH, compute_dtype(summed.dtype))
+        run_call(split, calls[1].layout, [_address(parts), *bases[1:]], parallel)
+        run_call(join, calls[2].layout, [bases[0], _address(parts)], False)
+        counters.split_sums += 1
+        return
+    run_call(rows, calls[0].layout, bases, parallel)
+
+
+def _address(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
 
 
 def array_call(plan, buffer, loads: list) -> tuple:

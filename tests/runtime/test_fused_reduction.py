@@ -274,3 +274,32 @@ def test_fused_sums_equal_unfused_ones(
     if dtype is not ml_dtypes.bfloat16:
         expected = np.sum(np.abs(x * dtype(0.75) - dtype(1)), axis=axes, keepdims=keepdims)
         assert fused.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("dtype", HALVES_TOO, ids=lambda d: np.dtype(d).name)
+def test_a_long_single_row_is_summed_in_pieces_with_the_whole_rows_bits(
+    dtype, compiled_device, unfused_sums, monkeypatch
+):
+    """A whole-array sum (one row) of SPLIT_MIN values or more runs as the subtrees of its
+    recursion on the threads, joined in its order: numpy's bits, and the unfused schedule's,
+    at lengths where the recursion's halves are rounded to multiples of 8 in every way."""
+    from lazyinfini._render.reduction import SPLIT_MIN
+
+    monkeypatch.setattr(cpu, "C_PARALLEL_MIN", 0)
+    monkeypatch.setattr(cpu, "THREADS", 2)  # NOTE: the pieces run on one core all the same
+    odd = [SPLIT_MIN + 24, SPLIT_MIN + 109, 3 * SPLIT_MIN + 203, (1 << 20) + 91]
+    arrays = _rows(dtype, [SPLIT_MIN - 1, SPLIT_MIN, SPLIT_MIN + 1, *odd], rows=1)
+
+    def total(a):
+        return li.sum(_prologue(a), axis=-1, keepdims=True), li.mean(_prologue(a[0]))
+
+    before = li.inspect.counters.split_sums
+    with li.options(device=compiled_device):
+        fused = [[np.asarray(y) for y in total(li.asarray(x))] for x in arrays]
+    assert li.inspect.counters.split_sums - before == 2 * (len(arrays) - 1)
+    with li.options(device=unfused_sums):
+        unfused = [[np.asarray(y) for y in total(li.asarray(x))] for x in arrays]
+    for x, got, plain in zip(arrays, fused, unfused):
+        assert [g.tobytes() for g in got] == [p.tobytes() for p in plain], x.shape
+        if dtype is not ml_dtypes.bfloat16:  # NOTE: numpy sums bfloat16 in bfloat16
+            assert got[0].tobytes() == np.sum(_prologue(x), -1, keepdims=True).tobytes()
