@@ -10,7 +10,10 @@ searchsorted: a node's inputs arrive positionally, but numpy's third positional 
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._graph import Op
+from . import lookups
 
 
 def sort(xp, x, *, axis: int, descending: bool, stable: bool):
@@ -32,6 +35,10 @@ def bincount(xp, x, *, minlength: int):
     computed in a compiled pass where a float-to-integer cast has no C form), as int64."""
     if xp.isdtype(x.dtype, "real floating"):
         x = xp.astype(x, xp.int64)
+    if isinstance(x, np.ndarray):  # NOTE: bytes and 16-bit values are counted in C
+        counted = lookups.bincount(x, minlength)
+        if counted is not None:
+            return counted
     count = getattr(xp, "bincount", None)
     if count is not None:
         return xp.astype(count(x, minlength=minlength), xp.int64)
