@@ -178,7 +178,10 @@ def fallback(func, args: tuple, kwargs: dict, reason: str):
     implementation = getattr(func, "_implementation", func)
     if func in _MUTATING and args and isinstance(args[0], Array):
         return _in_place(implementation, args, kwargs)
-    result = implementation(*_values(args), **_values(kwargs))
+    if func in _READS_COPIED:
+        result = implementation(*map(_writeable, _values(args)), **_values(kwargs))
+    else:
+        result = implementation(*_values(args), **_values(kwargs))
     if out is not None:
         return deliver(func, _wrap(result, ()), out)
     return _wrap(result, [v for v in _leaves((args, kwargs)) if isinstance(v, np.ndarray)])
@@ -191,6 +194,24 @@ _MUTATING = frozenset(
     for name in ("fill_diagonal", "put", "putmask", "place", "copyto", "put_along_axis")
     if hasattr(np, name)
 )
+
+
+# numpy functions that copy a read-only input before reading it (multiarray.correlate asks for
+# a writeable array), as every computed value is: np.convolve of 2M float64 9.8 -> 2.5 ms given
+# a writeable view. They never write into their inputs.
+_READS_COPIED = frozenset(getattr(np, name) for name in ("convolve", "correlate"))
+
+
+def _writeable(value):
+    """A writeable view of a read-only ndarray whose memory allows it, else `value`."""
+    if not isinstance(value, np.ndarray) or value.flags.writeable:
+        return value
+    view = value.view()
+    try:
+        view.flags.writeable = True
+    except ValueError:  # NOTE: memory nobody may write (a read-only user array): read as is
+        return value
+    return view
 
 
 def _in_place(implementation, args: tuple, kwargs: dict):
