@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 import lazyinfini as li
@@ -32,12 +34,18 @@ def dtype_text(dtype) -> str:
     return f"li.{np.dtype(dtype).name}"
 
 
+# Elements a broadcast operand pair may make: a (70000,) against a (70000, 1) would be 36 GiB
+# (the fuzz drew it: every step runs as it is drawn).
+MAX_BROADCAST = 1 << 22
+
+
 def broadcasts(a, b) -> bool:
+    """Whether shapes `a` and `b` broadcast, to at most MAX_BROADCAST elements."""
     try:
-        np.broadcast_shapes(a, b)
+        shape = np.broadcast_shapes(a, b)
     except ValueError:
         return False
-    return True
+    return math.prod(shape) <= MAX_BROADCAST
 
 
 def promote(a, b):
