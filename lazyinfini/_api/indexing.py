@@ -342,6 +342,9 @@ def setitem(x: Array, key, value) -> Array:
     """x with x[key] = value, as a new SETITEM node (Array.__setitem__ rebinds x to it).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.array.__setitem__.html"""
     source = caller_source()
+    filled = _masked_fill(x, key, value, source)
+    if filled is not None:
+        return filled
     items = _convert("__setitem__", x, key if isinstance(key, tuple) else (key,))
     flags = [i for i, item in enumerate(items) if isinstance(item, bool)]
     if len(flags) > 1:
@@ -357,6 +360,27 @@ def setitem(x: Array, key, value) -> Array:
     node = _value_node(x, value, target, source)
     srcs = (x._node, node, *(a._node for a in arrays))
     return record(Op.SETITEM, srcs, x.shape, x.dtype, (("key", spec),), source)
+
+
+def _masked_fill(x: Array, key, value, source: str) -> Array | None:
+    """x[mask] = v for a boolean mask of x's whole shape and a single value v, as the select
+    where(mask, v, x): one elementwise node that fuses (the mask's computation and x's copy
+    too), where the general path computes the mask to find its True positions (a
+    materialization) and scatters into a copy. The same value: every element is x's or v,
+    cast to x's dtype as setitem casts it. None for any other key or value."""
+    mask = key[0] if isinstance(key, tuple) and len(key) == 1 else key
+    if isinstance(mask, np.ndarray) and mask.dtype == np.bool_:
+        from .creation import asarray
+
+        mask = asarray(mask, device=device_arg(x))
+    if type(mask) is not Array or mask.dtype != _dtypes.bool or mask.shape != x.shape:
+        return None
+    single = isinstance(value, (bool, int, float, complex, np.generic))
+    if not x.ndim or not (single or (isinstance(value, Array) and not value.ndim)):
+        return None
+    from .elementwise import where
+
+    return where(mask, Array(_value_node(x, value, (), source)), x)
 
 
 def basic_setitem_parts(x: Array, key: tuple, value, source: str) -> tuple[tuple, Node]:

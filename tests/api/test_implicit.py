@@ -18,8 +18,10 @@ M = np.diag([1.0, 2.0, 1e-9])
 
 
 def _setitem(mask):
+    """A mask with one value per True position: its positions are needed (a single value is a
+    select instead, recorded lazily: tests/api/test_masked_fill.py)."""
     y = li.asarray(X)
-    y[mask] = 0.0
+    y[mask] = li.asarray([7.0, 8.0, 9.0])
     return y
 
 
