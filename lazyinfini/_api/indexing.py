@@ -373,7 +373,7 @@ def _masked_fill(x: Array, key, value, source: str) -> Array | None:
         from .creation import asarray
 
         mask = asarray(mask, device=device_arg(x))
-    if type(mask) is not Array or mask.dtype != _dtypes.bool or mask.shape != x.shape:
+    if not isinstance(mask, Array) or mask.dtype != _dtypes.bool or mask.shape != x.shape:
         return None
     single = isinstance(value, (bool, int, float, complex, np.generic))
     if not x.ndim or not (single or (isinstance(value, Array) and not value.ndim)):

@@ -90,7 +90,9 @@ def test_fused_sums_are_the_unfused_bits_on_any_chunks(compiled_dask, unfused_da
     x, y = a.astype(np.float64), b.astype(np.float64)
     expected = (x - y) * (x - y) + 0.5 + (np.clip(y, -1, 1)[..., :1] if broadcast else 0)
     expected = np.sum(expected, axis=axis)
-    np.testing.assert_allclose(fused, expected, rtol=1e-2 if not own else 1e-5, atol=1e-2)
+    fits = np.abs(expected) < np.finfo(a.dtype).max / 2  # NOTE: float16 sums may overflow
+    rtol = 1e-5 if own else 1e-2
+    np.testing.assert_allclose(fused[fits], expected[fits], rtol=rtol, atol=1e-2)
 
 
 @pytest.mark.parametrize(
