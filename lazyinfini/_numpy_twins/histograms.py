@@ -93,6 +93,10 @@ def _uniform_counts(x, edges, first, last):
     corrects it), then one counting pass (bincount) with the values outside the range (and
     NaN) in an extra bin that is dropped: passes over the data where a sort costs ~20x more."""
     count = edges.shape[0] - 1
+    if x.dtype in _BYTES and first == 0 and last == count == 1 << (8 * x.dtype.itemsize):
+        # NOTE: the OpenCV tutorial's np.histogram(image, 256, (0, 256)): edges 0, 1, ..., 256
+        # (exact), every value v inside and in bin v: numpy's counts are the bincount of x
+        return record(Op.BINCOUNT, (x._node,), (count,), _dtypes.int64, (("minlength", count),))
     values = astype(x, edges.dtype)
     keep = logical_and(greater_equal(values, first), less_equal(values, last))
     offset, span = _subtract(values, first), _span(first, last)
@@ -109,6 +113,9 @@ def _uniform_counts(x, edges, first, last):
     extra = (("minlength", count + 1),)
     counted = record(Op.BINCOUNT, (index._node,), (count + 1,), _dtypes.int64, extra)
     return counted[:count]
+
+
+_BYTES = (_dtypes.uint8, _dtypes.uint16)  # whose every value is an exact bin of 0..2**bits
 
 
 def _edge_formula(first, last, known: np.ndarray):

@@ -73,10 +73,24 @@ def test_nan_and_infinities_fall_in_no_bin(dtype):
     _check(x, 4, (0, 1))
 
 
-def test_an_image_in_256_bins_is_one_counting_pass():
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_an_image_in_a_bin_per_value_is_its_bincount(dtype):
+    """np.histogram(image, 256, (0, 256)) (the OpenCV tutorial's): every value v in bin v,
+    so numpy's counts are the image's bincount, one kernel reading it."""
+    top = np.iinfo(dtype).max + 1
+    image = np.random.default_rng(0).integers(0, top, (64, 48), dtype=dtype)
+    image[0, :2] = (0, top - 1)
+    _check(image.ravel(), top, (0, top))
+    counts, _ = np.histogram(li.asarray(image).ravel(), top, (0, top))
+    kernels = _kernels(counts)
+    assert len(kernels) == 1 and "bincount" in kernels[0], kernels
+
+
+def test_other_images_in_256_bins_are_one_counting_pass():
     image = np.random.default_rng(0).integers(0, 256, (64, 48), dtype=np.uint8)
-    _check(image.ravel(), 256, (0, 256))
-    counts, _ = np.histogram(li.asarray(image).ravel(), 256, (0, 256))
+    for range_ in ((0, 255), (0.5, 256.5), (0, 256.0)):
+        _check(image.ravel(), 256, range_)
+    counts, _ = np.histogram(li.asarray(image).ravel(), 256, (0, 255))
     kernels = _kernels(counts)
     assert any("bincount" in k for k in kernels)
     assert not any("take" in k for k in kernels), kernels  # the edges by linspace's formula
