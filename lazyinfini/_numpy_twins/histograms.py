@@ -242,7 +242,10 @@ def bincount(x, weights=None, minlength=0):
     if minlength < 0:
         raise ValueError("'minlength' must not be negative")
     v = astype(v, _dtypes.int64) if v.dtype == _dtypes.bool else v  # NOTE: no wide copy
-    length = max(_largest(v) + 1, minlength) if v.size else minlength
+    if v.dtype in _BYTES and minlength >= 1 << (8 * v.dtype.itemsize):
+        length = minlength  # NOTE: every value is below it: nothing to compute (an image's)
+    else:
+        length = max(_largest(v) + 1, minlength) if v.size else minlength
     # NOTE: one counting pass (library.CUSTOM's bincount), not a sort: 16x numpy's at 16M
     return record(Op.BINCOUNT, (v._node,), (length,), _dtypes.int64, (("minlength", length),))
 

@@ -31,6 +31,21 @@ def test_bincount_is_numpys(dtype, minlength):
     assert np.asarray(got).dtype == expected.dtype
 
 
+@pytest.mark.parametrize("dtype, minlength", [(np.uint8, 256), (np.uint8, 300), (np.uint16, 65536)])
+def test_a_length_holding_every_value_of_the_dtype_computes_nothing(dtype, minlength):
+    """bincount's length depends on the data, except where minlength covers the dtype (an
+    image's 256 levels): then it records without computing the input's min and max."""
+    x = (np.arange(4000) * 37 % (np.iinfo(dtype).max + 1)).astype(dtype)
+    pending = li.asarray(x) * 1  # NOTE: pending: computing it would show
+    before = li.inspect.counters.snapshot()
+    got = np.bincount(pending, minlength=minlength)
+    assert li.inspect.counters.materializations == before["materializations"]
+    assert got.shape == (minlength,)
+    assert np.asarray(got).tobytes() == np.bincount(x, minlength=minlength).tobytes()
+    with li.options(strict=True):  # NOTE: nothing read: allowed where values may not be read
+        np.asarray(np.bincount(li.asarray(x) * 1, minlength=minlength))
+
+
 def test_bincount_on_the_dask_device_is_numpys():
     x = np.random.default_rng(1).integers(0, 50, 10_000).astype(np.int32)
     with li.options(device="dask"):
