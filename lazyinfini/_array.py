@@ -48,7 +48,7 @@ def _power_method(inplace: bool):
     ipow = _inplace_method("pow", "__ipow__")
 
     def method(self, other, /):
-        name = _POWER_SHORTCUTS.get((int, other)) if type(other) is int else None
+        name = _POWER_SHORTCUTS.get(other) if type(other) is int else None
         if name is None or self.dtype not in _SHORTCUT_DTYPES:
             return ipow(self, other) if inplace else pow_(self, other)
         fn = _FUNCTIONS[name]
@@ -58,7 +58,7 @@ def _power_method(inplace: bool):
     return method
 
 
-_POWER_SHORTCUTS = {(int, 2): "square", (int, -1): "reciprocal"}
+_POWER_SHORTCUTS = {2: "square", -1: "reciprocal"}  # Python int exponents only
 # NOTE: numpy's own float and complex dtypes (bfloat16, ml_dtypes' type, takes numpy's power)
 _SHORTCUT_DTYPES = frozenset(np.dtype(t) for t in "efdFD")
 

@@ -15,6 +15,7 @@ not finite); a lazy histogram cannot look, and its edges and counts come out NaN
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -93,10 +94,10 @@ def _uniform_counts(x, edges, first, last):
     corrects it), then one counting pass (bincount) with the values outside the range (and
     NaN) in an extra bin that is dropped: passes over the data where a sort costs ~20x more."""
     count = edges.shape[0] - 1
-    if x.dtype in _BYTES and first == 0 and last == count == 1 << (8 * x.dtype.itemsize):
+    if first == 0 and last == count == _LEVELS.get(x.dtype):
         # NOTE: the OpenCV tutorial's np.histogram(image, 256, (0, 256)): edges 0, 1, ..., 256
         # (exact), every value v inside and in bin v: numpy's counts are the bincount of x
-        return record(Op.BINCOUNT, (x._node,), (count,), _dtypes.int64, (("minlength", count),))
+        return bincount(x, minlength=count)
     values = astype(x, edges.dtype)
     keep = logical_and(greater_equal(values, first), less_equal(values, last))
     offset, span = _subtract(values, first), _span(first, last)
@@ -115,7 +116,8 @@ def _uniform_counts(x, edges, first, last):
     return counted[:count]
 
 
-_BYTES = (_dtypes.uint8, _dtypes.uint16)  # whose every value is an exact bin of 0..2**bits
+# The count of values of the unsigned dtypes whose every value is an exact bin of 0..count
+_LEVELS = {_dtypes.uint8: 1 << 8, _dtypes.uint16: 1 << 16}
 
 
 def _edge_formula(first, last, known: np.ndarray):
@@ -242,7 +244,7 @@ def bincount(x, weights=None, minlength=0):
     if minlength < 0:
         raise ValueError("'minlength' must not be negative")
     v = astype(v, _dtypes.int64) if v.dtype == _dtypes.bool else v  # NOTE: no wide copy
-    if v.dtype in _BYTES and minlength >= 1 << (8 * v.dtype.itemsize):
+    if minlength >= _LEVELS.get(v.dtype, math.inf):
         length = minlength  # NOTE: every value is below it: nothing to compute (an image's)
     else:
         length = max(_largest(v) + 1, minlength) if v.size else minlength

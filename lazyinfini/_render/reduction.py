@@ -103,16 +103,20 @@ static {acc} {name}_pairwise(int64_t a, int64_t n, char *const *row, const int64
     {acc} left = {name}_pairwise(a, n2, row, inner, ext, buf);
     return left + {name}_pairwise(a + n2, n - n2, row, inner, ext, buf);
 }}
+/* Each operand's strides for the prologue's (rows, m) walk: the last kept dim's, a row's. */
+static void {name}_inner(const int64_t *strides, int64_t *inner) {{
+    for (int k = 0; k < {count}; k++) {{
+        inner[2 * k] = {ndim} > 1 ? strides[k * {ndim} + {ndim} - 2] : 0;
+        inner[2 * k + 1] = strides[k * {ndim} + {ndim} - 1];
+    }}
+}}
 void {name}(int64_t start, int64_t stop, const int64_t *shape, char *const *ptrs,
             const int64_t *strides, void *const *ext) {{
     {mem} buf[LI_GROUP];
     const int64_t n = shape[{ndim} - 1];
     const int64_t last = {ndim} > 1 ? shape[{ndim} - 2] : 1;
     int64_t inner[2 * {count}];
-    for (int k = 0; k < {count}; k++) {{
-        inner[2 * k] = {ndim} > 1 ? strides[k * {ndim} + {ndim} - 2] : 0;
-        inner[2 * k + 1] = strides[k * {ndim} + {ndim} - 1];
-    }}
+    {name}_inner(strides, inner);
     for (int64_t r = start; r < stop;) {{
         char *row[{count}];
         row[0] = 0;
@@ -146,7 +150,7 @@ void {name}(int64_t start, int64_t stop, const int64_t *shape, char *const *ptrs
         r += g;
     }}
 }}
-/* A single long row on several threads: piece p of LI_PIECES is the subtree p (left to right)
+/* A single long row on several threads: piece p of 2**LI_DEPTH is the subtree p (left to right)
    of the row's recursion at depth LI_DEPTH, summed into parts[p] (ptrs[0]); the join adds the
    parts pairwise as the recursion would. The row is long enough that every node above the
    pieces splits (SPLIT_MIN), so the bits are the whole row's. */
@@ -156,10 +160,7 @@ void {name}_split(int64_t start, int64_t stop, const int64_t *shape, char *const
                   const int64_t *strides, void *const *ext) {{
     {mem} buf[LI_GROUP];
     int64_t inner[2 * {count}];
-    for (int k = 0; k < {count}; k++) {{
-        inner[2 * k] = {ndim} > 1 ? strides[k * {ndim} + {ndim} - 2] : 0;
-        inner[2 * k + 1] = strides[k * {ndim} + {ndim} - 1];
-    }}
+    {name}_inner(strides, inner);
     char *row[{count}];
     row[0] = 0;
     for (int k = 1; k < {count}; k++) row[k] = ptrs[k];

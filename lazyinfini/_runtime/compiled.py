@@ -88,12 +88,12 @@ def _render(kernel) -> tuple[Call, ...]:
     where a borrowed numpy loop is missing (before anything compiles)."""
     ext = pointers(elementwise.borrowed(kernel))
     operands = stand_ins(kernel)
-    origins = [_address(a) for a in operands]
+    origins = [address(a) for a in operands]
     found = []
     for key, views, align in _calls(kernel, operands, len(kernel.outputs)):
         source = _source(kernel, *key)
         name = "li_" + hashlib.sha256(source.encode()).hexdigest()[:16]
-        offsets = tuple(_address(v) - o for v, o in zip(views, origins))
+        offsets = tuple(address(v) - o for v, o in zip(views, origins))
         layout = Layout.of(views, ext, offsets, align=align)
         found.append(Call(source.replace("li_kernel", name), name, layout))
     return tuple(found)
@@ -146,7 +146,7 @@ def run_arrays(kernel, outs: list[np.ndarray], loads: list[np.ndarray]) -> None:
     outputs' dtypes). Raises CompileError where the C path is unavailable (the caller runs
     numpy instead)."""
     operands = [*outs, *loads]
-    run_calls(array_calls(kernel, outs, loads), [_address(a) for a in operands])
+    run_calls(array_calls(kernel, outs, loads), [address(a) for a in operands])
 
 
 def array_calls(kernel, outs: list[np.ndarray], loads: list[np.ndarray]) -> tuple:
@@ -159,13 +159,13 @@ def array_calls(kernel, outs: list[np.ndarray], loads: list[np.ndarray]) -> tupl
     found = _BY_KEY.get(kernel)
     if found is None:
         found = _BY_KEY[kernel] = {None: pointers(elementwise.borrowed(kernel))}
-    origins = [_address(a) for a in operands]
+    origins = [address(a) for a in operands]
     made = []
     for key, views, align in _calls(kernel, operands, len(outs)):
         function = found.get(key)
         if function is None:
             function = found[key] = _array_function(kernel, key)
-        offsets = tuple(_address(v) - o for v, o in zip(views, origins))
+        offsets = tuple(address(v) - o for v, o in zip(views, origins))
         layout = Layout.of(views, found[None], offsets, align=align)
         made.append((function, layout))
     return tuple(made)
@@ -230,7 +230,8 @@ def _contiguous(space, dtype) -> np.ndarray:
     return stand_in(space, c_strides(space, np.dtype(dtype).itemsize), dtype)
 
 
-def _address(a: np.ndarray) -> int:
+def address(a: np.ndarray) -> int:
+    """The address of an array's element [0, ..., 0] (what a C call's pointers hold)."""
     return a.__array_interface__["data"][0]
 
 

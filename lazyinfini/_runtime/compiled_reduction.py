@@ -16,7 +16,7 @@ from .._dtypes import compute_dtype
 from .._render import elementwise, reduction
 from .._schedule.kernels import Reduction
 from .c_compiling import C_KERNELS, RENDERERS
-from .compiled import Layout, inner_kind, loaded, run_call, stand_ins
+from .compiled import Layout, address, inner_kind, loaded, run_call, stand_ins
 from .compiling import Call
 from .numpy_loops import pointers
 
@@ -52,15 +52,11 @@ def run_compiled(plan: Reduction, bases: list[int], parallel: bool) -> None:
     if parallel and plan.rows == 1 and plan.prologue.space[-1] >= reduction.SPLIT_MIN:
         (summed,) = plan.prologue.outputs
         parts = np.empty(1 << reduction.SPLIT_DEPTH, compute_dtype(summed.dtype))
-        run_call(split, calls[1].layout, [_address(parts), *bases[1:]], parallel)
-        run_call(join, calls[2].layout, [bases[0], _address(parts)], False)
+        run_call(split, calls[1].layout, [address(parts), *bases[1:]], parallel)
+        run_call(join, calls[2].layout, [bases[0], address(parts)], False)
         counters.split_sums += 1
         return
     run_call(rows, calls[0].layout, bases, parallel)
-
-
-def _address(a: np.ndarray) -> int:
-    return a.__array_interface__["data"][0]
 
 
 def array_call(plan, buffer, loads: list) -> tuple:

@@ -24,7 +24,7 @@ from .._render.compile import CompileError, NoCompiler, compiler
 from .._schedule.kernels import Kind
 from .._schedule.target import Target
 from .c_compiling import C_KERNELS
-from .compiled import TILED_MIN, copied, run_compiled
+from .compiled import TILED_MIN, address, copied, run_compiled
 from .compiled_rearrange import run_compiled as run_compiled_rearrange
 from .compiled_reduction import run_compiled as run_compiled_reduction
 from .fused import chunks, run_chunks, run_whole
@@ -122,8 +122,8 @@ def _elementwise(kernel, values, memory, target) -> list[np.ndarray]:
         return outs
     try:
         held = []  # NOTE: copies made for this run: alive until the kernel returns
-        bases = [_address(out) for out in outs]
-        bases += [_load_address(ld, values, copy, held) for ld, copy in _reads_of(kernel)]
+        bases = [address(out) for out in outs]
+        bases += [_loadaddress(ld, values, copy, held) for ld, copy in _reads_of(kernel)]
         parallel = kernel.outputs[0].size >= C_PARALLEL_MIN and THREADS > 1
         run_compiled(kernel, bases, parallel)
         return outs
@@ -144,16 +144,16 @@ def _reads_of(kernel) -> tuple:
 _READS = Memo()
 
 
-def _load_address(load, values, copy: bool, held: list) -> int:
+def _loadaddress(load, values, copy: bool, held: list) -> int:
     """The address of a load's element [0, ..., 0] as the kernel's calls assume it laid out
     (compiled.stand_ins): its base's plus the load's offset, or a copy's."""
     if copy:
         value = np.ascontiguousarray(np.reshape(load_view(load, values), load.shape))
         held.append(value)
-        return _address(value)
+        return address(value)
     base = load.base
     if base.op is Op.FULL:
-        return _address(fill_value(values, base))  # NOTE: the bound value, read only
+        return address(fill_value(values, base))  # NOTE: the bound value, read only
     value = values.get(base)
     if value is None:
         value = value_of(values, base)
@@ -161,11 +161,7 @@ def _load_address(load, values, copy: bool, held: list) -> int:
     # schedule recorded would be read wrong (the cache keys schedules by buffers' strides)
     if base.op is Op.BUFFER and value.strides != base.layout.strides and value.size > 1:
         raise RuntimeError(f"lazyinfini: internal error: {base} has strides {value.strides}")
-    return _address(value) + load.offset
-
-
-def _address(a: np.ndarray) -> int:
-    return a.__array_interface__["data"][0]
+    return address(value) + load.offset
 
 
 C_PATH = "compiled C"
@@ -360,8 +356,8 @@ def reduce_on(target: Target, handlers: dict):
 
 def _reduce_compiled(plan, values, out: np.ndarray) -> None:
     held = []  # NOTE: copies made for this run: alive until the kernel returns
-    bases = [_address(out)]
-    bases += [_load_address(ld, values, copy, held) for ld, copy in _reads_of(plan.prologue)]
+    bases = [address(out)]
+    bases += [_loadaddress(ld, values, copy, held) for ld, copy in _reads_of(plan.prologue)]
     parallel = plan.prologue.outputs[0].size >= C_PARALLEL_MIN and THREADS > 1
     run_compiled_reduction(plan, bases, parallel)
 

@@ -15,6 +15,7 @@ import functools
 import numpy as np
 
 from .._render.compile import CompileError, load
+from .compiled import address
 from .threads import THREADS, run_parallel
 
 SOURCE = r"""
@@ -110,10 +111,6 @@ def _run(run, count: int) -> None:
         run(0)
 
 
-def _address(a: np.ndarray) -> int:
-    return a.__array_interface__["data"][0]
-
-
 def bincount(x: np.ndarray, length: int) -> np.ndarray | None:
     """numpy's bincount of uint8/uint16 `x` into `length` bins (every value below it, as the
     recording checked), or None where this does not apply (then numpy's)."""
@@ -125,11 +122,11 @@ def bincount(x: np.ndarray, length: int) -> np.ndarray | None:
     count = functions[suffix][0]
     pieces = _pieces(x.size)
     parts = np.zeros((len(pieces), 1 << (8 * x.itemsize)), np.int64)
-    base, itemsize = _address(x), x.itemsize
+    base, itemsize = address(x), x.itemsize
 
     def run(k: int) -> None:
         start, stop = pieces[k]
-        count(base + start * itemsize, stop - start, _address(parts[k]))
+        count(base + start * itemsize, stop - start, address(parts[k]))
 
     _run(run, len(pieces))
     counts = parts.sum(axis=0)
@@ -156,7 +153,7 @@ def lookup(table: np.ndarray, index: np.ndarray) -> np.ndarray | None:
     out = np.empty(index.shape, table.dtype)
     lookup_in = functions[suffix][1]
     pieces = _pieces(index.size)
-    size, at, where, to = table.itemsize, _address(table), _address(index), _address(out)
+    size, at, where, to = table.itemsize, address(table), address(index), address(out)
 
     def run(k: int) -> None:
         start, stop = pieces[k]

@@ -88,11 +88,11 @@ def _stream_kernels(a, b, c) -> dict[str, tuple[int, float]] | None:
     threads); None where nothing compiles."""
     from .._render import c as dialect
     from .._render.compile import CompileError, load_function
-    from .compiled import CALL_ARGTYPES, Layout, run_call
+    from .compiled import CALL_ARGTYPES, Layout, address, run_call
 
     views = [x.view(np.uint8) for x in (c, a, b)]  # NOTE: a call walks bytes here
     layout = Layout.of(views, None, (0, 0, 0), align=64)
-    bases = [x.__array_interface__["data"][0] for x in views]
+    bases = [address(x) for x in views]
     source, found = dialect.PRELUDE + _STREAM_SOURCE, {}
     for name, arrays in (("copy", 2), ("add", 3)):
         try:

@@ -3,8 +3,8 @@
 buffer this schedule made (a fused pass's output, a rearrange's copy, an earlier update's) and
 this update reads it for the last time, nothing else can see that buffer: the update takes it
 as its output and writes the key into it, one pass over the key instead of a copy of x.
-numpy code writing through views (`row *= 2`, `x.T[0] += 1`, masked resets) is a chain of such
-updates, each copying the whole array without this (200000x64 float64: ~20 ms a write).
+numpy code writing through views (`row *= 2`, `x.T[0] += 1`) is a chain of such updates, each
+copying the whole array without this (200000x64 float64: ~20 ms a write).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from ..._counters import counters
 from ..._graph import Op
 from ..._graph.views import c_strides, stand_in
 from ..._render.compile import CompileError, NoCompiler
-from ..compiled import array_calls, run_calls
+from ..compiled import address, array_calls, run_calls
 from ..fused import SCRATCH, chunks, run_chunks
 from ..library import call_library_outputs
 
@@ -165,21 +165,32 @@ class FusedBlock:
             raise
 
     def _run(self, arrays):
-        if self.compiled and not _C_OFF:
-            key = tuple([(a.shape, a.strides) for a in arrays])
-            plan = self._plans.get(key)
-            if plan is None:
-                try:
-                    plan = self._planned(arrays, key)
-                except CompileError as error:
-                    self._fall_back(error)
-            if plan is not None:
-                return self._run_c(arrays, *plan)
+        plan = self._compiled(arrays, self._plans, self._planned)
+        if plan is not None:
+            return self._run_c(arrays, *plan)
         return self._run_numpy(arrays)
 
-    def _planned(self, arrays, key) -> tuple:
-        """The block's shape and the C calls computing blocks laid out as `arrays` are, kept
-        for the blocks of that layout (a layer's blocks share a few: the edges' differ)."""
+    def _compiled(self, arrays, plans: dict, make):
+        """What `make(arrays)` works out for blocks laid out as `arrays` are (their C calls),
+        kept in `plans` for the blocks of that layout (a layer's blocks share a few: the edges'
+        differ); None where the C path does not run (no compiler, a failed compile)."""
+        if not self.compiled or _C_OFF:
+            return None
+        key = tuple([(a.shape, a.strides) for a in arrays])
+        plan = plans.get(key)
+        if plan is None:
+            try:
+                plan = make(arrays)
+            except CompileError as error:
+                self._fall_back(error)
+                return None
+            if len(plans) >= PLANS_MAX:
+                plans.clear()
+            plans[key] = plan
+        return plan
+
+    def _planned(self, arrays) -> tuple:
+        """The block's shape and the C calls computing blocks laid out as `arrays` are."""
         views = self._views(arrays)
         shape = np.broadcast_shapes(*(v.shape for v in views)) if views else ()
         calls = ()
@@ -188,10 +199,7 @@ class FusedBlock:
             outs = [stand_in(shape, c_strides(shape, t.itemsize), t) for t in self.dtypes]
             operands = merged_dims([*outs, *self._broadcast(views, shape)])
             calls = array_calls(self.kernel, operands[: len(outs)], operands[len(outs) :])
-        if len(self._plans) >= PLANS_MAX:
-            self._plans.clear()
-        plan = self._plans[key] = (tuple(shape), calls)
-        return plan
+        return (tuple(shape), calls)
 
     def _broadcast(self, views, shape) -> list[np.ndarray]:
         """Each load as an array of the block's `shape`: its view, or its fill, broadcast."""
@@ -205,13 +213,13 @@ class FusedBlock:
 
     def _bases(self, arrays) -> list[int]:
         """The loads' addresses in this block (a fill's is its value's)."""
-        return [_address(arrays[k]) if k is not None else at for k, at in self._sources]
+        return [address(arrays[k]) if k is not None else at for k, at in self._sources]
 
     def _run_c(self, arrays, shape, calls):
         """The kernel's C calls over the block: each operand's address into its calls."""
         outs = self._outs(shape)
         if calls:
-            run_calls(calls, [*(_address(out) for out in outs), *self._bases(arrays)])
+            run_calls(calls, [*(address(out) for out in outs), *self._bases(arrays)])
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _run_numpy(self, arrays):
@@ -274,12 +282,8 @@ def _sources(places, constants, count: int) -> tuple:
     """Where a C call finds each of `count` loads: (its positional block's index, 0), or
     (None, the address of its fill's value)."""
     at = {index: k for k, (index, _) in enumerate(places) if index is not None}
-    fixed = {index: _address(value) for index, value in constants}
+    fixed = {index: address(value) for index, value in constants}
     return tuple((at[i], 0) if i in at else (None, fixed[i]) for i in range(count))
-
-
-def _address(a: np.ndarray) -> int:
-    return a.__array_interface__["data"][0]
 
 
 def _revived(token: str, payload: bytes) -> FusedBlock:

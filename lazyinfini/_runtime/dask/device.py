@@ -191,17 +191,24 @@ def _elementwise(kernel, values, target, memory=None):
     ndim = len(out.shape)
     arrays, places, constants = _block_inputs(kernel, values)
     path = path_of(kernel, target)
-    block = _fused_block(kernel, FusedBlock, (ndim, places, constants), path == C_PATH, memory)
+    layout = (ndim, places, constants)
+    block = _fused_block(kernel, kernel, FusedBlock, layout, path == C_PATH, memory)
+    several = len(kernel.outputs) > 1
+    result = _layer(kernel, block, arrays, places, object if several else out.dtype)
+    outs = [result] if not several else _items(result, kernel.outputs, result.name)
+    return outs, _blockwise_note(kernel, result, arrays, places, path)
+
+
+def _layer(kernel, block, arrays, places, dtype, **options) -> da.Array:
+    """The blockwise layer running `block` on the blocks of `arrays` (placed on the output's
+    axes by `places`): one task per output block."""
+    ndim = block.ndim
     pairs = [item for x, (_, axes) in zip(arrays, places) for item in (x, axes)]
     name = f"{kernel.name}-{tokenize(block, *(x.name for x in arrays))}"
-    several = len(kernel.outputs) > 1
-    dtype = object if several else out.dtype
-    result = da.blockwise(
+    return da.blockwise(
         block, tuple(range(ndim)), *pairs, name=name, dtype=dtype,
-        meta=np.empty((0,) * ndim, dtype), align_arrays=True, concatenate=True,
+        meta=np.empty((0,) * ndim, dtype), align_arrays=True, concatenate=True, **options,
     )  # fmt: skip
-    outs = [result] if not several else _items(result, kernel.outputs, name)
-    return outs, _blockwise_note(kernel, result, arrays, places, path)
 
 
 def _block_inputs(kernel, values) -> tuple[list, list, list]:
@@ -236,10 +243,11 @@ def _carrier(axes: tuple[int, ...], out: Node) -> da.Array:
 _BLOCKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _fused_block(kernel, kind, layout, compiled: bool, memory, *more) -> FusedBlock:
+def _fused_block(kernel, fused, kind, layout, compiled: bool, memory, *more) -> FusedBlock:
     """The kernel's block function (a `kind`: FusedBlock or SumBlock, over its `layout`: ndim,
-    places, constants), made once per kernel record (a cached schedule's kernels run again:
-    the program is slimmed and tokenized once). A REDUCE kernel's is its prologue's."""
+    places, constants) running the elementwise record `fused` (a REDUCE kernel's: its
+    prologue), made once per kernel record (a cached schedule's kernels run again: the
+    program is slimmed and tokenized once)."""
     block = _BLOCKS.get(kernel)
     ndim, places, constants = layout
     if (
@@ -250,7 +258,6 @@ def _fused_block(kernel, kind, layout, compiled: bool, memory, *more) -> FusedBl
         or block.memory is not memory
     ):
         note = failure_note(kernel.name, [call_of(n) for n in kernel.nodes])
-        fused = kernel.plan.prologue if kind is SumBlock else kernel
         recipe = block.kernel if block is not None else block_kernel(fused)
         block = kind(recipe, ndim, places, constants, note, compiled, *more, memory=memory)
         _BLOCKS[kernel] = block
@@ -307,15 +314,10 @@ def _reduction(kernel, values, target, memory=None):
         return _in_parts(kernel, values, target, memory)
     arrays, places, constants = _block_inputs(prologue, values)
     ndim = len(prologue.outputs[0].shape)
-    more = (call_of(node), summed)
-    block = _fused_block(kernel, SumBlock, (ndim, places, constants), True, memory, *more)
-    pairs = [item for x, (_, axes) in zip(arrays, places) for item in (x, axes)]
-    name = f"{kernel.name}-{tokenize(block, *(x.name for x in arrays))}"
-    partials = da.blockwise(
-        block, tuple(range(ndim)), *pairs, name=name, dtype=node.dtype,
-        meta=np.empty((0,) * ndim, node.dtype), align_arrays=True, concatenate=True,
-        adjust_chunks=dict.fromkeys(range(ndim - summed, ndim), 1),
-    )  # fmt: skip
+    layout, more = (ndim, places, constants), (call_of(node), summed)
+    block = _fused_block(kernel, prologue, SumBlock, layout, True, memory, *more)
+    lengths = dict.fromkeys(range(ndim - summed, ndim), 1)  # NOTE: a partial per block there
+    partials = _layer(kernel, block, arrays, places, node.dtype, adjust_chunks=lengths)
     outs, how = calls.translate(total, [partials])
     note = _blockwise_note(prologue, partials, arrays, places, path)
     return outs, f"{note}, each block's rows summed as computed; then {how}"

@@ -20,10 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._graph.views import c_strides, stand_in
-from ..._render.compile import CompileError
-from ..compiled import run_call
+from ..compiled import address, run_call
 from ..compiled_reduction import array_call
-from .blocks import _C_OFF, PLANS_MAX, BlockKernel, Call, FusedBlock, _address
+from .blocks import BlockKernel, Call, FusedBlock
 
 
 @dataclass(frozen=True)
@@ -61,44 +60,31 @@ class SumBlock(FusedBlock):
         return (*super()._recipe(), self.total, self.summed)
 
     def _run(self, arrays):
-        if self.compiled and not _C_OFF:
-            key = tuple([(a.shape, a.strides) for a in arrays])
-            found = self._sums.get(key)
-            if found is None:
-                try:
-                    found = self._summing(arrays, key)
-                except CompileError as error:
-                    self._fall_back(error)
-            if found is not None and found is not _PARTS:
-                return self._run_sums(arrays, *found)
+        found = self._compiled(arrays, self._sums, self._summing)
+        if found is not None and found is not _PARTS:
+            return self._run_sums(arrays, *found)
         return self._partials(super()._run(arrays))
 
-    def _summing(self, arrays, key):
-        """The partials' shape and the C call summing blocks laid out as `arrays`, or _PARTS;
-        kept for the blocks of that layout."""
+    def _summing(self, arrays):
+        """The partials' shape and the C call summing blocks laid out as `arrays`, or _PARTS."""
         views = self._views(arrays)
         shape = np.broadcast_shapes(*(v.shape for v in views)) if views else ()
         cut = len(shape) - self.summed
         space = (*shape[:cut], math.prod(shape[cut:]))
-        found = _PARTS
-        if math.prod(shape):
-            try:
-                loads = [np.reshape(a, space, copy=False) for a in self._broadcast(views, shape)]
-            except ValueError:
-                loads = None
-            if loads is not None:
-                dtype = self.dtypes[0]
-                buffer = stand_in(space, c_strides(space, dtype.itemsize), dtype)
-                found = ((*shape[:cut], *(1,) * self.summed), array_call(self.plan, buffer, loads))
-        if len(self._sums) >= PLANS_MAX:
-            self._sums.clear()
-        self._sums[key] = found
-        return found
+        if not math.prod(shape):
+            return _PARTS
+        try:
+            loads = [np.reshape(a, space, copy=False) for a in self._broadcast(views, shape)]
+        except ValueError:
+            return _PARTS
+        dtype = self.dtypes[0]
+        buffer = stand_in(space, c_strides(space, dtype.itemsize), dtype)
+        return ((*shape[:cut], *(1,) * self.summed), array_call(self.plan, buffer, loads))
 
     def _run_sums(self, arrays, shape, call):
         out = np.empty(shape, self.total.dtype)
         function, layout = call
-        run_call(function, layout, [_address(out), *self._bases(arrays)], parallel=False)
+        run_call(function, layout, [address(out), *self._bases(arrays)], parallel=False)
         return out
 
     def _partials(self, value: np.ndarray) -> np.ndarray:
