@@ -50,7 +50,9 @@ TARGET = Target(
     # block, of eight 32x32 float32 tiles; not measured on a GPU yet); `direct_copy_bytes` and
     # `local_walk_rows` only name the record's method, which this device does not follow;
     # `chunk` is the cpu's host chunking, which no kernel here has; `tile_lines` (False):
-    # line tiles are the C kernel's register transposes, which CUDA does in shared memory.
+    # line tiles are the C kernel's register transposes, which CUDA does in shared memory;
+    # `writes_in_place` (True): an update writes into a device buffer the schedule made and
+    # reads for the last time, as on the cpu (tests/cuda/test_updates.py).
 )
 
 
