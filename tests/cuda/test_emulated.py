@@ -267,9 +267,11 @@ def test_kernels_without_a_cuda_form_run_node_by_node(cuda, emulator):
         return li.exp(z * w - 1) + li.real(z)
 
     launched = len(emulator.launches) if emulator else None
-    # NOTE: numpy's exp on the emulator, CUDA's on a GPU: within complex64's tolerance there
+    # NOTE: within complex64's tolerance on either device: CUDA's exp on a GPU, and on the
+    # emulator CuPy's plain formula e^a cis b where a part is zero (cupy_math.py), whose float32
+    # exp is numpy's SIMD one, an ulp or two from numpy's complex exp on some CPUs (AVX-512)
     got, want = on_device(program, [z, w], cuda), on_reference(program, [z, w])
-    _assert_computed(got, want, exact=emulator is not None)
+    _assert_computed(got, want, exact=False)
     if emulator:
         assert len(emulator.launches) == launched  # NOTE: no kernel of ours ran
 
