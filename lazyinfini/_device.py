@@ -40,6 +40,9 @@ class Device:
     context: Callable = contextlib.nullcontext  # () -> what a run happens inside (error state)
     finish: Callable = _nothing  # (settings) -> None: after each run (a pool's bookkeeping)
     prepare: Callable = _nothing  # (schedule) -> None: before each run (compile its kernels)
+    # (schedule) -> a run of it that only binds and launches ((values) -> the outputs' and
+    # kept nodes' values), made once per schedule; None: the run loop's handlers run it
+    runner: Callable | None = None
     describe: Callable = lambda kernel: ""  # how it runs a kernel, for explain(): "compiled C"
     memory: str = "host"  # devices of one memory read each other's buffers
     # Other memories whose buffers it reads too: the dask device chunks host arrays itself.

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from .memories import HOST, memory_of
 from .memories import OWN as _OWN
-from .memories import memory_of
 from .ops import Op
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -120,7 +120,18 @@ def buffer_node(value, source: str = "", device: str = "cpu") -> Node:
     """A BUFFER node holding `value`, an array of `device` (numpy's on the host)."""
     # NOTE: an ndarray's shape is a tuple already (another device's may be a list)
     shape = value.shape if type(value.shape) is tuple else tuple(value.shape)
-    return quick_node(_BUFFER, (), shape, value.dtype, Buffer(device, value), source)
+    node = _new(Node)
+    node.__dict__.update(
+        op=_BUFFER,
+        srcs=(),
+        shape=shape,
+        dtype=value.dtype,
+        arg=Buffer(device, value),
+        source=source,
+    )
+    if _OWN:  # NOTE: memory_of's answer for a buffer, without its walk
+        node.__dict__["memory"] = _OWN.get(device, HOST)
+    return node
 
 
 def _address(value) -> int:

@@ -21,7 +21,9 @@ import pytest
 from hypothesis import given, settings
 
 import lazyinfini as li
-from lazyinfini._graph import Op
+from lazyinfini._array import Array
+from lazyinfini._graph import Op, buffer_node
+from lazyinfini._graph.memories import own
 from lazyinfini._render import nvrtc
 from lazyinfini._runtime import run
 from lazyinfini._runtime.cuda.backend import cubin
@@ -409,8 +411,10 @@ def test_a_cached_program_is_one_launch_a_kernel_and_nothing_else(device, backen
         assert kinds == [Kind.ELEMENTWISE, Kind.REARRANGE]
         program().compute()  # compiles and caches the schedule
         before, waits = backend.counts.snapshot(), WAITS[0]
+        lists = li.inspect.counters.launch_lists
         z = program().compute()
         after = backend.counts.snapshot()
+    assert li.inspect.counters.launch_lists == lists + 1  # NOTE: bound and launched, no handler
     assert after.launches - before.launches == 2
     assert after.allocations - before.allocations == 2  # the kernel's output, the copy's
     assert (after.to_device, after.to_host, after.waits) == (
@@ -423,3 +427,27 @@ def test_a_cached_program_is_one_launch_a_kernel_and_nothing_else(device, backen
     assert backend.counts.to_host == before.to_host + 1
     want = np.transpose(np.clip(a - b, np.float32(0.25), np.float32(0.75)) * 2 - b)
     assert_same_bits(got, want)
+
+
+def test_a_launch_list_takes_the_fallback_for_a_view_off_the_vector_boundary(device, backend):
+    """A cached vector kernel run again on buffers one element off a 16-byte boundary launches
+    its grid-stride fallback (a GPU faults on a misaligned vector access; the shim asserts
+    it), with the same bits; a new scalar is bound by value, -0.0 kept."""
+    a, b = values(np.float32, (1025,)), values(np.float32, (1025,))
+    whole_a, whole_b = device.from_host(a), device.from_host(b)
+
+    own(device.name, device.memory, device.reads)  # NOTE: as the API places arrays there
+
+    def run(start: int, low: float):
+        views = [whole[start : start + 1024] for whole in (whole_a, whole_b)]
+        x, y = (Array(buffer_node(view, "tests/cuda", device.name)) for view in views)
+        return np.asarray(li.maximum(x - y, low)), backend.launches[-1][1]
+
+    with li.options(device=device.name):
+        lists = li.inspect.counters.launch_lists
+        runs = [run(0, 0.5), run(1, 0.5), run(1, -0.0), run(0, -0.0)]
+    assert li.inspect.counters.launch_lists == lists + 4
+    assert [method for _, method in runs] == ["vector", "grid-stride", "grid-stride", "vector"]
+    for (got, _), start, low in zip(runs, (0, 1, 1, 0), (0.5, 0.5, -0.0, -0.0)):
+        x, y = a[start : start + 1024], b[start : start + 1024]
+        assert_same_bits(got, np.maximum(x - y, np.float32(low)))

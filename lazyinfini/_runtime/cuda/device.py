@@ -96,6 +96,7 @@ def make_device(backend: Backend, name: str) -> Device:
         from_host=lambda array: _uploaded(backend, array),
         context=backend.context,
         prepare=kernels.prepare,
+        runner=kernels.runner,
         describe=lambda kernel: _describe(kernel, kernels, backend),
         memory=backend.memory,
         reads=(),  # NOTE: host arrays are moved here explicitly, never read in place

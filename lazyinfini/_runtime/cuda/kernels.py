@@ -16,6 +16,7 @@ copy where the layout assumes one (numpy's reshape to the kernel's space would c
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +26,7 @@ from ..._graph.views import stand_in
 from ..._render import cuda
 from ..._schedule.kernels import Kind
 from ..compiling import Call, Compiling
+from ..failures import note_kernel
 from ..memo import Memo
 from .calls import HOST_FILL, evaluate_kernel, load_view
 from .packed import Packed
@@ -91,6 +93,7 @@ class Kernels:
         self.compiling = Compiling(_render, self._compile, backend.function)
         self._prepared = Memo()  # NOTE: a schedule's mark, and each kernel's _Prepared
         self._schedules = Memo()
+        self._runners = Memo()  # NOTE: a schedule's launch list (False: it has none)
 
     def elementwise(self, kernel, values, memory) -> list:
         if unsupported(kernel):  # NOTE: complex, ...: the reference's arithmetic, in the namespace
@@ -113,9 +116,65 @@ class Kernels:
         # NOTE: one call a source reaches here; its Rendered names every function in it
         return self.backend.compile([c.layout[2] for c in calls])
 
+    def runner(self, schedule):
+        """A run of `schedule` that only binds and launches (its launch list, made once per
+        schedule), or None where a kernel needs more than binding: a copy, a fill on the
+        device, a kernel run node by node, an empty output (the run loop runs those)."""
+        run = self._runners.get(schedule)
+        if run is None:
+            self.prepare(schedule)
+            run = self._runners[schedule] = self._launch_list(schedule) or False
+        return run or None
+
+    def _launch_list(self, schedule):
+        steps = []
+        for kernel, dead in zip(schedule.kernels, schedule.frees):
+            if kernel.kind not in _LAUNCHED or not kernel.outputs[0].size or unsupported(kernel):
+                return None
+            ready = self._prepared.get(kernel) or self._prepare(kernel)
+            if any(read[1] not in (_FILL, _BASE) for read in ready.reads):
+                return None
+            steps.append((kernel, _Step.of(kernel, ready), dead))
+        wanted = (*schedule.outputs, *schedule.kept)
+        made = {node for kernel in schedule.kernels for node in kernel.outputs}
+        if not steps or not made.issuperset(wanted):
+            return None
+        return functools.partial(self._run_list, tuple(steps), wanted)
+
+    def _run_list(self, steps: tuple, wanted: tuple, values: dict) -> dict:
+        """Each step's outputs from the memory pool, its operands bound, its launch; the values
+        `wanted` (the schedule's outputs, then its kept nodes)."""
+        backend = self.backend
+        empty, address, launch = backend.empty, backend.address, backend.launch
+        with backend.context():
+            for kernel, step, dead in steps:
+                outs = [empty(shape, dtype) for shape, dtype in step.outputs]
+                try:
+                    for slot, out in zip(step.out_slots, outs):
+                        slot.value = address(out)
+                    for slot, node, offset, strides in step.buffers:
+                        base = values.get(node)
+                        if base is None:
+                            base = self.value_of(values, node)
+                        _check_strides(base, strides, node)
+                        slot.value = address(base) + offset
+                    for slot, node, bits, own in step.fills:
+                        bound = values.get(node)  # NOTE: bound where it differs from own
+                        slot.value = own if bound is None else _bits(values, node, bits)
+                    launch(*step.chosen(), step.packed)
+                except Exception as error:
+                    note_kernel(error, kernel)
+                    raise
+                values.update(zip(kernel.outputs, outs))
+                for node in dead:
+                    values.pop(node, None)  # NOTE: its memory goes back to the pool
+        return {node: values[node] for node in wanted}
+
     def _launch(self, kernel, values, outs: list) -> None:
         """Bind this run's operands into the kernel's prepared launch and launch it."""
-        ready = self._prepared.get(kernel) or self._prepare(kernel)
+        self._bound_launch(self._prepared.get(kernel) or self._prepare(kernel), values, outs)
+
+    def _bound_launch(self, ready: _Prepared, values, outs: list) -> None:
         address = self.backend.address
         addresses = [address(out) for out in outs]
         fills, held = {}, []
@@ -188,7 +247,67 @@ class Kernels:
         return f"rendered CUDA {cuda.described(*launches)}"
 
 
+@dataclass(frozen=True, eq=False)
+class _Step:
+    """A launch list's kernel: its packed argument slots by role, so a run writes each slot
+    directly: outputs' addresses, buffers' (base + offset), fills' bits (the template's own
+    bits kept: a loop's unchanged constant is not converted again)."""
+
+    outputs: tuple  # (shape, dtype) of each output
+    out_slots: tuple
+    buffers: tuple  # (slot, base node, byte offset, the strides a bound buffer must have)
+    fills: tuple  # (slot, fill node, unsigned dtype of its bits, its own value's bits)
+    aligned: tuple  # slots whose addresses the launch assumes aligned (Launch.fits)
+    ready: _Prepared
+
+    @staticmethod
+    def of(kernel, ready: _Prepared) -> _Step:
+        slots = ready.packed.slots
+        fills = tuple(
+            (slots[k], node, bits, int(fill_value({}, node).view(bits)))
+            for k, how, node, *_ in ready.reads
+            if how is _FILL
+            for bits in [ready.packed.bits[k]]
+        )
+        buffers = tuple(
+            (slots[k], node, offset, strides)
+            for k, how, node, offset, strides, _ in ready.reads
+            if how is _BASE
+        )
+        outputs = tuple((node.shape, node.dtype) for node in kernel.outputs)
+        aligned = tuple(slots[k] for k in ready.launch.aligned) if ready.fallback else ()
+        out_slots = tuple(slots[k] for k in range(len(outputs)))
+        return _Step(outputs, out_slots, buffers, fills, aligned, ready)
+
+    @property
+    def packed(self) -> Packed:
+        return self.ready.packed
+
+    def chosen(self) -> tuple:
+        """(function, Launch) of this run: the fallback's where a bound address is off the
+        launch's alignment."""
+        ready = self.ready
+        align = ready.launch.align
+        for slot in self.aligned:
+            if slot.value % align:
+                return ready.fallback
+        return ready.function, ready.launch
+
+
+def _check_strides(base, strides, node) -> None:
+    # NOTE: a buffer laid out otherwise than the schedule recorded would be read wrong (the
+    # cache keys schedules by buffers' strides; fresh buffers are C-contiguous)
+    if strides is not None and base.strides != strides and base.size > 1:
+        raise RuntimeError(f"lazyinfini: internal error: {node} read as {base.strides}")
+
+
+def _bits(values, node, bits) -> int:
+    """A fill's value bound for this run, as the unsigned integer of its bits."""
+    return int(fill_value(values, node).view(bits))
+
+
 _FILL, _BASE, _COPY, _DEVICE_FILL = "fill", "base", "copy", "device fill"
+_LAUNCHED = (Kind.ELEMENTWISE, Kind.REARRANGE)
 
 
 def _how(by_value: bool, copy: bool, load) -> str:

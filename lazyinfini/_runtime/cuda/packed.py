@@ -32,7 +32,7 @@ class Packed:
     """The arguments of one Launch (cuda.Launch): constants written now, a slot per operand
     (a pointer, or a by-value fill's bits) written by `bind`."""
 
-    __slots__ = ("params", "pointers", "fills", "_slots")
+    __slots__ = ("params", "pointers", "fills", "slots", "bits", "_all")
 
     def __init__(self, launch: cuda.Launch):
         slots, pointers, fills = [], [], []
@@ -47,7 +47,12 @@ class Packed:
             else:
                 slot = _VALUES[param.ctype](param.value)
             slots.append(slot)
-        self._slots = slots  # NOTE: kept alive: `params` points into them
+        # NOTE: kept alive: `params` points into them. Operand k's slot, and a by-value
+        # operand's unsigned dtype of its bits, for a launch list (kernels.py) writing them
+        self.slots = {operand: slot for operand, slot in pointers}
+        self.slots |= {operand: slot for operand, slot, _ in fills}
+        self.bits = {operand: bits for operand, _, bits in fills}
+        self._all = slots
         self.params = (ctypes.c_void_p * max(1, len(slots)))(*(ctypes.addressof(s) for s in slots))
         self.pointers, self.fills = tuple(pointers), tuple(fills)
 
