@@ -107,9 +107,14 @@ def quick_node(op: Op, srcs: tuple, shape: tuple, dtype: np.dtype, arg, source: 
     """A Node made without __init__'s asserts, for a recording path that checked its operands
     already (elementwise ops over arrays of one dtype and shape: _api/elementwise.py)."""
     node = _new(Node)
-    node.__dict__.update(op=op, srcs=srcs, shape=shape, dtype=dtype, arg=arg, source=source)
+    fields = node.__dict__  # NOTE: stored one by one: half an update(**fields)'s cost
+    fields["op"], fields["srcs"], fields["shape"] = op, srcs, shape
+    fields["dtype"], fields["arg"], fields["source"] = dtype, arg, source
     if _OWN:  # NOTE: as in Node.__init__
-        memory_of(node)
+        if srcs:
+            memory_of(node)
+        else:  # NOTE: a fill, a range: data of no memory yet (memory_of's answer)
+            fields["memory"] = None
     return node
 
 
@@ -121,16 +126,11 @@ def buffer_node(value, source: str = "", device: str = "cpu") -> Node:
     # NOTE: an ndarray's shape is a tuple already (another device's may be a list)
     shape = value.shape if type(value.shape) is tuple else tuple(value.shape)
     node = _new(Node)
-    node.__dict__.update(
-        op=_BUFFER,
-        srcs=(),
-        shape=shape,
-        dtype=value.dtype,
-        arg=Buffer(device, value),
-        source=source,
-    )
+    fields = node.__dict__
+    fields["op"], fields["srcs"], fields["shape"] = _BUFFER, (), shape
+    fields["dtype"], fields["arg"], fields["source"] = value.dtype, Buffer(device, value), source
     if _OWN:  # NOTE: memory_of's answer for a buffer, without its walk
-        node.__dict__["memory"] = _OWN.get(device, HOST)
+        fields["memory"] = _OWN.get(device, HOST)
     return node
 
 
