@@ -284,6 +284,9 @@ class EmulatedBackend:
         shim.launch_packed(function, launch, packed)
 
 
+_NO_CONTEXT = contextlib.nullcontext()
+
+
 class NullBackend(EmulatedBackend):
     """The emulated backend whose kernels do nothing: no compiler runs, a launch only counts.
     What a cached materialization costs on it is lazyinfini's own host path (recording, the
@@ -298,6 +301,11 @@ class NullBackend(EmulatedBackend):
 
     def address(self, array) -> int:
         return id(array)  # NOTE: never read: a launch does nothing (CuPy's data.ptr is cheap)
+
+    def context(self):
+        # NOTE: no kernel computes: no numpy error state to set (the emulator's context), as
+        # CuPy's context sets none (it makes the GPU current: a runtime call or two)
+        return _NO_CONTEXT
 
     def compile(self, rendered):
         self.units.append(tuple(rendered))

@@ -150,18 +150,7 @@ class Kernels:
             for kernel, step, dead in steps:
                 outs = [empty(shape, dtype) for shape, dtype in step.outputs]
                 try:
-                    for slot, out in zip(step.out_slots, outs):
-                        slot.value = address(out)
-                    for slot, node, offset, strides in step.buffers:
-                        base = values.get(node)
-                        if base is None:
-                            base = self.value_of(values, node)
-                        _check_strides(base, strides, node)
-                        slot.value = address(base) + offset
-                    for slot, node, bits, own in step.fills:
-                        bound = values.get(node)  # NOTE: bound where it differs from own
-                        slot.value = own if bound is None else _bits(values, node, bits)
-                    launch(*step.chosen(), step.packed)
+                    launch(*step.bind(values, outs, address, self.value_of), step.ready.packed)
                 except Exception as error:
                     note_kernel(error, kernel)
                     raise
@@ -279,26 +268,30 @@ class _Step:
         out_slots = tuple(slots[k] for k in range(len(outputs)))
         return _Step(outputs, out_slots, buffers, fills, aligned, ready)
 
-    @property
-    def packed(self) -> Packed:
-        return self.ready.packed
-
-    def chosen(self) -> tuple:
-        """(function, Launch) of this run: the fallback's where a bound address is off the
-        launch's alignment."""
+    def bind(self, values: dict, outs: list, address, value_of) -> tuple:
+        """Write this run's addresses and fills into the packed slots; the (function, Launch)
+        to launch: the fallback's where a bound address is off the launch's alignment."""
+        for slot, out in zip(self.out_slots, outs):
+            slot.value = address(out)
+        for slot, node, offset, strides in self.buffers:
+            base = values.get(node)
+            if base is None:
+                base = value_of(values, node)
+            # NOTE: a buffer laid out otherwise than the schedule recorded would be read wrong
+            # (the cache keys schedules by buffers' strides; fresh buffers are C-contiguous)
+            if strides is not None and base.strides != strides and base.size > 1:
+                raise RuntimeError(f"lazyinfini: internal error: {node} read as {base.strides}")
+            slot.value = address(base) + offset
+        for slot, node, bits, own in self.fills:
+            bound = values.get(node)  # NOTE: bound where it differs from its own value
+            slot.value = own if bound is None else _bits(values, node, bits)
         ready = self.ready
-        align = ready.launch.align
-        for slot in self.aligned:
-            if slot.value % align:
-                return ready.fallback
+        if self.aligned:
+            align = ready.launch.align
+            for slot in self.aligned:
+                if slot.value % align:
+                    return ready.fallback
         return ready.function, ready.launch
-
-
-def _check_strides(base, strides, node) -> None:
-    # NOTE: a buffer laid out otherwise than the schedule recorded would be read wrong (the
-    # cache keys schedules by buffers' strides; fresh buffers are C-contiguous)
-    if strides is not None and base.strides != strides and base.size > 1:
-        raise RuntimeError(f"lazyinfini: internal error: {node} read as {base.strides}")
 
 
 def _bits(values, node, bits) -> int:
