@@ -454,28 +454,9 @@ def _tile(walk: Walk, gathered: list[int]) -> list[str]:
         for k in gathered
     ]
 
-    # NOTE: the other loads are read into registers before the barrier, with the tiles: a
-    # thread has all its loads in flight at once, where reading them after the barrier waits
-    # for memory twice per block (Triton's pipelined loads, CUTLASS's prologue)
-    direct = [
-        k
-        for k in range(n_out, len(walk.kinds))
-        if k not in gathered and walk.kinds[k] not in _ONE_VALUE
-    ]
-    early = [
-        f"{c.memory_type(walk.operands[k].dtype, CUDA)} li_early{k}[{TILE // ROWS}];"
-        for k in direct
-    ]
-    preload = [
-        f"li_early{k}[li_k] = {_at(walk.address(k, here, 'b'), walk.operands[k].dtype)};"
-        for k in direct
-    ]
-
     def read(k: int) -> str:
         if k in gathered:
             return f"li_tile{k}[threadIdx.x][li_y]"
-        if k in direct:
-            return f"li_early{k}[li_k]"
         return _at(walk.address(k, here, "b"), walk.operands[k].dtype, k < n_out)
 
     across, down = (literal(-(-walk.space[j] // TILE), idx) for j in (cols, rows))
@@ -489,8 +470,6 @@ def _tile(walk: Walk, gathered: list[int]) -> list[str]:
         *walk.hoisted(),
         *corner,
         *bases,
-        *early,
-        *(_rows_loop(walk, "li_y", "threadIdx.x", preload) if preload else []),
         *_rows_loop(walk, "threadIdx.x", "li_y", gather),
         "__syncthreads();",
         *_rows_loop(walk, "li_y", "threadIdx.x", walk.element(read)),
