@@ -17,8 +17,9 @@ class Counters:
     bytes_read: int = 0
     bytes_written: int = 0
     c_fallbacks: int = 0  # elementwise kernels that fell back to numpy when C was unavailable
-    # runs of a schedule as its launch list (a GPU's cached program: bind and launch only)
-    launch_lists: int = 0
+    # runs of a schedule by its device's runner, without the run loop (Device.runner): a
+    # GPU's launch list, the cpu's small numpy kernels
+    direct_runs: int = 0
     split_sums: int = 0  # single long rows a REDUCE kernel summed in pieces on the threads
     # numpy functions called on Arrays (NEP 18) with no lazy twin for that call: their Array
     # arguments were computed and numpy ran (see _numpy_functions.fallback)

@@ -297,3 +297,25 @@ def test_a_fill_computed_as_a_kernel_of_its_own_takes_this_runs_value():
                 assert got.tobytes() == np.full(3, value).tobytes(), value
     finally:
         DEVICES.pop("cpu-unfused")
+
+
+def test_small_elementwise_programs_run_without_the_run_loop_with_the_same_bits():
+    """The cpu's runner: a program of small numpy-path elementwise kernels runs as the list of
+    their register programs (counters.direct_runs), new schedule or cached, with the bits the
+    run loop's handler gives (numpy's); a program holding another kind of kernel (a sum, a
+    copy) runs in the loop."""
+    x = np.linspace(-2, 2, 1000, dtype=np.float32)
+    y = np.linspace(3, -1, 1000, dtype=np.float32)
+    a, b = li.asarray(x), li.asarray(y)
+    want = np.clip(x - y, np.float32(-1.0), np.float32(0.5)) * np.float32(2.0)
+    before = counters.direct_runs
+    got = [np.asarray(li.clip(a - b, -1.0, 0.5) * 2.0) for _ in range(3)]
+    assert counters.direct_runs == before + 3
+    for value in got:
+        np.testing.assert_array_equal(value.view(np.uint32), want.view(np.uint32))
+    before = counters.direct_runs
+    total = float(li.sum(a * 2.0))
+    copied = np.asarray(li.permute_dims(li.reshape(a * 2.0, (40, 25)), (1, 0)))
+    assert counters.direct_runs == before
+    assert total == float(np.sum(x * np.float32(2.0)))
+    np.testing.assert_array_equal(copied, (x * np.float32(2.0)).reshape(40, 25).T)

@@ -9,6 +9,7 @@ once nothing views it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import warnings
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from .c_compiling import C_KERNELS
 from .compiled import TILED_MIN, address, copied, run_compiled
 from .compiled_rearrange import run_compiled as run_compiled_rearrange
 from .compiled_reduction import run_compiled as run_compiled_reduction
+from .failures import note_kernel
 from .fused import chunks, run_chunks, run_whole
 from .library import call_library_outputs
 from .machine import last_level_cache
@@ -376,6 +378,54 @@ def _source(kernel, values, memory) -> list[np.ndarray]:
     return [source_value(values, node)]
 
 
+def runner_on(target: Target):
+    """A host device's runner (Device.runner): a schedule of small elementwise kernels on the
+    numpy path, each one chunk, runs as the list of their register programs over fresh
+    outputs, without the run loop's handler, path and pass lookups (most of a small
+    program's run); any other schedule, None: the run loop runs it."""
+    runs = Memo()
+
+    def runner(schedule):
+        run = runs.get(schedule)
+        if run is None:
+            run = runs[schedule] = _whole_steps(schedule, target) or False
+        return run or None
+
+    return runner
+
+
+def _whole_steps(schedule, target: Target):
+    steps = []
+    for kernel, dead in zip(schedule.kernels, schedule.frees):
+        if kernel.kind is not Kind.ELEMENTWISE or path_of(kernel, target) == C_PATH:
+            return None
+        work = _PASSES.get(kernel) or _prepare_pass(kernel, target.chunk)
+        if not work.whole or work.pooled or not work.size:
+            return None  # NOTE: chunks, threads, the pool's outputs: the handler's
+        outputs = tuple((node.shape, node.dtype) for node in kernel.outputs)
+        steps.append((kernel, work, outputs, dead))
+    wanted = (*schedule.outputs, *schedule.kept)
+    made = {node for kernel in schedule.kernels for node in kernel.outputs}
+    if not steps or not made.issuperset(wanted):
+        return None
+    return functools.partial(_run_whole_steps, tuple(steps), wanted)
+
+
+def _run_whole_steps(steps: tuple, wanted: tuple, values: dict) -> dict:
+    with CPU.context():
+        for kernel, work, outputs, dead in steps:
+            outs = [np.empty(shape, dtype) for shape, dtype in outputs]
+            try:
+                run_whole(work.program, _whole_loads(work, values), outs)
+            except Exception as error:
+                note_kernel(error, kernel)
+                raise
+            values.update(zip(kernel.outputs, outs))
+            for node in dead:
+                values.pop(node, None)
+    return {node: values[node] for node in wanted}
+
+
 def prepare_on(target: Target):
     """The hook compiling a new schedule's C kernels (elementwise and rearrange) in one
     compiler run, before it runs."""
@@ -470,6 +520,7 @@ CPU = Device(
     finish=lambda settings: POOL.tick(settings.pool_bytes),
     describe=lambda kernel: _describe(kernel, TARGET),
     prepare=prepare_on(TARGET),
+    runner=runner_on(TARGET),
 )
 
 # The same device without compiled kernels: li.options(device="numpy") forces the numpy path
@@ -487,6 +538,7 @@ def host_device(name: str, target: Target) -> Device:
         handlers=handlers_on(target),
         describe=lambda kernel: _describe(kernel, target),
         prepare=prepare_on(target),
+        runner=runner_on(target),
         holds_arrays=False,
     )
 

@@ -411,10 +411,10 @@ def test_a_cached_program_is_one_launch_a_kernel_and_nothing_else(device, backen
         assert kinds == [Kind.ELEMENTWISE, Kind.REARRANGE]
         program().compute()  # compiles and caches the schedule
         before, waits = backend.counts.snapshot(), WAITS[0]
-        lists = li.inspect.counters.launch_lists
+        lists = li.inspect.counters.direct_runs
         z = program().compute()
         after = backend.counts.snapshot()
-    assert li.inspect.counters.launch_lists == lists + 1  # NOTE: bound and launched, no handler
+    assert li.inspect.counters.direct_runs == lists + 1  # NOTE: bound and launched, no handler
     assert after.launches - before.launches == 2
     assert after.allocations - before.allocations == 2  # the kernel's output, the copy's
     assert (after.to_device, after.to_host, after.waits) == (
@@ -444,9 +444,9 @@ def test_a_launch_list_takes_the_fallback_for_a_view_off_the_vector_boundary(dev
         return np.asarray(li.maximum(x - y, low)), backend.launches[-1][1]
 
     with li.options(device=device.name):
-        lists = li.inspect.counters.launch_lists
+        lists = li.inspect.counters.direct_runs
         runs = [run(0, 0.5), run(1, 0.5), run(1, -0.0), run(0, -0.0)]
-    assert li.inspect.counters.launch_lists == lists + 4
+    assert li.inspect.counters.direct_runs == lists + 4
     assert [method for _, method in runs] == ["vector", "grid-stride", "grid-stride", "vector"]
     for (got, _), start, low in zip(runs, (0, 1, 1, 0), (0.5, 0.5, -0.0, -0.0)):
         x, y = a[start : start + 1024], b[start : start + 1024]
