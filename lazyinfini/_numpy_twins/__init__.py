@@ -16,6 +16,7 @@ from . import (
     data_types,
     elementwise,
     histograms,
+    interpolation,
     linear_algebra,
     manipulation,
     searching,
@@ -44,6 +45,7 @@ TWINS = {
     np.diff: statistics.diff,
     np.histogram: histograms.histogram,
     np.bincount: histograms.bincount,
+    np.interp: interpolation.interp,
     # manipulation
     np.concatenate: manipulation.concatenate,
     np.stack: manipulation.stack,
