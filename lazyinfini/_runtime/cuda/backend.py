@@ -105,11 +105,6 @@ class CupyBackend:
         self.dlpack = (2, index)  # kDLCUDA
         self.adopt = cupy.from_dlpack
         self._namespace = None
-        # NOTE: looked up once: a cached program's run calls them per kernel (cupy.empty is a
-        # Python function calling ndarray(shape, dtype, order="C"): a frame less per output)
-        self._ndarray = cupy.ndarray
-        self._stream = cupy.cuda.get_current_stream
-        self._launch = cupy.cuda.driver.launchKernel
 
     @property
     def namespace(self):
@@ -137,7 +132,9 @@ class CupyBackend:
 
     def empty(self, shape, dtype):
         self.counts.allocations += 1
-        return self._ndarray(shape, dtype)  # NOTE: on the current GPU: the run's context
+        # NOTE: on the current GPU (the run's context); cupy.empty is a Python function calling
+        # ndarray(shape, dtype, order="C"): a frame less per output of a cached program
+        return self._cupy.ndarray(shape, dtype)
 
     def from_host(self, array):
         self.counts.to_device += 1
@@ -177,8 +174,9 @@ class CupyBackend:
         # shared memory is static (declared in the kernel): no dynamic bytes are asked for.
         self.counts.launches += 1
         (gx, gy, gz), (bx, by, bz) = launch.grid, launch.block
-        stream = self._stream().ptr  # NOTE: the caller's current stream, as CuPy launches
-        self._launch(function.ptr, gx, gy, gz, bx, by, bz, 0, stream, packed.address, 0)
+        cuda = self._cupy.cuda
+        stream = cuda.get_current_stream().ptr  # NOTE: the caller's current stream, as CuPy's
+        cuda.driver.launchKernel(function.ptr, gx, gy, gz, bx, by, bz, 0, stream, packed.address, 0)
 
 
 def cubin(rendered, arch: str) -> bytes:
