@@ -33,13 +33,16 @@ def getitem(x: Array, key) -> Array:
 def basic_getitem(x: Array, key: tuple, source: str) -> Array:
     """x[key] for a basic key: a SLICE node (start, step per axis) and a RESHAPE for
     dropped/inserted axes; not linked to x's memory."""
-    items = expand_ellipsis("__getitem__", list(key), x.ndim)
+    # NOTE: x's node read once: a view's node is a property (it may replay its steps)
+    node = x._node
+    x_shape = node.shape
+    items = expand_ellipsis("__getitem__", list(key), len(x_shape))
     starts, shape, out_shape, axis = [], [], [], 0
     for item in items:
         if item is None:
             out_shape.append(1)
             continue
-        size = x.shape[axis]
+        size = x_shape[axis]
         if isinstance(item, slice):
             start, step, length = _slice("__getitem__", item, size)
             out_shape.append(length)
@@ -48,12 +51,12 @@ def basic_getitem(x: Array, key: tuple, source: str) -> Array:
         starts.append((start, step))
         shape.append(length)
         axis += 1
-    node, shape, out_shape = x._node, tuple(shape), tuple(out_shape)
+    shape, out_shape, dtype = tuple(shape), tuple(out_shape), node.dtype
     # NOTE: quick nodes: the shapes are ints from _slice and _integer, checked already
-    if shape != x.shape or starts.count((0, 1)) != len(starts):
-        node = quick_node(Op.SLICE, (node,), shape, x.dtype, tuple(starts), source)
+    if shape != x_shape or starts.count((0, 1)) != len(starts):
+        node = quick_node(Op.SLICE, (node,), shape, dtype, tuple(starts), source)
     if out_shape != shape:
-        node = quick_node(Op.RESHAPE, (node,), out_shape, x.dtype, None, source)
+        node = quick_node(Op.RESHAPE, (node,), out_shape, dtype, None, source)
     return Array(node)
 
 

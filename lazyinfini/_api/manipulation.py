@@ -37,13 +37,15 @@ def permute_dims(x, /, axes) -> Array:
             TypeError, "permute_dims", f"axes must be a tuple of ints, got {axes!r}"
         ) from None
     axes = tuple(check_int("permute_dims", "axes", a) for a in axes)
-    normalized = tuple(a % x.ndim if -x.ndim <= a < x.ndim else None for a in axes)
-    if None in normalized or sorted(normalized) != list(range(x.ndim)):
-        raise error(
-            ValueError, "permute_dims", f"axes {axes} is not a permutation of {x.ndim} axes"
-        )
-    shape = tuple(x.shape[a] for a in normalized)
-    return link(x, record(Op.PERMUTE, (x._node,), shape, x.dtype, normalized))
+    # NOTE: x's node read once: a view's node is a property that may replay its steps (20
+    # reads of x.ndim and x.shape cost more than the rest of the recording)
+    node = x._node
+    ndim = len(node.shape)
+    normalized = tuple(a % ndim if -ndim <= a < ndim else None for a in axes)
+    if None in normalized or sorted(normalized) != list(range(ndim)):
+        raise error(ValueError, "permute_dims", f"axes {axes} is not a permutation of {ndim} axes")
+    shape = tuple(node.shape[a] for a in normalized)
+    return link(x, record(Op.PERMUTE, (node,), shape, node.dtype, normalized))
 
 
 def reshape(x, /, shape, *, copy=None) -> Array:
