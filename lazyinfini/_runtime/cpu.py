@@ -9,7 +9,6 @@ once nothing views it.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
 import warnings
 from dataclasses import dataclass
@@ -28,7 +27,6 @@ from .c_compiling import C_KERNELS
 from .compiled import TILED_MIN, address, copied, run_compiled
 from .compiled_rearrange import run_compiled as run_compiled_rearrange
 from .compiled_reduction import run_compiled as run_compiled_reduction
-from .failures import note_kernel
 from .fused import chunks, run_chunks, run_whole
 from .library import call_library_outputs
 from .machine import last_level_cache
@@ -38,6 +36,7 @@ from .pool import MIN_BYTES, POOL
 from .rearrange import SERIAL_BYTES, run_rearrange
 from .reduction import in_parts
 from .reference import source_value, value_of
+from .run import direct_runner
 from .text import byte_size
 from .threads import THREADS, run_parallel
 
@@ -382,48 +381,24 @@ def runner_on(target: Target):
     """A host device's runner (Device.runner): a schedule of small elementwise kernels on the
     numpy path, each one chunk, runs as the list of their register programs over fresh
     outputs, without the run loop's handler, path and pass lookups (most of a small
-    program's run); any other schedule, None: the run loop runs it."""
-    runs = Memo()
+    program's run); any other schedule runs in the loop."""
 
-    def runner(schedule):
-        run = runs.get(schedule)
-        if run is None:
-            run = runs[schedule] = _whole_steps(schedule, target) or False
-        return run or None
-
-    return runner
-
-
-def _whole_steps(schedule, target: Target):
-    steps = []
-    for kernel, dead in zip(schedule.kernels, schedule.frees):
+    def step_of(kernel):
         if kernel.kind is not Kind.ELEMENTWISE or path_of(kernel, target) == C_PATH:
             return None
         work = _PASSES.get(kernel) or _prepare_pass(kernel, target.chunk)
         if not work.whole or work.pooled or not work.size:
             return None  # NOTE: chunks, threads, the pool's outputs: the handler's
-        outputs = tuple((node.shape, node.dtype) for node in kernel.outputs)
-        steps.append((kernel, work, outputs, dead))
-    wanted = (*schedule.outputs, *schedule.kept)
-    made = {node for kernel in schedule.kernels for node in kernel.outputs}
-    if not steps or not made.issuperset(wanted):
-        return None
-    return functools.partial(_run_whole_steps, tuple(steps), wanted)
+        return work, tuple((node.shape, node.dtype) for node in kernel.outputs)
+
+    return direct_runner(step_of, _run_whole_step, CPU_CONTEXT)
 
 
-def _run_whole_steps(steps: tuple, wanted: tuple, values: dict) -> dict:
-    with CPU.context():
-        for kernel, work, outputs, dead in steps:
-            outs = [np.empty(shape, dtype) for shape, dtype in outputs]
-            try:
-                run_whole(work.program, _whole_loads(work, values), outs)
-            except Exception as error:
-                note_kernel(error, kernel)
-                raise
-            values.update(zip(kernel.outputs, outs))
-            for node in dead:
-                values.pop(node, None)
-    return {node: values[node] for node in wanted}
+def _run_whole_step(step: tuple, values: dict) -> list[np.ndarray]:
+    work, outputs = step
+    outs = [np.empty(shape, dtype) for shape, dtype in outputs]
+    run_whole(work.program, _whole_loads(work, values), outs)
+    return outs
 
 
 def prepare_on(target: Target):
@@ -492,6 +467,8 @@ class _IgnoreErrors:
 _STATE = getattr(
     getattr(getattr(np, "_core", None), "_ufunc_config", None), "_extobj_contextvar", None
 )
+# NOTE: the class itself where numpy keeps its state in a context variable (a call less)
+CPU_CONTEXT = _IgnoreErrors if _STATE is not None else _errors_are_values
 
 
 def handlers_on(target: Target) -> dict:
@@ -515,8 +492,7 @@ CPU = Device(
     value_of,
     to_host=np.asarray,
     from_host=np.asarray,
-    # NOTE: the class itself where numpy keeps its state in a context variable (a call less)
-    context=_IgnoreErrors if _STATE is not None else _errors_are_values,
+    context=CPU_CONTEXT,
     finish=lambda settings: POOL.tick(settings.pool_bytes),
     describe=lambda kernel: _describe(kernel, TARGET),
     prepare=prepare_on(TARGET),

@@ -16,6 +16,7 @@ from typing import NamedTuple
 from .._counters import counters
 from .._device import as_computed
 from .failures import note_kernel
+from .memo import Memo
 
 
 class Settings(NamedTuple):
@@ -65,6 +66,53 @@ def run_schedule(schedule, device, inputs: dict, settings: Settings, timings=Non
     if device.gather is as_computed:  # NOTE: an eager device's: no call (every run)
         return results
     return device.gather(results)  # NOTE: a lazy device (dask) computes them all here, at once
+
+
+def direct_runner(step_of, run_step, context, prepare=None):
+    """A Device.runner: a schedule whose every kernel has a step (`step_of(kernel)`; None
+    where a kernel needs the run loop) runs as the list of its steps, made once per schedule
+    (after `prepare(schedule)`): `run_step(step, values)` gives a kernel's outputs, all inside
+    `context()`, without the loop's handler lookups (the cuda device's launch list, the cpu's
+    small numpy kernels)."""
+    runs = Memo()
+
+    def runner(schedule):
+        run = runs.get(schedule)
+        if run is None:
+            if prepare is not None:
+                prepare(schedule)
+            run = runs[schedule] = _listed(schedule, step_of, run_step, context) or False
+        return run or None
+
+    return runner
+
+
+def _listed(schedule, step_of, run_step, context):
+    steps = []
+    for kernel, dead in zip(schedule.kernels, schedule.frees):
+        step = step_of(kernel)
+        if step is None:
+            return None
+        steps.append((kernel, step, dead))
+    wanted = (*schedule.outputs, *schedule.kept)
+    made = {node for kernel in schedule.kernels for node in kernel.outputs}
+    if not steps or not made.issuperset(wanted):
+        return None
+    return functools.partial(_run_steps, tuple(steps), wanted, run_step, context)
+
+
+def _run_steps(steps: tuple, wanted: tuple, run_step, context, values: dict) -> dict:
+    with context():
+        for kernel, step, dead in steps:
+            try:
+                outs = run_step(step, values)
+            except Exception as error:
+                note_kernel(error, kernel)
+                raise
+            values.update(zip(kernel.outputs, outs))
+            for node in dead:
+                values.pop(node, None)  # NOTE: its memory is free to reuse
+    return {node: values[node] for node in wanted}
 
 
 def allocator(device, settings: Settings):

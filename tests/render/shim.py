@@ -157,7 +157,9 @@ def run(library: ctypes.CDLL, launch, operands: list) -> None:
     values = {p.operand for p in launch.params if p.by_value}
     # NOTE: a by-value operand's element [0, ..., 0] as a 0-d array, as a device passes a fill
     filled = {k: np.asarray(operands[k]).reshape(-1)[:1].reshape(()) for k in values}
-    packed.bind(addresses(operands, values), filled)
+    bound = addresses(operands, values)
+    for k, slot in packed.slots.items():  # NOTE: as kernels._Prepared.bind writes them
+        slot.value = int(filled[k].view(packed.bits[k])) if k in packed.bits else bound[k]
     launch_packed(library, launch, packed)
 
 

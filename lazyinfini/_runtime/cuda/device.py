@@ -24,6 +24,7 @@ from ..._schedule.kernels import Kind
 from ..._schedule.target import Target
 from ..library import call_library_outputs
 from ..reduction import in_parts
+from ..run import direct_runner
 from .backend import Backend
 from .calls import HOST_FILL, library_of, load_view, source_value
 from .kernels import Kernels
@@ -96,7 +97,8 @@ def make_device(backend: Backend, name: str) -> Device:
         from_host=lambda array: _uploaded(backend, array),
         context=backend.context,
         prepare=kernels.prepare,
-        runner=kernels.runner,
+        # NOTE: a cached program is a list of launches (run.direct_runner), made once
+        runner=direct_runner(kernels.step_of, kernels.run_step, backend.context, kernels.prepare),
         describe=lambda kernel: _describe(kernel, kernels, backend),
         memory=backend.memory,
         reads=(),  # NOTE: host arrays are moved here explicitly, never read in place

@@ -16,7 +16,6 @@ copy where the layout assumes one (numpy's reshape to the kernel's space would c
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +25,6 @@ from ..._graph.views import stand_in
 from ..._render import cuda
 from ..._schedule.kernels import Kind
 from ..compiling import Call, Compiling
-from ..failures import note_kernel
 from ..memo import Memo
 from .calls import HOST_FILL, evaluate_kernel, load_view
 from .packed import Packed
@@ -70,16 +68,47 @@ def _copies(kernel) -> tuple[bool, ...]:
 @dataclass(frozen=True, eq=False)
 class _Prepared:
     """What a run of a kernel needs besides its buffers: its function, Launch and packed
-    arguments, which loads it passes as copies, and the (function, Launch) of its fallback
-    (None: none), taken where a run's addresses do not fit the launch (Launch.fits)."""
+    arguments, the (function, Launch) of its fallback (None: none), taken where a run's
+    addresses are off the launch's alignment (Launch.fits), and the packed slots by role, so a
+    run writes each one directly: outputs' addresses, buffers' (base + offset), fills' bits
+    (their own bits kept: a loop's unchanged constant is not converted again), and the others'
+    (a load passed as a copy, a fill copied to the device)."""
 
     function: object
     launch: cuda.Launch
     packed: Packed
-    # (operand, how, base node, byte offset, the strides a bound buffer must have, load) for
-    # each load: how a run finds its address (_BASE, _COPY) or value (_FILL)
-    reads: tuple[tuple, ...]
-    fallback: tuple | None = None
+    fallback: tuple | None
+    outputs: tuple  # (shape, dtype) of each output
+    out_slots: tuple
+    buffers: tuple  # (slot, base node, byte offset, the strides a bound buffer must have)
+    fills: tuple  # (slot, fill node, unsigned dtype of its bits, its own value's bits)
+    others: tuple  # (slot, load, whether it is passed as a C-contiguous copy)
+    aligned: tuple  # slots whose addresses the launch assumes aligned, where it has a fallback
+
+    def bind(self, values: dict, outs: list, kernels: Kernels, held: list) -> tuple:
+        """Write this run's addresses and fills into the packed slots (copies made kept in
+        `held` until launched); the (function, Launch) to launch."""
+        address = kernels.backend.address
+        for slot, out in zip(self.out_slots, outs):
+            slot.value = address(out)
+        for slot, node, offset, strides in self.buffers:
+            base = values.get(node)
+            if base is None:
+                base = kernels.value_of(values, node)
+            # NOTE: a buffer laid out otherwise than the schedule recorded would be read wrong
+            # (the cache keys schedules by buffers' strides; fresh buffers are C-contiguous)
+            if strides is not None and base.strides != strides and base.size > 1:
+                raise RuntimeError(f"lazyinfini: internal error: {node} read as {base.strides}")
+            slot.value = address(base) + offset
+        for slot, node, bits, own in self.fills:
+            bound = values.get(node)  # NOTE: bound where it differs from its own value
+            slot.value = own if bound is None else _bits(values, node, bits)
+        for slot, load, copy in self.others:
+            slot.value = kernels.address_of(load, values, copy, held)
+        for slot in self.aligned:
+            if slot.value % self.launch.align:
+                return self.fallback  # NOTE: a view off its vectors' boundary
+        return self.function, self.launch
 
 
 class Kernels:
@@ -93,7 +122,6 @@ class Kernels:
         self.compiling = Compiling(_render, self._compile, backend.function)
         self._prepared = Memo()  # NOTE: a schedule's mark, and each kernel's _Prepared
         self._schedules = Memo()
-        self._runners = Memo()  # NOTE: a schedule's launch list (False: it has none)
 
     def elementwise(self, kernel, values, memory) -> list:
         if unsupported(kernel):  # NOTE: complex, ...: the reference's arithmetic, in the namespace
@@ -116,94 +144,62 @@ class Kernels:
         # NOTE: one call a source reaches here; its Rendered names every function in it
         return self.backend.compile([c.layout[2] for c in calls])
 
-    def runner(self, schedule):
-        """A run of `schedule` that only binds and launches (its launch list, made once per
-        schedule), or None where a kernel needs more than binding: a copy, a fill on the
-        device, a kernel run node by node, an empty output (the run loop runs those)."""
-        run = self._runners.get(schedule)
-        if run is None:
-            self.prepare(schedule)
-            run = self._runners[schedule] = self._launch_list(schedule) or False
-        return run or None
-
-    def _launch_list(self, schedule):
-        steps = []
-        for kernel, dead in zip(schedule.kernels, schedule.frees):
-            if kernel.kind not in _LAUNCHED or not kernel.outputs[0].size or unsupported(kernel):
-                return None
-            ready = self._prepared.get(kernel) or self._prepare(kernel)
-            if any(read[1] not in (_FILL, _BASE) for read in ready.reads):
-                return None
-            steps.append((kernel, _Step.of(kernel, ready), dead))
-        wanted = (*schedule.outputs, *schedule.kept)
-        made = {node for kernel in schedule.kernels for node in kernel.outputs}
-        if not steps or not made.issuperset(wanted):
+    def step_of(self, kernel) -> _Prepared | None:
+        """A kernel's step in its schedule's launch list (run.direct_runner): its prepared
+        launch, where a run only binds and launches it; None where it needs more (a copy, a
+        fill on the device, a kernel run node by node, an empty output: the run loop's)."""
+        if kernel.kind not in _LAUNCHED or not kernel.outputs[0].size or unsupported(kernel):
             return None
-        return functools.partial(self._run_list, tuple(steps), wanted)
+        ready = self._prepared.get(kernel) or self._prepare(kernel)
+        return None if ready.others else ready
 
-    def _run_list(self, steps: tuple, wanted: tuple, values: dict) -> dict:
-        """Each step's outputs from the memory pool, its operands bound, its launch; the values
-        `wanted` (the schedule's outputs, then its kept nodes)."""
-        backend = self.backend
-        empty, address, launch = backend.empty, backend.address, backend.launch
-        with backend.context():
-            for kernel, step, dead in steps:
-                outs = [empty(shape, dtype) for shape, dtype in step.outputs]
-                try:
-                    launch(*step.bind(values, outs, address, self.value_of), step.ready.packed)
-                except Exception as error:
-                    note_kernel(error, kernel)
-                    raise
-                values.update(zip(kernel.outputs, outs))
-                for node in dead:
-                    values.pop(node, None)  # NOTE: its memory goes back to the pool
-        return {node: values[node] for node in wanted}
+    def run_step(self, ready: _Prepared, values: dict) -> list:
+        """One launch of a launch list: its outputs from the memory pool, its operands bound."""
+        outs = [self.backend.empty(shape, dtype) for shape, dtype in ready.outputs]
+        self.backend.launch(*ready.bind(values, outs, self, _NO_COPIES), ready.packed)
+        return outs
 
     def _launch(self, kernel, values, outs: list) -> None:
         """Bind this run's operands into the kernel's prepared launch and launch it."""
-        self._bound_launch(self._prepared.get(kernel) or self._prepare(kernel), values, outs)
-
-    def _bound_launch(self, ready: _Prepared, values, outs: list) -> None:
-        address = self.backend.address
-        addresses = [address(out) for out in outs]
-        fills, held = {}, []
-        for k, how, node, offset, strides, load in ready.reads:
-            if how is _FILL:  # NOTE: a fill's value, passed by value
-                kept = values.get((node, HOST_FILL))
-                fills[k] = kept if kept is not None else fill_value(values, node)
-                addresses.append(0)
-                continue
-            base = values.get(node) if how is _BASE else None
-            if base is None:
-                addresses.append(self._address(load, values, how is _COPY, held))
-                continue
-            # NOTE: a buffer laid out otherwise than the schedule recorded would be read wrong
-            # (the cache keys schedules by buffers' strides; fresh buffers are C-contiguous)
-            if strides is not None and base.strides != strides and base.size > 1:
-                raise RuntimeError(f"lazyinfini: internal error: {load} read as {base.strides}")
-            addresses.append(address(base) + offset)
-        ready.packed.bind(addresses, fills)
-        function, launch = ready.function, ready.launch
-        if ready.fallback is not None and not launch.fits(addresses):
-            function, launch = ready.fallback  # NOTE: a view off its vectors' boundary
-        self.backend.launch(function, launch, ready.packed)
+        ready = self._prepared.get(kernel) or self._prepare(kernel)
+        held = []  # NOTE: copies made for this launch: alive until it is launched
+        self.backend.launch(*ready.bind(values, outs, self, held), ready.packed)
 
     def _prepare(self, kernel) -> _Prepared:
         calls = self.compiling.calls(kernel)
         functions = self.compiling.functions(kernel)
         launch, copies, _ = calls[0].layout
         by_value = {p.operand for p in launch.params if p.by_value}
-        reads = tuple(
-            (k, _how(k in by_value, copy, load), load.base, load.offset, _strides(load), load)
-            for k, (load, copy) in enumerate(zip(kernel.loads, copies), len(kernel.outputs))
-        )
+        packed = Packed(launch)
+        slots, fills, buffers, others = packed.slots, [], [], []
+        for k, (load, copy) in enumerate(zip(kernel.loads, copies), len(kernel.outputs)):
+            how = _how(k in by_value, copy, load)
+            if how is _FILL:  # NOTE: a fill's value, passed by value
+                own = int(fill_value({}, load.base).view(packed.bits[k]))
+                fills.append((slots[k], load.base, packed.bits[k], own))
+            elif how is _BASE:
+                buffers.append((slots[k], load.base, load.offset, _strides(load)))
+            else:
+                others.append((slots[k], load, how is _COPY))
         # NOTE: a fallback takes the same parameters: one packed block serves both launches
         fallback = (functions[1], calls[1].layout[0]) if len(calls) > 1 else None
-        ready = _Prepared(functions[0], launch, Packed(launch), reads, fallback)
+        outputs = tuple((node.shape, node.dtype) for node in kernel.outputs)
+        ready = _Prepared(
+            functions[0],
+            launch,
+            packed,
+            fallback,
+            outputs,
+            tuple(slots[k] for k in range(len(outputs))),
+            tuple(buffers),
+            tuple(fills),
+            tuple(others),
+            tuple(slots[k] for k in launch.aligned) if fallback else (),
+        )
         self._prepared[kernel] = ready
         return ready
 
-    def _address(self, load, values, copy: bool, held: list) -> int:
+    def address_of(self, load, values, copy: bool, held: list) -> int:
         """A load's element [0, ..., 0] as the launch assumes it laid out: in its base (a
         buffer's own data, a fill copied to the device), or in a C-contiguous copy (kept in
         `held` until launched)."""
@@ -236,67 +232,14 @@ class Kernels:
         return f"rendered CUDA {cuda.described(*launches)}"
 
 
-@dataclass(frozen=True, eq=False)
-class _Step:
-    """A launch list's kernel: its packed argument slots by role, so a run writes each slot
-    directly: outputs' addresses, buffers' (base + offset), fills' bits (the template's own
-    bits kept: a loop's unchanged constant is not converted again)."""
-
-    outputs: tuple  # (shape, dtype) of each output
-    out_slots: tuple
-    buffers: tuple  # (slot, base node, byte offset, the strides a bound buffer must have)
-    fills: tuple  # (slot, fill node, unsigned dtype of its bits, its own value's bits)
-    aligned: tuple  # slots whose addresses the launch assumes aligned (Launch.fits)
-    ready: _Prepared
-
-    @staticmethod
-    def of(kernel, ready: _Prepared) -> _Step:
-        slots = ready.packed.slots
-        fills = tuple(
-            (slots[k], node, bits, int(fill_value({}, node).view(bits)))
-            for k, how, node, *_ in ready.reads
-            if how is _FILL
-            for bits in [ready.packed.bits[k]]
-        )
-        buffers = tuple(
-            (slots[k], node, offset, strides)
-            for k, how, node, offset, strides, _ in ready.reads
-            if how is _BASE
-        )
-        outputs = tuple((node.shape, node.dtype) for node in kernel.outputs)
-        aligned = tuple(slots[k] for k in ready.launch.aligned) if ready.fallback else ()
-        out_slots = tuple(slots[k] for k in range(len(outputs)))
-        return _Step(outputs, out_slots, buffers, fills, aligned, ready)
-
-    def bind(self, values: dict, outs: list, address, value_of) -> tuple:
-        """Write this run's addresses and fills into the packed slots; the (function, Launch)
-        to launch: the fallback's where a bound address is off the launch's alignment."""
-        for slot, out in zip(self.out_slots, outs):
-            slot.value = address(out)
-        for slot, node, offset, strides in self.buffers:
-            base = values.get(node)
-            if base is None:
-                base = value_of(values, node)
-            # NOTE: a buffer laid out otherwise than the schedule recorded would be read wrong
-            # (the cache keys schedules by buffers' strides; fresh buffers are C-contiguous)
-            if strides is not None and base.strides != strides and base.size > 1:
-                raise RuntimeError(f"lazyinfini: internal error: {node} read as {base.strides}")
-            slot.value = address(base) + offset
-        for slot, node, bits, own in self.fills:
-            bound = values.get(node)  # NOTE: bound where it differs from its own value
-            slot.value = own if bound is None else _bits(values, node, bits)
-        ready = self.ready
-        if self.aligned:
-            align = ready.launch.align
-            for slot in self.aligned:
-                if slot.value % align:
-                    return ready.fallback
-        return ready.function, ready.launch
-
-
 def _bits(values, node, bits) -> int:
-    """A fill's value bound for this run, as the unsigned integer of its bits."""
-    return int(fill_value(values, node).view(bits))
+    """A fill's value bound for this run, as the unsigned integer of its bits: its host value,
+    kept beside it where another kernel of the run reads it copied to the device."""
+    kept = values.get((node, HOST_FILL))
+    return int((kept if kept is not None else fill_value(values, node)).view(bits))
+
+
+_NO_COPIES = ()  # NOTE: a launch list's kernels make none (a copy would fail loudly here)
 
 
 _FILL, _BASE, _COPY, _DEVICE_FILL = "fill", "base", "copy", "device fill"

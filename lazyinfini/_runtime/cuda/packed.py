@@ -29,40 +29,28 @@ _VALUES = {
 
 
 class Packed:
-    """The arguments of one Launch (cuda.Launch): constants written now, a slot per operand
-    (a pointer, or a by-value fill's bits) written by `bind`."""
+    """The arguments of one Launch (cuda.Launch): constants written now, and a slot per
+    operand (a pointer, or a by-value fill's bits) that a run writes (kernels._Prepared.bind):
+    `slots` by operand, `bits` the unsigned dtype a by-value operand is written as."""
 
-    __slots__ = ("params", "pointers", "fills", "slots", "bits", "_all")
+    __slots__ = ("params", "pointers", "slots", "bits", "_all")
 
     def __init__(self, launch: cuda.Launch):
-        slots, pointers, fills = [], [], []
+        every, self.slots, self.bits = [], {}, {}
         for param in launch.params:
             if param.pointer:
-                slot = ctypes.c_void_p()
-                pointers.append((param.operand, slot))
+                slot = self.slots[param.operand] = ctypes.c_void_p()
             elif param.by_value:
-                dtype = np.dtype(cuda.MEMORY_TYPES[param.ctype])
-                slot = _BITS[dtype.itemsize]()
-                fills.append((param.operand, slot, np.dtype(f"u{dtype.itemsize}")))
+                size = np.dtype(cuda.MEMORY_TYPES[param.ctype]).itemsize
+                slot = self.slots[param.operand] = _BITS[size]()
+                self.bits[param.operand] = np.dtype(f"u{size}")
             else:
                 slot = _VALUES[param.ctype](param.value)
-            slots.append(slot)
-        # NOTE: kept alive: `params` points into them. Operand k's slot, and a by-value
-        # operand's unsigned dtype of its bits, for a launch list (kernels.py) writing them
-        self.slots = {operand: slot for operand, slot in pointers}
-        self.slots |= {operand: slot for operand, slot, _ in fills}
-        self.bits = {operand: bits for operand, _, bits in fills}
-        self._all = slots
-        self.params = (ctypes.c_void_p * max(1, len(slots)))(*(ctypes.addressof(s) for s in slots))
-        self.pointers, self.fills = tuple(pointers), tuple(fills)
-
-    def bind(self, addresses: list[int], values: dict) -> None:
-        """Write operand k's address (`addresses[k]`, outputs then loads), or for a by-value
-        operand its host value `values[k]` (a 0-d array of its dtype), into its slot."""
-        for k, slot in self.pointers:
-            slot.value = addresses[k]
-        for k, slot, bits in self.fills:
-            slot.value = int(values[k].view(bits))  # NOTE: a 0-d host array of its dtype
+            every.append(slot)
+        self._all = every  # NOTE: kept alive: `params` points into them
+        self.params = (ctypes.c_void_p * max(1, len(every)))(*(ctypes.addressof(s) for s in every))
+        # NOTE: (operand, slot) of the pointers: the shim checks their alignment at a launch
+        self.pointers = tuple((k, slot) for k, slot in self.slots.items() if k not in self.bits)
 
     @property
     def address(self) -> int:
