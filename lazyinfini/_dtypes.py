@@ -32,6 +32,9 @@ UNSIGNED = (uint8, uint16, uint32, uint64)
 INTEGER = SIGNED + UNSIGNED
 REAL_FLOATING = (float16, bfloat16, float32, float64)
 COMPLEX = (complex64, complex128)
+# How many values the 8- and 16-bit unsigned dtypes take: such values index a table of that
+# many entries, or count into that many bins, with no bounds to check (an image's levels)
+LEVELS = {uint8: 1 << 8, uint16: 1 << 16}
 NUMERIC = INTEGER + REAL_FLOATING + COMPLEX
 ALL = (bool,) + NUMERIC
 

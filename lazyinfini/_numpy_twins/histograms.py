@@ -94,7 +94,7 @@ def _uniform_counts(x, edges, first, last):
     corrects it), then one counting pass (bincount) with the values outside the range (and
     NaN) in an extra bin that is dropped: passes over the data where a sort costs ~20x more."""
     count = edges.shape[0] - 1
-    if first == 0 and last == count == _LEVELS.get(x.dtype):
+    if first == 0 and last == count == _dtypes.LEVELS.get(x.dtype):
         # NOTE: the OpenCV tutorial's np.histogram(image, 256, (0, 256)): edges 0, 1, ..., 256
         # (exact), every value v inside and in bin v: numpy's counts are the bincount of x
         return bincount(x, minlength=count)
@@ -114,10 +114,6 @@ def _uniform_counts(x, edges, first, last):
     extra = (("minlength", count + 1),)
     counted = record(Op.BINCOUNT, (index._node,), (count + 1,), _dtypes.int64, extra)
     return counted[:count]
-
-
-# The count of values of the unsigned dtypes whose every value is an exact bin of 0..count
-_LEVELS = {_dtypes.uint8: 1 << 8, _dtypes.uint16: 1 << 16}
 
 
 def _edge_formula(first, last, known: np.ndarray):
@@ -244,7 +240,7 @@ def bincount(x, weights=None, minlength=0):
     if minlength < 0:
         raise ValueError("'minlength' must not be negative")
     v = astype(v, _dtypes.int64) if v.dtype == _dtypes.bool else v  # NOTE: no wide copy
-    if minlength >= _LEVELS.get(v.dtype, math.inf):
+    if minlength >= _dtypes.LEVELS.get(v.dtype, math.inf):
         length = minlength  # NOTE: every value is below it: nothing to compute (an image's)
     else:
         length = max(_largest(v) + 1, minlength) if v.size else minlength

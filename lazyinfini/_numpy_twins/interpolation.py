@@ -23,14 +23,12 @@ from .._array import implicit_value, known_value
 from .._options import current
 from .arguments import Fallback, array
 
-_LEVELS = {_dtypes.uint8: 1 << 8, _dtypes.uint16: 1 << 16}  # the values an index can take
-
 
 def interp(x, xp, fp, left=None, right=None, period=None):
     if left is not None or right is not None or period is not None:
         raise Fallback("interp with left=, right= or period=")
     v, points, values = array(x), array(xp), array(fp)
-    levels = _LEVELS.get(v.dtype)
+    levels = _dtypes.LEVELS.get(v.dtype)
     if levels is None:
         raise Fallback(f"interp of {v.dtype.name} values (a lookup needs uint8 or uint16)")
     if points.ndim != 1 or values.shape != points.shape or not points.size:

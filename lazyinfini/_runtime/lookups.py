@@ -14,6 +14,7 @@ import functools
 
 import numpy as np
 
+from .._dtypes import LEVELS
 from .._render.compile import CompileError, load
 from .compiled import address
 from .threads import THREADS, run_parallel
@@ -121,7 +122,7 @@ def bincount(x: np.ndarray, length: int) -> np.ndarray | None:
     x = np.ascontiguousarray(x).reshape(-1)
     count = functions[suffix][0]
     pieces = _pieces(x.size)
-    parts = np.zeros((len(pieces), 1 << (8 * x.itemsize)), np.int64)
+    parts = np.zeros((len(pieces), LEVELS[x.dtype]), np.int64)
     base, itemsize = address(x), x.itemsize
 
     def run(k: int) -> None:
@@ -143,7 +144,7 @@ def lookup(table: np.ndarray, index: np.ndarray) -> np.ndarray | None:
     suffix = INDEXES.get(index.dtype)
     if suffix is None or table.ndim != 1 or not table.flags.c_contiguous:
         return None
-    if table.shape[0] < 1 << (8 * index.itemsize) or not table.flags.aligned:
+    if table.shape[0] < LEVELS[index.dtype] or not table.flags.aligned:
         return None
     functions = _functions()
     if functions is None:
