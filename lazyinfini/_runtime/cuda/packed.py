@@ -33,7 +33,7 @@ class Packed:
     operand (a pointer, or a by-value fill's bits) that a run writes (kernels._Prepared.bind):
     `slots` by operand, `bits` the unsigned dtype a by-value operand is written as."""
 
-    __slots__ = ("params", "pointers", "slots", "bits", "_all")
+    __slots__ = ("params", "pointers", "slots", "bits", "_all", "address")
 
     def __init__(self, launch: cuda.Launch):
         every, self.slots, self.bits = [], {}, {}
@@ -51,8 +51,4 @@ class Packed:
         self.params = (ctypes.c_void_p * max(1, len(every)))(*(ctypes.addressof(s) for s in every))
         # NOTE: (operand, slot) of the pointers: the shim checks their alignment at a launch
         self.pointers = tuple((k, slot) for k, slot in self.slots.items() if k not in self.bits)
-
-    @property
-    def address(self) -> int:
-        """The kernelParams array's address, for cuLaunchKernel."""
-        return ctypes.addressof(self.params)
+        self.address = ctypes.addressof(self.params)  # NOTE: cuLaunchKernel's kernelParams
