@@ -8,8 +8,11 @@
 
 Each figure is the median wall time of one synchronized call, measured side by side in this
 process: lazyinfini's includes recording, the cached schedule and the launch (its result stays
-on the GPU), as a user's loop pays; beside it, the GPU's time for the call (CUDA events around
-it), so host cost and kernel time read apart. GB/s counts bytes read + written once; the
+on the GPU), as a user's loop pays. Beside it, two GPU figures, so host cost and kernel time
+read apart: "loop", the time per call of calls made back to back (CUDA events around 10: the
+host runs ahead where its work is shorter than the kernels', so a kernel-bound row reads its
+kernels' time and a host-bound row its host time), and "kernels", the kernels' own time per
+call (CUPTI, through torch.profiler, where torch is installed). GB/s counts bytes read + written once; the
 percentage is of the GPU's copy bandwidth, measured here the same way (a device-to-device copy).
 Every peer's result is checked against lazyinfini's once before timing; a peer that is not
 installed is left out of its row (and said so).
@@ -143,24 +146,50 @@ class Bench:
             times.append(time.perf_counter() - started)
         return statistics.median(times)
 
-    def _gpu_median(self, fn) -> float | None:
-        """The GPU's time for one call of `fn` (CUDA events recorded before and after it on the
-        stream: the kernels, and any wait for the host between them), a median; None where
-        no GPU is timed (the emulated device)."""
+    def _gpu_median(self, fn, calls: int = 10) -> float | None:
+        """The GPU's time per call of `fn` called back to back (CUDA events recorded before the
+        first call and after the last on the stream), a median of rounds; None where no GPU
+        is timed (the emulated device)."""
         if self.event is None:
             return None
         import cupy
 
         times = []
-        for _ in range(self.repeat):
+        for _ in range(max(self.repeat // 4, 1)):
             self.sync()
             start, end = self.event(), self.event()
             start.record()
-            fn()
+            for _ in range(calls):
+                fn()
             end.record()
             end.synchronize()
-            times.append(cupy.cuda.get_elapsed_time(start, end) / 1e3)
+            times.append(cupy.cuda.get_elapsed_time(start, end) / 1e3 / calls)
         return statistics.median(times)
+
+    def _kernel_time(self, fn, calls: int = 5) -> float | None:
+        """The GPU kernels' (and copies') own time per call of `fn`: CUPTI's records through
+        torch.profiler, every kernel of the process (CuPy's and ours too). None without torch
+        or a GPU, or where the profiler fails (said once)."""
+        torch = self.peers.get("torch")
+        if torch is None or self.event is None or self.profiler_failed:
+            return None
+        try:
+            from torch.autograd import DeviceType
+            from torch.profiler import ProfilerActivity, profile
+
+            self.sync()
+            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                for _ in range(calls):
+                    fn()
+                self.sync()
+            on_gpu = [e for e in prof.events() if e.device_type == DeviceType.CUDA]
+            return sum(e.time_range.elapsed_us() for e in on_gpu) / 1e6 / calls
+        except Exception as exc:  # NOTE: a profiler of another torch: the column left out
+            print(f"  kernel times (torch.profiler) unavailable: {exc!r}")
+            self.profiler_failed = True
+            return None
+
+    profiler_failed = False
 
     def row(self, name: str, what: str, shape: tuple, dtype: np.dtype) -> None:
         rng = np.random.default_rng(0)
@@ -186,24 +215,22 @@ class Bench:
             else:
                 print(f"  {peer} disagrees with lazyinfini on {name}: left out")
         times = {peer: self._median(fn) for peer, fn in fns.items()}
-        gpu = {peer: self._gpu_median(fn) for peer, fn in fns.items()}
+        gpu = {peer: (self._gpu_median(fn), self._kernel_time(fn)) for peer, fn in fns.items()}
         nbytes = expected.size * dtype.itemsize  # NOTE: expected is widened
         nbytes += sum(x.nbytes for x in (a, b) if what.startswith("clip"))
         nbytes += 0 if what.startswith("clip") else a.nbytes
         self._print(name, nbytes, times, gpu)
 
     def _print(self, name: str, nbytes: int, times: dict, gpu: dict) -> None:
-        ours, ours_gpu = times.pop("lazyinfini"), gpu.pop("lazyinfini")
+        ours, ours_gpu = times.pop("lazyinfini"), _gpu_text(*gpu.pop("lazyinfini"))
         rate = nbytes / ours
 
         def figure(k, wall):
-            on_gpu = f", GPU {gpu[k] * 1e3:.3f}" if gpu.get(k) is not None else ""
-            return f"{k} {wall * 1e3:.3f} ms{on_gpu} (x{ours / wall:.2f})"
+            return f"{k} {wall * 1e3:.3f} ms{_gpu_text(*gpu[k], ', ', '')} (x{ours / wall:.2f})"
 
         peers = "  ".join(figure(k, v) for k, v in times.items())
-        on_gpu = f" (GPU {ours_gpu * 1e3:.3f} ms)" if ours_gpu is not None else ""
         print(
-            f"{name:<34} lazyinfini {ours * 1e3:8.3f} ms{on_gpu} {rate / 1e9:7.1f} GB/s "
+            f"{name:<34} lazyinfini {ours * 1e3:8.3f} ms{ours_gpu} {rate / 1e9:7.1f} GB/s "
             f"({100 * rate / self.bandwidth:3.0f}%)  {peers or 'no peer installed'}",
             flush=True,
         )
@@ -213,7 +240,14 @@ class Bench:
         la = li.asarray(np.ones(1024, np.float32), device=self.device)
         lb = li.asarray(np.zeros(1024, np.float32), device=self.device)
         seconds = self._median(lambda: li.clip(la - lb, 0.0, 1.0).compute())
-        print(f"cached 1K clip(a - b), host time {seconds * 1e6:.1f} us (target <= 50 us)")
+        print(f"cached 1K clip(a - b), host time {seconds * 1e6:.1f} us (target <= 30 us)")
+
+
+def _gpu_text(loop, kernels, opening: str = " (", closing: str = ")") -> str:
+    """A row's GPU figures in ms: per call back to back, and the kernels' own ("" if none)."""
+    parts = [f"loop {loop * 1e3:.3f}"] if loop is not None else []
+    parts += [f"kernels {kernels * 1e3:.3f}"] if kernels is not None else []
+    return f"{opening}{', '.join(parts)}{closing}" if parts else ""
 
 
 def host_path(repeat: int = 2000) -> None:
