@@ -212,7 +212,7 @@ def _unary(name: str, op: Op, category: str, *, result: str = "same", on_bool=No
     table = quick.result_dtypes(category, result, on_bool)
 
     def fn(x, /) -> Array:
-        if type(x) is Array:
+        if isinstance(x, Array):  # NOTE: a view (views.Shared) too
             node = x._n
             dtype = table.get(node.dtype)
             if dtype is not None and node.realized is None:
@@ -255,7 +255,7 @@ def positive(x, /) -> Array:
 def clip(x, /, min=None, max=None) -> Array:
     """Clamp x into [min, max]; NaN in x, min or max gives NaN.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.clip.html"""
-    if type(x) is Array:
+    if isinstance(x, Array):  # NOTE: a view (views.Shared) too
         recorded = quick.clip(x._n, min, max)
         if recorded is not None:
             return recorded

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._array import Array, implicit_value, record
-from .._graph import Node, Op, caller_source
+from .._graph import Node, Op, caller_source, quick_node
 from .checks import (
     AxisError,
     check_array,
@@ -36,7 +36,8 @@ def permute_dims(x, /, axes) -> Array:
         raise error(
             TypeError, "permute_dims", f"axes must be a tuple of ints, got {axes!r}"
         ) from None
-    axes = tuple(check_int("permute_dims", "axes", a) for a in axes)
+    # NOTE: a Python int is checked by its type alone (check_int's call costs more)
+    axes = tuple(a if type(a) is int else check_int("permute_dims", "axes", a) for a in axes)
     # NOTE: x's node read once: a view's node is a property that may replay its steps (20
     # reads of x.ndim and x.shape cost more than the rest of the recording)
     node = x._node
@@ -45,7 +46,9 @@ def permute_dims(x, /, axes) -> Array:
     if None in normalized or sorted(normalized) != list(range(ndim)):
         raise error(ValueError, "permute_dims", f"axes {axes} is not a permutation of {ndim} axes")
     shape = tuple(node.shape[a] for a in normalized)
-    return link(x, record(Op.PERMUTE, (node,), shape, node.dtype, normalized))
+    # NOTE: the node made without Node's asserts: its shape is x's own dims, reordered
+    permuted = quick_node(Op.PERMUTE, (node,), shape, node.dtype, normalized, caller_source())
+    return link(x, Array(permuted))
 
 
 def reshape(x, /, shape, *, copy=None) -> Array:

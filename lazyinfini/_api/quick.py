@@ -32,16 +32,16 @@ def result_dtypes(category: str, result: str, on_bool) -> dict:
 def binary(op: Op, table: dict, x1, x2) -> Array | None:
     """`op` over x1 and x2 as one node (and broadcasts) where nothing needs promoting, casting
     or checking; None where the general path must run."""
-    if type(x1) is Array:
+    if isinstance(x1, Array):  # NOTE: a view (views.Shared) too: its _n replays
         node, other = x1._n, x2
-    elif type(x2) is Array:
+    elif isinstance(x2, Array):
         node, other = x2._n, x1
     else:
         return None
     dtype = table.get(node.dtype)
     if dtype is None or node.realized is not None:
         return None
-    if type(other) is Array:
+    if isinstance(other, Array):
         fill = other._n
         if fill.realized is not None or fill.dtype != node.dtype:
             return None

@@ -407,3 +407,24 @@ def test_scripts_of_views_and_writes_match_numpy(data):
             x.compute()
     for x, x_np in pairs:
         assert_same(x, x_np)
+
+
+def test_ops_on_views_read_the_memory_as_written_since():
+    """Elementwise ops on views take the quick recording path (views.Shared is an Array): each
+    must read the view's value after a later write into its base, as numpy's views do."""
+    base = np.arange(12.0).reshape(3, 4)
+    x = li.asarray(base.copy())
+    t, row = x.T, x[1]
+    x[1, 2] = 100.0
+    base[1, 2] = 100.0
+    other = li.asarray(base.T.copy())
+    cases = {
+        "view - scalar": (t - 1.0, base.T - 1.0),
+        "scalar - view": (1.0 - t, 1.0 - base.T),
+        "view - array": (t - other, base.T - base.T),
+        "view * view": (row * row, base[1] * base[1]),
+        "negative(view)": (li.negative(t), -base.T),
+        "clip(view)": (li.clip(t, 0.0, 50.0), np.clip(base.T, 0.0, 50.0)),
+    }
+    for name, (got, expected) in cases.items():
+        np.testing.assert_array_equal(np.asarray(got), expected, err_msg=name)
