@@ -12,8 +12,9 @@ on the GPU), as a user's loop pays. Beside it, two GPU figures, so host cost and
 read apart: "loop", the time per call of calls made back to back (CUDA events around 10: the
 host runs ahead where its work is shorter than the kernels', so a kernel-bound row reads its
 kernels' time and a host-bound row its host time), and "kernels", the kernels' own time per
-call (CUPTI, through torch.profiler, where torch is installed). GB/s counts bytes read + written once; the
-percentage is of the GPU's copy bandwidth, measured here the same way (a device-to-device copy).
+call (CUPTI, through torch.profiler, where torch is installed). GB/s counts bytes read +
+written once; the percentage is of the GPU's copy bandwidth, measured here the same way (a
+device-to-device copy).
 Every peer's result is checked against lazyinfini's once before timing; a peer that is not
 installed is left out of its row (and said so).
 """
