@@ -261,15 +261,30 @@ def caller_source(depth: int = 1) -> str:
     `depth`: how many frames up to start (a caller that knows its own callers are ours)."""
     frame = _getframe(depth)
     while frame is not None:
-        filename = frame.f_code.co_filename
-        name = _NAMES.get(filename)
+        code = frame.f_code
+        name = _NAMES.get(code.co_filename)
         if name is None:
-            inside = filename.startswith(_PACKAGE_DIR)
-            name = _NAMES[filename] = "" if inside else _short_name(filename)
+            inside = code.co_filename.startswith(_PACKAGE_DIR)
+            name = _NAMES[code.co_filename] = "" if inside else _short_name(code.co_filename)
         if name:
-            return f"{name}:{frame.f_lineno}"
+            return _line_of(code, frame, name)
         frame = frame.f_back
     return ""
+
+
+def _line_of(code, frame, name: str) -> str:
+    """The "name:line" of `frame`, running `code`, kept per instruction: Python finds a frame's
+    line by decoding its code's line table from the start (a loop at the end of a long script
+    decoded ~40 lines' worth on every recorded op: a third of recording one)."""
+    key = (id(code), frame.f_lasti)
+    known = _LINES.get(key)
+    if known is not None and known[0] is code:  # NOTE: the code is kept: its id is not reused
+        return known[1]
+    if len(_LINES) >= _MAX_LINES:
+        _LINES.clear()
+    source = f"{name}:{frame.f_lineno}"
+    _LINES[key] = (code, source)
+    return source
 
 
 def _short_name(filename: str) -> str:
@@ -291,3 +306,5 @@ def source_files(name: str) -> list[str]:
 
 _getframe = sys._getframe
 _NAMES: dict[str, str] = {}  # a code file's name in a source, "" for this package's files
+_LINES: dict[tuple[int, int], tuple] = {}  # (id(code), instruction) -> (code, "name:line")
+_MAX_LINES = 1 << 14

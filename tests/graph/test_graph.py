@@ -84,6 +84,22 @@ def test_source_names_the_line_of_each_operation():
             assert g.nodes[node]["source"] == f"{HERE}:{line}", op
 
 
+def test_source_lines_stay_right_when_recorded_again_from_the_same_instructions():
+    """caller_source keeps each instruction's line (_graph.node._line_of): a loop recording
+    from the same lines, and code objects made again (a new function from the same text at
+    other lines), still name their own lines."""
+    x = li.asarray(np.ones(3))
+    made = {}
+    for first in (10, 200):
+        text = "\n" * (first - 1) + "def f(x):\n    y = x - 1.0\n\n    return y * 2.0\n"
+        exec(compile(text, "made_again.py", "exec"), made)
+        for _ in range(3):
+            g = li.graph(made["f"](x))
+            lines = {g.nodes[n]["op"]: g.nodes[n]["source"] for n in g.nodes}
+            assert lines["subtract"] == f"made_again.py:{first + 1}"
+            assert lines["multiply"] == f"made_again.py:{first + 3}"
+
+
 def test_graph_records_without_computing():
     x = li.asarray(np.ones((100, 100), np.float32))
     before = li.inspect.counters.snapshot()
