@@ -103,9 +103,10 @@ def _listed(schedule, step_of, run_step, context):
     return functools.partial(_run_steps, tuple(steps), wanted, run_step, context)
 
 
-def _run_one(step: tuple, run_step, context, values: dict) -> dict:
-    """_run_steps of one step whose outputs are the wanted values: no loop, no drops."""
-    kernel, step, _ = step
+def _run_one(listed: tuple, run_step, context, values: dict) -> dict:
+    """_run_steps of one listed step whose outputs are the wanted values: no loop, no drops
+    (its inputs' last reader is the last kernel: the run ends with them)."""
+    kernel, step, _ = listed
     with context():
         try:
             outs = run_step(step, values)
