@@ -18,7 +18,7 @@ from .._device import (
     readable,
     registry_version,
 )
-from .._graph import Op, buffer_node, caller_source, mark_evaluated
+from .._graph import Op, buffer_node, caller_source, held_by, mark_evaluated, mark_realized
 from .._graph.memories import own
 from .._options import current
 
@@ -50,12 +50,8 @@ def _realize(arrays, timings: list | None, implicit: str):
     device, holder, settings, memory, _ = known
     job = _CACHE.prepare(device.target, options.fuse, pending, device.keeps)
     names = job.devices  # NOTE: the common case first: every buffer the device's own
-    redirect = job.redirect
-    if redirect is not None and redirect[0] == device.name:
-        found = options.__dict__.get("_elsewhere", _NONE).get(redirect[1])  # NOTE: inline
-        if found is None or found[1] != known[4]:
-            found = _run_record_of(redirect[1], options)
-        device, holder, settings, memory = found[0]
+    if job.redirect is not None and job.redirect[0] == device.name:
+        device, holder, settings, memory = _run_record_of(job.redirect[1], options)
     elif not (len(names) == 1 and device.name in names) and not readable(device, names):
         asked = device.name
         device, holder, settings, memory = _elsewhere(device, job, options)
@@ -93,16 +89,13 @@ def _run_record(device, options) -> tuple:
 
 
 def _run_record_of(name: str, options) -> tuple:
-    """(the run record (see _run_record) of the device called `name`, the registry's
-    version), kept on the Options record until the registry changes."""
+    """The run record (see _run_record) of the device called `name`, kept on the Options
+    record until the registry changes."""
     known = options.__dict__.setdefault("_elsewhere", {})
     found = known.get(name)
     if found is None or found[1] != registry_version():
         found = known[name] = (_run_record(get_device(name), options), registry_version())
-    return found
-
-
-_NONE: dict = {}
+    return found[0]
 
 
 def _elsewhere(device, job, options) -> tuple:
@@ -155,10 +148,6 @@ def _swap_all(arrays, job, values, device: str) -> None:
     """Every computed value an array asked for or holds becomes that array's buffer, held by
     `device`."""
     sched = job.schedule
-    if len(arrays) == 1 and not job.kept and len(job.requested) == 1:  # NOTE: most runs
-        _swap(job.requested[0], values[sched.outputs[0]], device)
-        _ = arrays[0]._node  # NOTE: resolves it where another array held the node
-        return
     for node, out in zip(job.requested, sched.outputs):
         _swap(node, values[out], device)
     for array in arrays:
@@ -177,10 +166,9 @@ def _swap(node, value, device: str) -> None:
         value = value.view()
         value.setflags(write=False)  # NOTE: not value.flags.writeable: no flags object (~0.2 us)
     buffer = buffer_node(value, node.source, device)
-    node.__dict__["realized"] = buffer  # NOTE: mark_realized and held_by inline (every run)
-    ref = node.holder
-    holder = ref() if ref is not None else None
-    if holder is not None and holder._n is node:
+    mark_realized(node, buffer)
+    holder = held_by(node)
+    if holder is not None:
         holder._hold(buffer)
 
 

@@ -110,15 +110,9 @@ class ScheduleCache:
             pending = [*pending, *extra]
             order, srcs, parts, fills, keep, evaluated, calls = scan(pending, keeps)
         again = _recomputed_frontier(order, srcs, keep, pending) if evaluated else ()
-        if len(pending) == 1 and not again and (pending[0].realized or pending[0]) is order[-1]:
-            outputs = _LAST[len(order)]  # NOTE: _positions' common case, inline (every run)
-        else:
-            outputs = _positions(order, pending) + again
-        token = target.__dict__.get("token")
-        if token is None:
-            token = _token(target)
+        outputs = _positions(order, pending) + again
         try:
-            template = self._get(key := (*parts, token, fuse, outputs, keep, keeps))
+            template = self._get(key := (*parts, _token(target), fuse, outputs, keep, keeps))
         except TypeError:  # a parameter that cannot be a key: schedule it, keep nothing
             key, fills, template = None, {}, None
         reused = template is not None and (
@@ -177,17 +171,6 @@ class ScheduleCache:
                 break
             del self._templates[key]
             self._nodes -= template.size
-
-
-class _Last(dict):
-    """n -> (n - 1,): the outputs of a program asking for its last node, made once per n."""
-
-    def __missing__(self, n: int) -> tuple[int]:
-        self[n] = (n - 1,)
-        return self[n]
-
-
-_LAST = _Last()
 
 
 def _token(target) -> int:

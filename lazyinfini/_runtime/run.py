@@ -98,22 +98,7 @@ def _listed(schedule, step_of, run_step, context):
     made = {node for kernel in schedule.kernels for node in kernel.outputs}
     if not steps or not made.issuperset(wanted):
         return None
-    if len(steps) == 1 and wanted == steps[0][0].outputs:  # NOTE: most cached programs
-        return functools.partial(_run_one, steps[0], run_step, context)
     return functools.partial(_run_steps, tuple(steps), wanted, run_step, context)
-
-
-def _run_one(listed: tuple, run_step, context, values: dict) -> dict:
-    """_run_steps of one listed step whose outputs are the wanted values: no loop, no drops
-    (its inputs' last reader is the last kernel: the run ends with them)."""
-    kernel, step, _ = listed
-    with context():
-        try:
-            outs = run_step(step, values)
-        except Exception as error:
-            note_kernel(error, kernel)
-            raise
-    return dict(zip(kernel.outputs, outs))
 
 
 def _run_steps(steps: tuple, wanted: tuple, run_step, context, values: dict) -> dict:
