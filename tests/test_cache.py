@@ -299,11 +299,11 @@ def test_a_fill_computed_as_a_kernel_of_its_own_takes_this_runs_value():
         DEVICES.pop("cpu-unfused")
 
 
-def test_small_elementwise_programs_run_without_the_run_loop_with_the_same_bits():
-    """The cpu's runner: a program of small numpy-path elementwise kernels runs as the list of
-    their register programs (counters.direct_runs), new schedule or cached, with the bits the
-    run loop's handler gives (numpy's); a program holding another kind of kernel (a sum, a
-    copy) runs in the loop."""
+def test_small_programs_run_without_the_run_loop_with_the_same_bits():
+    """The cpu's runner: a program of small numpy-path kernels (elementwise ones of one chunk,
+    library calls, views, copies) runs as the list of their steps (counters.direct_runs), new
+    schedule or cached, with the bits the run loop's handlers give (numpy's); a program holding
+    a kernel whose output the pool keeps runs in the loop."""
     x = np.linspace(-2, 2, 1000, dtype=np.float32)
     y = np.linspace(3, -1, 1000, dtype=np.float32)
     a, b = li.asarray(x), li.asarray(y)
@@ -314,8 +314,17 @@ def test_small_elementwise_programs_run_without_the_run_loop_with_the_same_bits(
     for value in got:
         np.testing.assert_array_equal(value.view(np.uint32), want.view(np.uint32))
     before = counters.direct_runs
-    total = float(li.sum(a * 2.0))
-    copied = np.asarray(li.permute_dims(li.reshape(a * 2.0, (40, 25)), (1, 0)))
+    for _ in range(2):  # NOTE: new schedules, then cached ones
+        total = float(li.sum(a * 2.0) / 3.0)  # a library call between elementwise kernels
+        copied = np.asarray(li.permute_dims(li.reshape(a * 2.0, (40, 25)), (1, 0)) + 1.0)
+        product = np.asarray(li.reshape(a, (40, 25))[::2, 1:] @ li.reshape(b, (25, 40))[1:])
+        assert total == float(np.sum(x * np.float32(2.0)) / np.float32(3.0))
+        np.testing.assert_array_equal(copied, (x * np.float32(2.0)).reshape(40, 25).T + 1)
+        np.testing.assert_array_equal(
+            product, x.reshape(40, 25)[::2, 1:] @ y.reshape(25, 40)[1:]
+        )  # NOTE: the same BLAS call on the same views: its bits
+    assert counters.direct_runs == before + 6
+    big = li.asarray(np.ones(1 << 18, np.float32))
+    before = counters.direct_runs
+    assert float(li.sum(big * 2.0)) == float(1 << 19)  # NOTE: a pooled output: the loop's
     assert counters.direct_runs == before
-    assert total == float(np.sum(x * np.float32(2.0)))
-    np.testing.assert_array_equal(copied, (x * np.float32(2.0)).reshape(40, 25).T)

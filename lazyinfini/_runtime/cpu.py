@@ -28,7 +28,7 @@ from .compiled import TILED_MIN, address, copied, run_compiled
 from .compiled_rearrange import run_compiled as run_compiled_rearrange
 from .compiled_reduction import run_compiled as run_compiled_reduction
 from .fused import chunks, run_chunks, run_whole
-from .library import call_library_outputs
+from .library import library_call
 from .machine import last_level_cache
 from .memo import Memo
 from .numpy_loops import missing
@@ -368,8 +368,13 @@ def _view(kernel, values, memory) -> list[np.ndarray]:
 
 
 def _opaque(kernel, values, memory) -> list[np.ndarray]:
-    inputs = [load_view(ld, values) for ld in kernel.loads]
-    return call_library_outputs(kernel.nodes, inputs, in_place=kernel.in_place)
+    call = _CALLS.get(kernel)
+    if call is None:
+        call = _CALLS[kernel] = library_call(kernel.nodes, in_place=kernel.in_place)
+    return call.run([load_view(ld, values) for ld in kernel.loads])
+
+
+_CALLS = Memo()  # a kernel's LibraryCall: worked out once (a cached schedule calls it again)
 
 
 def _source(kernel, values, memory) -> list[np.ndarray]:
@@ -377,25 +382,54 @@ def _source(kernel, values, memory) -> list[np.ndarray]:
     return [source_value(values, node)]
 
 
-def runner_on(target: Target):
-    """A host device's runner (Device.runner): a schedule of small elementwise kernels on the
-    numpy path, each one chunk, runs as the list of their register programs over fresh
-    outputs, without the run loop's handler, path and pass lookups (most of a small
-    program's run); any other schedule runs in the loop."""
+def runner_on(target: Target, handlers: dict):
+    """A host device's runner (Device.runner): a schedule of small kernels on the numpy path
+    (elementwise kernels of one chunk, library calls, views, sources, and reductions and
+    copies into outputs too small for the pool) runs as the list of its steps, without the run
+    loop's handler lookups, outputs from malloc (what the pool gives them, without its
+    bookkeeping); a schedule with any other kernel (C, chunks, threads, the pool's outputs)
+    runs in the loop. A small script's materialization is mostly such kernels."""
 
     def step_of(kernel):
-        if kernel.kind is not Kind.ELEMENTWISE or path_of(kernel, target) == C_PATH:
+        kind = kernel.kind
+        if kind is Kind.ELEMENTWISE:
+            return _whole_step(kernel, target)
+        if kind in _UNPOOLED:  # NOTE: their outputs are never the pool's
+            return handlers[kind], kernel
+        if kind in _COMPILED and path_of(kernel, target) == C_PATH:
             return None
-        work = _PASSES.get(kernel) or _prepare_pass(kernel, target.chunk)
-        if not work.whole or work.pooled or not work.size:
-            return None  # NOTE: chunks, threads, the pool's outputs: the handler's
-        return work, tuple((node.shape, node.dtype) for node in kernel.outputs)
+        if any(node.nbytes >= MIN_BYTES for node in kernel.outputs):
+            return None
+        return handlers[kind], kernel
 
-    return direct_runner(step_of, _run_whole_step, CPU_CONTEXT)
+    return direct_runner(step_of, _run_step, CPU_CONTEXT)
 
 
-def _run_whole_step(step: tuple, values: dict) -> list[np.ndarray]:
-    work, outputs = step
+def _whole_step(kernel, target: Target):
+    """An elementwise kernel's step: its register program over one chunk, or None (C, chunks,
+    threads, the pool's outputs: the handler's)."""
+    if path_of(kernel, target) == C_PATH:
+        return None
+    work = _PASSES.get(kernel) or _prepare_pass(kernel, target.chunk)
+    if not work.whole or work.pooled or not work.size:
+        return None
+    return _run_whole, (work, tuple((node.shape, node.dtype) for node in kernel.outputs))
+
+
+_UNPOOLED = (Kind.OPAQUE, Kind.VIEW, Kind.SOURCE)  # kinds whose handler allocates nothing
+
+
+def _run_step(step: tuple, values: dict) -> list[np.ndarray]:
+    run, kernel = step
+    return run(kernel, values, _fresh)
+
+
+def _fresh(shape: tuple[int, ...], dtype) -> np.ndarray:
+    return np.empty(shape, dtype)
+
+
+def _run_whole(whole: tuple, values: dict, memory) -> list[np.ndarray]:
+    work, outputs = whole
     outs = [np.empty(shape, dtype) for shape, dtype in outputs]
     run_whole(work.program, _whole_loads(work, values), outs)
     return outs
@@ -484,10 +518,11 @@ def handlers_on(target: Target) -> dict:
     return handlers
 
 
+_CPU_HANDLERS = handlers_on(TARGET)
 CPU = Device(
     "cpu",
     TARGET,
-    handlers_on(TARGET),
+    _CPU_HANDLERS,
     empty,
     value_of,
     to_host=np.asarray,
@@ -496,7 +531,7 @@ CPU = Device(
     finish=lambda settings: POOL.tick(settings.pool_bytes),
     describe=lambda kernel: _describe(kernel, TARGET),
     prepare=prepare_on(TARGET),
-    runner=runner_on(TARGET),
+    runner=runner_on(TARGET, _CPU_HANDLERS),
 )
 
 # The same device without compiled kernels: li.options(device="numpy") forces the numpy path
@@ -507,14 +542,15 @@ NUMPY_TARGET = Target("numpy", compile_min=None)  # numpy's tiles (8 and 8)
 def host_device(name: str, target: Target) -> Device:
     """The cpu device planning for and running with another `target` (it computes the cpu's
     arrays): the numpy device below, the tests' devices compiling every kernel."""
+    handlers = handlers_on(target)
     return dataclasses.replace(
         CPU,
         name=name,
         target=target,
-        handlers=handlers_on(target),
+        handlers=handlers,
         describe=lambda kernel: _describe(kernel, target),
         prepare=prepare_on(target),
-        runner=runner_on(target),
+        runner=runner_on(target, handlers),
         holds_arrays=False,
     )
 

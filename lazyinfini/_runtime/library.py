@@ -8,6 +8,7 @@ item of a function that returns several arrays (eigh, qr, svd, ...).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -62,21 +63,47 @@ def call_library_outputs(nodes, inputs: list, library: Library = NUMPY, in_place
     """The values of nodes that differ only in which item ("_index") of one call they take:
     the library is called once (qr's Q and R, eigh's values and vectors). `in_place`: the
     kernel's update writes into its first input (Kernel.in_place)."""
+    return library_call(nodes, library, in_place).run(inputs)
+
+
+@dataclass(frozen=True)
+class LibraryCall:
+    """One call of nodes' library function, worked out once (a device keeps it per kernel: a
+    cached schedule calls it again): the function, its keywords, and per node the item it
+    takes (None: the whole result) and its dtype and shape."""
+
+    function: Callable
+    kwargs: Mapping[str, Any]
+    items: tuple[tuple[Any, Any, tuple], ...]  # (_index or None, dtype, shape) per node
+    library: Library
+
+    def run(self, inputs: list) -> list:
+        xp, contiguous = self.library.namespace, self.library.contiguous
+        # Half floats compute in float32 and round once, as elementwise ops do.
+        result = self.function(*[_widened(xp, x) for x in inputs], **self.kwargs)
+        values = []
+        for index, dtype, shape in self.items:
+            value = contiguous(result if index is None else result[index], dtype)
+            assert tuple(value.shape) == shape, (value.shape, shape)
+            values.append(value)
+        return values
+
+
+def library_call(nodes, library: Library = NUMPY, in_place=False) -> LibraryCall:
+    """The LibraryCall computing `nodes` (see call_library_outputs)."""
     kwargs = dict(nodes[0].arg or ())
     kwargs.pop("_index", None)
     if in_place:
         kwargs["in_place"] = True
     name = kwargs.pop("_function", nodes[0].op.label)
-    xp = library.namespace
-    # Half floats compute in float32 and round once, as elementwise ops do.
-    inputs = [_widened(xp, x) for x in inputs]
-    if nodes[0].op in library.custom:
-        result = library.custom[nodes[0].op](xp, *inputs, **kwargs)
+    xp, op = library.namespace, nodes[0].op
+    if op in library.custom:
+        function = functools.partial(library.custom[op], xp)
     else:
-        space = _NAMESPACES.get(nodes[0].op)
-        namespace = xp if space is None else getattr(xp, space)
-        result = getattr(namespace, name)(*inputs, **kwargs)
-    return [_finish(node, result, library) for node in nodes]
+        space = _NAMESPACES.get(op)
+        function = getattr(xp if space is None else getattr(xp, space), name)
+    items = tuple((dict(n.arg or ()).get("_index"), n.dtype, n.shape) for n in nodes)
+    return LibraryCall(function, kwargs, items, library)
 
 
 def _widened(xp, x):
@@ -84,12 +111,3 @@ def _widened(xp, x):
     if type(x) is np.ndarray:  # NOTE: the method, not the namespace's function (~90 ns less)
         return x.astype(dtype, copy=False)
     return xp.astype(x, dtype, copy=False)
-
-
-def _finish(node: Node, result, library: Library):
-    index = dict(node.arg or ()).get("_index")
-    if index is not None:
-        result = result[index]
-    result = library.contiguous(result, node.dtype)
-    assert tuple(result.shape) == node.shape, (node, result.shape)
-    return result
