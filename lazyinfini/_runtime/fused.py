@@ -24,30 +24,59 @@ SCRATCH = 1 << 17  # elements a scratch buffer holds at least (the CPU target's 
 
 def evaluate(program, loads: list[np.ndarray], outs: list[np.ndarray], scratch: Scratch) -> None:
     """Compute one chunk of a kernel's register program: `loads` and `outs` are views of it."""
+    run = program.__dict__.get("python") or _python(program)
+    run(loads, outs, scratch)
+
+
+def _python(program):
+    """The program's plan (_plan) as one Python function of (loads, outs, scratch), made once
+    per program and kept in it: the plan's calls in its order, with its registers as locals.
+    NOTE: generated, not a loop over the plan: the loop's lookups, lists and wrappers cost
+    ~2.5 us a step, most of a small kernel's run (clip(a - b) of 1K: ~1.5 us of ufuncs)."""
     plan = program.__dict__.get("plan") or _plan(program)
-    regs = [*loads, *plan.blank]
+    env = {"run_step": _run_step, "round_": _round, "copyto": np.copyto}
+    lines = ["def run(loads, outs, s):"]
     for i, dtype in plan.load_dtypes:
-        view = regs[i]
-        if view.dtype is not dtype and view.dtype != dtype:
-            regs[i] = scratch.take(("load", i), view.shape, dtype, view)
-    shape = outs[0].shape
-    for op, srcs, dst, out, step in plan.steps:
-        target = outs[out] if out is not None else scratch.take(step.slot, shape, step.dtype)
-        if op is not None:  # NOTE: most steps: the op's ufunc straight into its register
-            regs[dst] = UFUNCS[op]([regs[s] for s in srcs], step.node.arg, out=target)
-            continue
-        regs[dst] = _run_step(step, [regs[s] for s in srcs], target, scratch)
-        if step.rounds:
-            _round(target, step.node.dtype, scratch)
-    for j, reg in plan.copies:
-        np.copyto(outs[j], regs[reg], casting="unsafe")  # the one rounding
+        env[f"D{i}"] = dtype
+        lines += [
+            f"    r{i} = loads[{i}]",
+            f"    if r{i}.dtype is not D{i} and r{i}.dtype != D{i}:",
+            f"        r{i} = s.take(('load', {i}), r{i}.shape, D{i}, r{i})",
+        ]
+    lines.append("    shape = outs[0].shape")
+    for k, (op, srcs, dst, out, step) in enumerate(plan.steps):
+        env[f"S{k}"] = step
+        lines.append(
+            f"    t = outs[{out}]"
+            if out is not None
+            else f"    t = s.take(S{k}.slot, shape, S{k}.dtype)"
+        )
+        lines.append(_step_line(k, op, srcs, dst, step, env))
+        if op is None and step.rounds:
+            lines.append(f"    round_(t, S{k}.node.dtype, s)")
+    lines += [f"    copyto(outs[{j}], r{r}, casting='unsafe')" for j, r in plan.copies]
+    exec(compile("\n".join(lines), "<lazyinfini register program>", "exec"), env)
+    program.__dict__["python"] = env["run"]
+    return env["run"]
+
+
+def _step_line(k: int, op, srcs: tuple, dst: int, step, env: dict) -> str:
+    """One step's call, writing register `dst` (`t` its target, `s` the scratch)."""
+    args = ", ".join(f"r{r}" for r in srcs)
+    if op is None:  # NOTE: a cast, a rounding, an op in its own dtype: _run_step's
+        return f"    r{dst} = run_step(S{k}, [{args}], t, s)"
+    ufunc_for = getattr(UFUNCS[op], "ufunc_for", None)
+    if ufunc_for is not None:  # NOTE: the ufunc itself, as its UFUNCS wrapper calls it
+        env[f"F{k}"] = ufunc_for(step.node.arg)
+        return f"    r{dst} = F{k}({args}, out=t)"
+    env[f"U{k}"] = UFUNCS[op]
+    return f"    r{dst} = U{k}([{args}], S{k}.node.arg, out=t)"
 
 
 class _Plan(NamedTuple):
     """A register program as evaluate() runs it, worked out once per program (a cached
     schedule runs the same programs again; a small kernel's run is mostly this bookkeeping)."""
 
-    blank: tuple  # the registers after the loads, empty
     load_dtypes: tuple[tuple[int, np.dtype], ...]  # (load, the dtype it is computed in)
     steps: tuple[tuple, ...]  # (op or None: see _run_step, srcs, dst, output or None, step)
     copies: tuple[tuple[int, int], ...]  # (output, register) written after the steps
@@ -62,9 +91,7 @@ def _plan(program) -> _Plan:
         out = program.direct[step.dst] if step.slot is None else None
         steps.append((node.op if plain else None, step.srcs, step.dst, out, step))
     copies = tuple((j, r) for j, r in enumerate(program.outputs) if r not in program.direct)
-    loads = len(program.load_dtypes)
     plan = _Plan(
-        (None,) * (program.registers - loads),
         tuple(enumerate(program.load_dtypes)),
         tuple(steps),
         copies,

@@ -14,7 +14,11 @@ from .special_values import COMPLEX, complex_values, floor_divided
 
 
 def _ufunc(fn):
-    return lambda inputs, arg, out=None: fn(*inputs, out=out)
+    def run(inputs, arg, out=None):
+        return fn(*inputs, out=out)
+
+    run.ufunc_for = lambda arg: fn  # NOTE: generated register programs call it (fused.py)
+    return run
 
 
 def _clip(inputs, arg, out=None):
@@ -32,6 +36,8 @@ def _clip(inputs, arg, out=None):
 
 # NOTE: numpy's clip ufunc itself; np.clip's Python wrapper costs 3 us a call, once per chunk.
 _CLIP = getattr(getattr(np, "_core", None), "umath", np).clip
+# NOTE: the ufunc _clip calls for a node's `arg`, which generated register programs call
+_clip.ufunc_for = lambda arg: np.maximum if not arg[1] else np.minimum if not arg[0] else _CLIP
 
 
 def _into(out, value):

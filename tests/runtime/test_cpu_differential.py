@@ -112,3 +112,30 @@ def test_fully_broadcast_loads_are_read_as_one_value():
     with li.options(executor="reference"):
         expected = np.asarray((li.asarray(x_np) - li.mean(li.asarray(x_np))) * np.float16(3) + 1)
     assert np.asarray(y).tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_a_register_program_runs_as_python_made_once(dtype):
+    """A fused kernel's register program runs as one generated Python function, made at its
+    first run and kept in the program: steps calling a ufunc (one-bound clips, maximum), a
+    wrapped op (where) and _run_step's (casts, rounded half float registers) give the
+    reference's bits, on a new schedule and a cached one."""
+    x_np = np.linspace(-3, 3, 101, dtype=dtype)
+
+    def program(x):
+        t = li.where(x > 0, x * 3, -x)  # NOTE: read twice: a half float register rounds
+        return li.astype(li.clip(t, None, 2) + li.clip(t, 0.5, None) - t, li.float64)
+
+    with li.options(executor="reference"):
+        expected = np.asarray(program(li.asarray(x_np)))
+    from lazyinfini._realize import realize
+
+    x = li.asarray(x_np)
+    made = []
+    for _ in range(2):
+        y = program(x)
+        (kernel,) = realize(y).kernels  # NOTE: the schedule that ran (cached the second time)
+        assert np.asarray(y).tobytes() == expected.tobytes()
+        made.append(kernel.program.__dict__["python"])
+    assert made[0] is made[1]
+    assert {step.node.op.label for step in kernel.program.steps} >= {"where", "clip", "astype"}
