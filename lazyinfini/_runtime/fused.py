@@ -34,7 +34,7 @@ def _python(program):
     NOTE: generated, not a loop over the plan: the loop's lookups, lists and wrappers cost
     ~2.5 us a step, most of a small kernel's run (clip(a - b) of 1K: ~1.5 us of ufuncs)."""
     plan = program.__dict__.get("plan") or _plan(program)
-    env = {"run_step": _run_step, "round_": _round, "copyto": np.copyto}
+    env = {"run_step": _run_step, "round_": _round, "copyto": np.copyto, "table": UFUNCS}
     lines = ["def run(loads, outs, s):"]
     for i, dtype in plan.load_dtypes:
         env[f"D{i}"] = dtype
@@ -61,16 +61,19 @@ def _python(program):
 
 
 def _step_line(k: int, op, srcs: tuple, dst: int, step, env: dict) -> str:
-    """One step's call, writing register `dst` (`t` its target, `s` the scratch)."""
+    """One step's call, writing register `dst` (`t` its target, `s` the scratch). UFUNCS stays
+    the authority, read at each run as evaluate read it (a test breaks an op there): a step
+    calls the ufunc itself only while UFUNCS holds the wrapper it was resolved from."""
     args = ", ".join(f"r{r}" for r in srcs)
     if op is None:  # NOTE: a cast, a rounding, an op in its own dtype: _run_step's
         return f"    r{dst} = run_step(S{k}, [{args}], t, s)"
-    ufunc_for = getattr(UFUNCS[op], "ufunc_for", None)
-    if ufunc_for is not None:  # NOTE: the ufunc itself, as its UFUNCS wrapper calls it
-        env[f"F{k}"] = ufunc_for(step.node.arg)
-        return f"    r{dst} = F{k}({args}, out=t)"
-    env[f"U{k}"] = UFUNCS[op]
-    return f"    r{dst} = U{k}([{args}], S{k}.node.arg, out=t)"
+    env[f"O{k}"], wrapper = op, UFUNCS[op]
+    call = f"table[O{k}]([{args}], S{k}.node.arg, out=t)"
+    ufunc_for = getattr(wrapper, "ufunc_for", None)
+    if ufunc_for is None:
+        return f"    r{dst} = {call}"
+    env[f"W{k}"], env[f"F{k}"] = wrapper, ufunc_for(step.node.arg)
+    return f"    r{dst} = F{k}({args}, out=t) if table[O{k}] is W{k} else {call}"
 
 
 class _Plan(NamedTuple):
