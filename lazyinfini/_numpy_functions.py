@@ -93,6 +93,9 @@ def _direct_calls(func, twin) -> tuple[int, frozenset]:
         ):
             break
         positions += 1
+    rest = (ours[positions : positions + 1], theirs[positions : positions + 1])
+    if all(p and p[0].kind is inspect.Parameter.VAR_POSITIONAL for p in rest):
+        positions = sys.maxsize  # NOTE: both take any further positionals alike (*operands)
     return positions, frozenset((_keywords(ours) & _keywords(theirs)) - {"out"})
 
 
