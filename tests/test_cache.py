@@ -325,6 +325,8 @@ def test_small_programs_run_without_the_run_loop_with_the_same_bits():
         )  # NOTE: the same BLAS call on the same views: its bits
     assert counters.direct_runs == before + 6
     big = li.asarray(np.ones(1 << 18, np.float32))
+    mid = li.asarray(np.ones(40_000))  # NOTE: under compile_min, its values over MIN_BYTES
     before = counters.direct_runs
     assert float(li.sum(big * 2.0)) == float(1 << 19)  # NOTE: a pooled output: the loop's
+    assert float(li.sum(mid * 2.0)) == 80_000.0  # NOTE: a pooled prologue: the loop's too
     assert counters.direct_runs == before

@@ -398,7 +398,10 @@ def runner_on(target: Target, handlers: dict):
             return handlers[kind], kernel
         if kind in _COMPILED and path_of(kernel, target) == C_PATH:
             return None
-        if any(node.nbytes >= MIN_BYTES for node in kernel.outputs):
+        made = kernel.outputs
+        if kind is Kind.REDUCE:  # NOTE: its prologue's values are made too (reduction.in_parts)
+            made = (*made, *kernel.plan.prologue.outputs)
+        if any(node.nbytes >= MIN_BYTES for node in made):
             return None
         return handlers[kind], kernel
 
