@@ -28,7 +28,7 @@ from .compiled import TILED_MIN, address, copied, run_compiled
 from .compiled_rearrange import run_compiled as run_compiled_rearrange
 from .compiled_reduction import run_compiled as run_compiled_reduction
 from .fused import chunks, run_chunks, run_whole
-from .library import library_call
+from .library import kernel_call
 from .machine import last_level_cache
 from .memo import Memo
 from .numpy_loops import missing
@@ -368,13 +368,7 @@ def _view(kernel, values, memory) -> list[np.ndarray]:
 
 
 def _opaque(kernel, values, memory) -> list[np.ndarray]:
-    call = _CALLS.get(kernel)
-    if call is None:
-        call = _CALLS[kernel] = library_call(kernel.nodes, in_place=kernel.in_place)
-    return call.run([load_view(ld, values) for ld in kernel.loads])
-
-
-_CALLS = Memo()  # a kernel's LibraryCall: worked out once (a cached schedule calls it again)
+    return kernel_call(kernel).run([load_view(ld, values) for ld in kernel.loads])
 
 
 def _source(kernel, values, memory) -> list[np.ndarray]:

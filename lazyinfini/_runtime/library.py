@@ -19,6 +19,7 @@ from .. import _dtypes
 from .._compat import compat
 from .._graph import Node, Op
 from . import differences, indexing, joining, repeating, sorting
+from .memo import Memo
 
 # Ops whose implementation is not a plain library call: each a function of (the namespace, the
 # node's inputs, its keywords), written for any Array API namespace (every device's library).
@@ -87,6 +88,18 @@ class LibraryCall:
             assert tuple(value.shape) == shape, (value.shape, shape)
             values.append(value)
         return values
+
+
+def kernel_call(kernel, library: Library = NUMPY) -> LibraryCall:
+    """The LibraryCall of an opaque kernel on `library`, worked out once per kernel and kept in
+    its record (a cached schedule runs it again)."""
+    call = _CALLS.get(kernel)
+    if call is None or call.library is not library:
+        call = _CALLS[kernel] = library_call(kernel.nodes, library, kernel.in_place)
+    return call
+
+
+_CALLS = Memo()
 
 
 def library_call(nodes, library: Library = NUMPY, in_place=False) -> LibraryCall:

@@ -22,7 +22,7 @@ from ..._device import Device
 from ..._graph import Node, Op, fill_value
 from ..._schedule.kernels import Kind
 from ..._schedule.target import Target
-from ..library import call_library_outputs
+from ..library import kernel_call
 from ..reduction import in_parts
 from ..run import direct_runner
 from .backend import Backend
@@ -74,7 +74,7 @@ def make_device(backend: Backend, name: str) -> Device:
 
     def opaque(kernel, values, memory) -> list:
         inputs = [load_view(ld, values, value_of, backend.namespace) for ld in kernel.loads]
-        return call_library_outputs(kernel.nodes, inputs, library, kernel.in_place)
+        return kernel_call(kernel, library).run(inputs)
 
     handlers = {
         Kind.ELEMENTWISE: kernels.elementwise,
