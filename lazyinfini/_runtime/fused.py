@@ -45,15 +45,15 @@ def _python(program):
         ]
     lines.append("    shape = outs[0].shape")
     for k, (op, srcs, dst, out, step) in enumerate(plan.steps):
-        env[f"S{k}"] = step
+        # NOTE: what a step reads of its record bound as constants: no lookups at each run
+        env[f"S{k}"], env[f"A{k}"], env[f"L{k}"] = step, step.node.arg, step.slot
+        env[f"T{k}"], env[f"N{k}"] = step.dtype, step.node.dtype
         lines.append(
-            f"    t = outs[{out}]"
-            if out is not None
-            else f"    t = s.take(S{k}.slot, shape, S{k}.dtype)"
+            f"    t = outs[{out}]" if out is not None else f"    t = s.take(L{k}, shape, T{k})"
         )
         lines.append(_step_line(k, op, srcs, dst, step, env))
         if op is None and step.rounds:
-            lines.append(f"    round_(t, S{k}.node.dtype, s)")
+            lines.append(f"    round_(t, N{k}, s)")
     lines += [f"    copyto(outs[{j}], r{r}, casting='unsafe')" for j, r in plan.copies]
     exec(compile("\n".join(lines), "<lazyinfini register program>", "exec"), env)
     program.__dict__["python"] = env["run"]
@@ -61,14 +61,15 @@ def _python(program):
 
 
 def _step_line(k: int, op, srcs: tuple, dst: int, step, env: dict) -> str:
-    """One step's call, writing register `dst` (`t` its target, `s` the scratch). UFUNCS stays
-    the authority, read at each run as evaluate read it (a test breaks an op there): a step
-    calls the ufunc itself only while UFUNCS holds the wrapper it was resolved from."""
+    """One step's call, writing register `dst` (`t` its target, `s` the scratch, A{k} its
+    node's arg). UFUNCS stays the authority, read at each run as evaluate read it (a test
+    breaks an op there): a step calls the ufunc itself only while UFUNCS holds the wrapper it
+    was resolved from."""
     args = ", ".join(f"r{r}" for r in srcs)
     if op is None:  # NOTE: a cast, a rounding, an op in its own dtype: _run_step's
         return f"    r{dst} = run_step(S{k}, [{args}], t, s)"
     env[f"O{k}"], wrapper = op, UFUNCS[op]
-    call = f"table[O{k}]([{args}], S{k}.node.arg, out=t)"
+    call = f"table[O{k}]([{args}], A{k}, out=t)"
     ufunc_for = getattr(wrapper, "ufunc_for", None)
     if ufunc_for is None:
         return f"    r{dst} = {call}"

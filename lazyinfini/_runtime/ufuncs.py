@@ -21,23 +21,26 @@ def _ufunc(fn):
     return run
 
 
-def _clip(inputs, arg, out=None):
-    x, *bounds = inputs
+def _clip_ufunc(arg):
+    """The ufunc computing a CLIP node with `arg` (has_min, has_max) over x and its bounds."""
     has_min, has_max = arg
     # Note (spec): np.clip propagates NaN from x and from either bound, as the standard asks.
     # With one bound np.clip is maximum or minimum: their tie-break (-0.0 against 0.0) is not
     # clip's between two scalar bounds, so one bound calls them, as np.clip does.
     if not has_max:
-        return np.maximum(x, bounds[0], out=out)
+        return np.maximum
     if not has_min:
-        return np.minimum(x, bounds[0], out=out)
-    return _CLIP(x, *bounds, out=out)
+        return np.minimum
+    return _CLIP
+
+
+def _clip(inputs, arg, out=None):
+    return _clip_ufunc(arg)(*inputs, out=out)
 
 
 # NOTE: numpy's clip ufunc itself; np.clip's Python wrapper costs 3 us a call, once per chunk.
 _CLIP = getattr(getattr(np, "_core", None), "umath", np).clip
-# NOTE: the ufunc _clip calls for a node's `arg`, which generated register programs call
-_clip.ufunc_for = lambda arg: np.maximum if not arg[1] else np.minimum if not arg[0] else _CLIP
+_clip.ufunc_for = _clip_ufunc  # NOTE: generated register programs call it (fused.py)
 
 
 def _into(out, value):
