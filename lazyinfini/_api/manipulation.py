@@ -23,6 +23,7 @@ from .checks import (
     normalize_axis,
 )
 from .checks import broadcast_shapes as common_shape
+from .elementwise import conform
 from .placement import constant
 from .views import link, reshape_is_view
 
@@ -220,8 +221,6 @@ def _common_dtype(func: str, arrays: list[Array]) -> np.dtype:
 
 def concat(arrays, /, axis=0) -> Array:
     """arrays joined along an existing axis (flattened first when axis is None). https://data-apis.org/array-api/latest/API_specification/generated/array_api.concat.html"""
-    from .elementwise import conform
-
     arrays = _sequence("concat", arrays)
     source = caller_source()
     dtype = _common_dtype("concat", arrays)
@@ -265,8 +264,6 @@ def _join_axis(func: str, arrays: list[Array], axis) -> int:
 
 def stack(arrays, /, axis=0) -> Array:
     """arrays joined along a new axis. https://data-apis.org/array-api/latest/API_specification/generated/array_api.stack.html"""
-    from .elementwise import conform
-
     arrays = _sequence("stack", arrays)
     source = caller_source()
     dtype = _common_dtype("stack", arrays)
