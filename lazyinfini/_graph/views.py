@@ -32,9 +32,9 @@ def apply_movement(node: Node, x: np.ndarray, xp=None) -> np.ndarray | None:
     are views."""
     op = node.op
     if op is Op.PERMUTE:
-        return np.transpose(x, node.arg) if xp is None else xp.permute_dims(x, node.arg)
+        return x.transpose(node.arg) if xp is None else xp.permute_dims(x, node.arg)
     if op is Op.BROADCAST:
-        return (np if xp is None else xp).broadcast_to(x, node.shape)
+        return broadcast_view(x, node.shape) if xp is None else xp.broadcast_to(x, node.shape)
     if op is Op.SLICE:
         return x[slice_key(node)]
     if op is Op.RESHAPE:
@@ -45,6 +45,21 @@ def apply_movement(node: Node, x: np.ndarray, xp=None) -> np.ndarray | None:
         except ValueError:
             return None
     raise AssertionError(f"{op!r} is not a view")
+
+
+def broadcast_view(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """np.broadcast_to(x, shape) (read-only), for a shape the graph checked already: made
+    directly over x's memory where x is C-contiguous (~0.9 us; numpy's function builds an
+    nditer, ~5 us, and a small kernel reads a broadcast bias or mean every run)."""
+    if not x.flags.c_contiguous or type(x) is not np.ndarray:
+        return np.broadcast_to(x, shape)
+    lead = len(shape) - x.ndim
+    strides = [0] * lead
+    for n, size, stride in zip(shape[lead:], x.shape, x.strides):
+        strides.append(stride if size == n else 0)
+    view = np.ndarray(shape, x.dtype, x, 0, tuple(strides))
+    view.setflags(write=False)
+    return view
 
 
 def slice_key(node: Node) -> tuple[slice, ...]:

@@ -9,6 +9,7 @@ once nothing views it.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import os
 import warnings
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from .c_compiling import C_KERNELS
 from .compiled import TILED_MIN, address, copied, run_compiled
 from .compiled_rearrange import run_compiled as run_compiled_rearrange
 from .compiled_reduction import run_compiled as run_compiled_reduction
-from .fused import chunks, run_chunks, run_whole
+from .fused import chunks, run_chunks, run_whole, whole_step
 from .library import kernel_call
 from .machine import last_level_cache
 from .memo import Memo
@@ -389,7 +390,7 @@ def runner_on(target: Target, handlers: dict):
         if kind is Kind.ELEMENTWISE:
             return _whole_step(kernel, target)
         if kind in _UNPOOLED:  # NOTE: their outputs are never the pool's
-            return handlers[kind], kernel
+            return _handler_step(handlers[kind], kernel)
         if kind in _COMPILED and path_of(kernel, target) == C_PATH:
             return None
         made = kernel.outputs
@@ -397,9 +398,9 @@ def runner_on(target: Target, handlers: dict):
             made = (*made, *kernel.plan.prologue.outputs)
         if any(node.nbytes >= MIN_BYTES for node in made):
             return None
-        return handlers[kind], kernel
+        return _handler_step(handlers[kind], kernel)
 
-    return direct_runner(step_of, _run_step, CPU_CONTEXT)
+    return direct_runner(step_of, operator.call, CPU_CONTEXT)
 
 
 def _whole_step(kernel, target: Target):
@@ -410,26 +411,20 @@ def _whole_step(kernel, target: Target):
     work = _PASSES.get(kernel) or _prepare_pass(kernel, target.chunk)
     if not work.whole or work.pooled or not work.size:
         return None
-    return _run_whole, (work, tuple((node.shape, node.dtype) for node in kernel.outputs))
+    outputs = tuple((node.shape, node.dtype) for node in kernel.outputs)
+    return whole_step(work.program, work.reads, outputs, _BASE, _operand)
 
 
 _UNPOOLED = (Kind.OPAQUE, Kind.VIEW, Kind.SOURCE)  # kinds whose handler allocates nothing
 
 
-def _run_step(step: tuple, values: dict) -> list[np.ndarray]:
-    run, kernel = step
-    return run(kernel, values, _fresh)
+def _handler_step(handler, kernel):
+    """A kernel's step through its handler, its outputs from malloc (_fresh)."""
+    return lambda values: handler(kernel, values, _fresh)
 
 
 def _fresh(shape: tuple[int, ...], dtype) -> np.ndarray:
     return np.empty(shape, dtype)
-
-
-def _run_whole(whole: tuple, values: dict, memory) -> list[np.ndarray]:
-    work, outputs = whole
-    outs = [np.empty(shape, dtype) for shape, dtype in outputs]
-    run_whole(work.program, _whole_loads(work, values), outs)
-    return outs
 
 
 def prepare_on(target: Target):

@@ -60,6 +60,33 @@ def _python(program):
     return env["run"]
 
 
+def whole_step(program, reads: tuple, outputs: tuple, base, operand):
+    """A kernel of one chunk as one Python function of the run's `values`, returning its
+    outputs: its loads (`reads`: (how, load) pairs; `how is base`: the value bound to the
+    load's node, else `operand(how, load, values)`), fresh outputs of `outputs` ((shape,
+    dtype) pairs), and the program's run on them in the calling thread, whose error state
+    the run set. NOTE: generated, as _python is: the calls around a small kernel's program
+    (its step, loads, outputs, scratch) cost as much as its ufuncs."""
+    run = program.__dict__.get("python") or _python(program)
+    env = {"run": run, "empty": np.empty, "scratch": _thread_scratch, "operand": operand}
+    lines = ["def step(values):"]
+    for i, (how, load) in enumerate(reads):
+        env[f"H{i}"], env[f"B{i}"], env[f"L{i}"] = how, load.base, load
+        if how == base:  # NOTE: a buffer or another kernel's output, read as it is
+            lines += [f"    l{i} = values.get(B{i})", f"    if l{i} is None:"]
+            lines.append(f"        l{i} = operand(H{i}, L{i}, values)")
+        else:
+            lines.append(f"    l{i} = operand(H{i}, L{i}, values)")
+    for j, (shape, dtype) in enumerate(outputs):
+        env[f"S{j}"], env[f"D{j}"] = shape, dtype
+        lines.append(f"    o{j} = empty(S{j}, D{j})")
+    loads = ", ".join(f"l{i}" for i in range(len(reads)))
+    outs = ", ".join(f"o{j}" for j in range(len(outputs)))
+    lines += [f"    outs = [{outs}]", f"    run([{loads}], outs, scratch())", "    return outs"]
+    exec(compile("\n".join(lines), "<lazyinfini kernel step>", "exec"), env)
+    return env["step"]
+
+
 def _step_line(k: int, op, srcs: tuple, dst: int, step, env: dict) -> str:
     """One step's call, writing register `dst` (`t` its target, `s` the scratch, A{k} its
     node's arg). UFUNCS stays the authority, read at each run as evaluate read it (a test
