@@ -98,9 +98,10 @@ def _step_line(k: int, op, srcs: tuple, dst: int, step, env: dict) -> str:
     env[f"O{k}"], wrapper = op, UFUNCS[op]
     call = f"table[O{k}]([{args}], A{k}, out=t)"
     ufunc_for = getattr(wrapper, "ufunc_for", None)
-    if ufunc_for is None:
+    ufunc = None if ufunc_for is None else ufunc_for(step.node.arg, step.dtype)
+    if ufunc is None:
         return f"    r{dst} = {call}"
-    env[f"W{k}"], env[f"F{k}"] = wrapper, ufunc_for(step.node.arg)
+    env[f"W{k}"], env[f"F{k}"] = wrapper, ufunc
     return f"    r{dst} = F{k}({args}, out=t) if table[O{k}] is W{k} else {call}"
 
 

@@ -17,11 +17,13 @@ def _ufunc(fn):
     def run(inputs, arg, out=None):
         return fn(*inputs, out=out)
 
-    run.ufunc_for = lambda arg: fn  # NOTE: generated register programs call it (fused.py)
+    # NOTE: generated register programs call it (fused.py): (the node's arg, the result's
+    # dtype) -> the ufunc computing the op into `out`, or None (the wrapper must run)
+    run.ufunc_for = lambda arg, dtype: fn
     return run
 
 
-def _clip_ufunc(arg):
+def _clip_ufunc(arg, dtype=None):
     """The ufunc computing a CLIP node with `arg` (has_min, has_max) over x and its bounds."""
     has_min, has_max = arg
     # Note (spec): np.clip propagates NaN from x and from either bound, as the standard asks.
@@ -73,6 +75,8 @@ def _special(op: Op):
             return _into(out, result)
         return _into(out, complex_values(compat, op.label, inputs[0], result))
 
+    if isinstance(ufunc, np.ufunc):  # NOTE: a real result has no special values to correct
+        run.ufunc_for = lambda arg, dtype: None if dtype.kind == "c" else ufunc
     return run
 
 
