@@ -20,6 +20,7 @@ from .._compat import compat
 from .._graph import Node, Op
 from . import differences, indexing, joining, repeating, sorting
 from .memo import Memo
+from .numpy_reductions import REDUCTIONS
 
 # Ops whose implementation is not a plain library call: each a function of (the namespace, the
 # node's inputs, its keywords), written for any Array API namespace (every device's library).
@@ -51,7 +52,8 @@ class Library:
     contiguous: Callable
 
 
-NUMPY = Library(compat, CUSTOM, _numpy_contiguous)  # the host devices'
+# the host devices': numpy's reductions as the ufunc calls they make (numpy_reductions.py)
+NUMPY = Library(compat, {**CUSTOM, **REDUCTIONS}, _numpy_contiguous)
 
 
 def call_library(node: Node, inputs: list[np.ndarray]) -> np.ndarray:
