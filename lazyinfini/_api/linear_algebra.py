@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._array import Array, record
-from .._graph import Op, caller_source
+from .._graph import Op, caller_source, quick_node
 from .checks import (
     AxisError,
     check_array,
@@ -65,10 +65,20 @@ def matmul(x1, x2, /) -> Array:
     """The matrix product, with numpy's (PEP 465) rules for 1-d operands.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.matmul.html"""
     source = caller_source()
+    if isinstance(x1, Array) and isinstance(x2, Array):  # NOTE: views (views.Shared) too
+        node1, node2 = x1._node, x2._node
+        if node1.dtype is node2.dtype and node1.dtype in _PRODUCTS:
+            # NOTE: the common call, one dtype: no promotion or cast to record (a quick node,
+            # its shape made of the operands' checked ints)
+            shape = _matmul_shape(node1.shape, node2.shape)
+            return Array(quick_node(Op.MATMUL, (node1, node2), shape, node1.dtype, None, source))
     x1, x2, dtype = _promoted("matmul", x1, x2)
     shape = _matmul_shape(x1.shape, x2.shape)
     nodes = (_cast(x1, dtype, source=source), _cast(x2, dtype, source=source))
     return record(Op.MATMUL, nodes, shape, dtype, None, source)
+
+
+_PRODUCTS = frozenset(_dtypes.CATEGORIES["numeric or boolean"])
 
 
 def _matmul_shape(s1: tuple[int, ...], s2: tuple[int, ...]) -> tuple[int, ...]:

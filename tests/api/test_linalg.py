@@ -3,6 +3,8 @@ shapes and dtypes known at record time, one LINALG node per result, errors namin
 
 from __future__ import annotations
 
+import inspect
+
 import array_api_compat.numpy as xp
 import numpy as np
 import pytest
@@ -51,6 +53,23 @@ def test_matmul_matches_numpy(shapes, d1, d2):
     assert_close(got, np.matmul(a.astype(dtype), b.astype(dtype)), dtype)
     check(li.matmul(li.asarray(a), li.asarray(b)), got)
     check(li.linalg.matmul(li.asarray(a), li.asarray(b)), got)
+
+
+def test_a_matmul_of_one_dtype_records_one_node_on_the_users_line():
+    """Operands of one dtype (views included) record one MATMUL node over their own nodes, with
+    the caller's line, and compute numpy's product; mixed dtypes still cast first."""
+    a, b = rand((5, 4), np.float32), rand((5, 3), np.float32)
+    x, y = li.asarray(a), li.asarray(b)
+    product = x.T @ y
+    line = f"test_linalg.py:{inspect.currentframe().f_lineno - 1}"  # the line above
+    graph = li.graph(product)
+    ops = sorted(data["op"] for _, data in graph.nodes(data=True))
+    assert ops == ["buffer", "buffer", "matmul", "permute_dims"], ops
+    matmul = [data for _, data in graph.nodes(data=True) if data["op"] == "matmul"]
+    assert matmul[0]["source"].endswith(line)
+    check(product, a.T @ b)
+    mixed = li.graph(x.T @ li.asarray(b.astype(np.float64)))
+    assert "astype" in {data["op"] for _, data in mixed.nodes(data=True)}
 
 
 def test_matmul_operators():
