@@ -87,14 +87,12 @@ class Array(NumpyMethods):
     def __array_function__(self, func, types, args, kwargs):
         # Note: NEP 18: numpy's functions on Arrays (np.mean(x), np.concatenate([x, y])) record
         # lazily through their twins, or compute and run numpy's; see _numpy_functions.
-        handle = _NUMPY_FUNCTION.get("handle")
-        if handle is None:
+        global _array_function
+        if _array_function is None:
             # NOTE: imported at first use (it imports the whole namespace), then kept: an import
-            # statement at every call costs ~0.9 us
-            from ._numpy_functions import array_function as handle
-
-            _NUMPY_FUNCTION["handle"] = handle
-        return handle(func, types, args, kwargs)
+            # statement at every call costs ~0.9 us (as _methods keeps _numpy_functions.call)
+            from ._numpy_functions import array_function as _array_function
+        return _array_function(func, types, args, kwargs)
 
     def __init__(self, node: Node):
         # NOTE: _hold() inlined (an array is made for every recorded op); a new array has no view
@@ -402,7 +400,7 @@ class Array(NumpyMethods):
             _views.write(self, node, func)
 
 
-_NUMPY_FUNCTION: dict = {}  # "handle": _numpy_functions.array_function, once imported
+_array_function = None  # _numpy_functions.array_function, once imported (__array_function__)
 
 
 def _numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):

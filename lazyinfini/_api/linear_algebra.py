@@ -67,7 +67,7 @@ def matmul(x1, x2, /) -> Array:
     source = caller_source()
     if isinstance(x1, Array) and isinstance(x2, Array):  # NOTE: views (views.Shared) too
         node1, node2 = x1._node, x2._node
-        if node1.dtype is node2.dtype and node1.dtype in _PRODUCTS:
+        if node1.dtype is node2.dtype:  # NOTE: every dtype multiplies (bools as numpy's)
             # NOTE: the common call, one dtype: no promotion or cast to record (a quick node,
             # its shape made of the operands' checked ints)
             shape = _matmul_shape(node1.shape, node2.shape)
@@ -76,9 +76,6 @@ def matmul(x1, x2, /) -> Array:
     shape = _matmul_shape(x1.shape, x2.shape)
     nodes = (_cast(x1, dtype, source=source), _cast(x2, dtype, source=source))
     return record(Op.MATMUL, nodes, shape, dtype, None, source)
-
-
-_PRODUCTS = frozenset(_dtypes.CATEGORIES["numeric or boolean"])
 
 
 def _matmul_shape(s1: tuple[int, ...], s2: tuple[int, ...]) -> tuple[int, ...]:

@@ -28,7 +28,7 @@ from .c_compiling import C_KERNELS
 from .compiled import TILED_MIN, address, copied, run_compiled
 from .compiled_rearrange import run_compiled as run_compiled_rearrange
 from .compiled_reduction import run_compiled as run_compiled_reduction
-from .fused import chunks, run_chunks, run_whole, whole_step
+from .fused import chunks, run_chunks, whole_step
 from .library import kernel_call
 from .machine import last_level_cache
 from .memo import Memo
@@ -114,6 +114,8 @@ def _elementwise(kernel, values, memory, target) -> list[np.ndarray]:
     """A fused kernel in C where it can run there (path_of says), else in numpy chunks."""
     if path_of(kernel, target) != C_PATH:
         work = _PASSES.get(kernel) or _prepare_pass(kernel, target.chunk)
+        if work.step is not None:  # NOTE: one chunk, read as it is, in the calling thread
+            return work.step(values, memory if work.pooled else np.empty)
         if work.pooled:
             outs = [memory(n.shape, n.dtype) for n in kernel.outputs]
         else:  # NOTE: what the pool gives for small outputs, without its bookkeeping (~1 us)
@@ -231,11 +233,6 @@ def _warn(message: str) -> None:
 
 def _numpy_elementwise(kernel, values, outs, work) -> list[np.ndarray]:
     """The numpy path: the register program over the pass's chunks, into `outs`."""
-    if work.whole:
-        # NOTE: a small kernel is one chunk: its loads are read as they are (no reshape to the
-        # iteration space, no slicing), in the calling thread (~4 us less a kernel).
-        run_whole(work.program, _whole_loads(work, values), outs)
-        return outs
     loads = [_operand(how, ld, values, work.space) for how, ld in work.reads]
     flat = [np.reshape(out, work.space) for out in outs]
     if work.parallel:
@@ -243,19 +240,6 @@ def _numpy_elementwise(kernel, values, outs, work) -> list[np.ndarray]:
     else:
         run_chunks(work.program, loads, flat, work.parts, own_errstate=False)
     return outs
-
-
-def _whole_loads(work, values) -> list[np.ndarray]:
-    """The loads of a kernel of one chunk, as _operand reads them (a base read as it is, the
-    most common load, without its calls: a small kernel's run is mostly such overhead)."""
-    loads = []
-    for how, load in work.reads:
-        if how is _BASE:
-            value = values.get(load.base)
-            loads.append(value if value is not None else value_of(values, load.base))
-        else:
-            loads.append(_operand(how, load, values))
-    return loads
 
 
 def _operand(how: int, load, values, space=None) -> np.ndarray:
@@ -285,10 +269,13 @@ class _Pass:
     # (how, load) for each load: a fill (bound anew each run) or another fully broadcast load
     # is read as its 0-d value, any other as its view
     reads: tuple[tuple[int, object], ...]
-    whole: bool  # one chunk
     parallel: bool
     size: int  # elements of each output
     pooled: bool  # an output is large enough for the pool to keep (pool.MIN_BYTES)
+    # a non-empty kernel of one chunk: its run as one function of (values, the outputs'
+    # allocator: np.empty by default), its loads read as they are (no reshape to the
+    # iteration space, no slicing), in the calling thread (fused.whole_step)
+    step: object
 
 
 _PASSES = Memo()
@@ -297,15 +284,20 @@ _PASSES = Memo()
 def _prepare_pass(kernel, chunk: int) -> _Pass:
     parts = chunks(kernel.space, chunk)
     size = kernel.outputs[0].size
+    reads = tuple((_how(ld), ld) for ld in kernel.loads)
+    step = None
+    if len(parts) == 1 and size:
+        outputs = tuple((node.shape, node.dtype) for node in kernel.outputs)
+        step = whole_step(kernel.program, reads, outputs, _BASE, _operand)
     work = _Pass(
         kernel.program,
         kernel.space,
         parts,
-        tuple((_how(ld), ld) for ld in kernel.loads),
-        len(parts) == 1,
+        reads,
         size >= PARALLEL_MIN and THREADS > 1 and len(parts) > 1,
         size,
         any(n.nbytes >= MIN_BYTES for n in kernel.outputs),
+        step,
     )
     _PASSES[kernel] = work
     return work
@@ -409,10 +401,7 @@ def _whole_step(kernel, target: Target):
     if path_of(kernel, target) == C_PATH:
         return None
     work = _PASSES.get(kernel) or _prepare_pass(kernel, target.chunk)
-    if not work.whole or work.pooled or not work.size:
-        return None
-    outputs = tuple((node.shape, node.dtype) for node in kernel.outputs)
-    return whole_step(work.program, work.reads, outputs, _BASE, _operand)
+    return None if work.pooled else work.step
 
 
 _UNPOOLED = (Kind.OPAQUE, Kind.VIEW, Kind.SOURCE)  # kinds whose handler allocates nothing

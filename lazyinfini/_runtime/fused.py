@@ -61,15 +61,16 @@ def _python(program):
 
 
 def whole_step(program, reads: tuple, outputs: tuple, base, operand):
-    """A kernel of one chunk as one Python function of the run's `values`, returning its
-    outputs: its loads (`reads`: (how, load) pairs; `how is base`: the value bound to the
-    load's node, else `operand(how, load, values)`), fresh outputs of `outputs` ((shape,
-    dtype) pairs), and the program's run on them in the calling thread, whose error state
-    the run set. NOTE: generated, as _python is: the calls around a small kernel's program
-    (its step, loads, outputs, scratch) cost as much as its ufuncs."""
+    """A kernel of one chunk as one Python function of (the run's `values`, the outputs'
+    allocator, np.empty by default), returning its outputs: its loads (`reads`: (how, load)
+    pairs; how == `base`: the value bound to the load's node, else `operand(how, load,
+    values)`), its outputs of `outputs` ((shape, dtype) pairs), and the program's run on them
+    in the calling thread, whose error state the run set. NOTE: generated, as _python is: the
+    calls around a small kernel's program (its step, loads, outputs, scratch) cost as much as
+    its ufuncs."""
     run = program.__dict__.get("python") or _python(program)
-    env = {"run": run, "empty": np.empty, "scratch": _thread_scratch, "operand": operand}
-    lines = ["def step(values):"]
+    env = {"run": run, "np_empty": np.empty, "scratch": _thread_scratch, "operand": operand}
+    lines = ["def step(values, empty=np_empty):"]
     for i, (how, load) in enumerate(reads):
         env[f"H{i}"], env[f"B{i}"], env[f"L{i}"] = how, load.base, load
         if how == base:  # NOTE: a buffer or another kernel's output, read as it is
@@ -223,12 +224,6 @@ def run_chunks(program, loads, outs, parts, own_errstate=True) -> None:
         for index in parts:
             chunk = [v[index] if v.ndim else v for v in loads]  # 0-d: a broadcast scalar
             evaluate(program, chunk, [o[index] for o in outs], scratch)
-
-
-def run_whole(program, loads, outs) -> None:
-    """Evaluate `program` over whole arrays in the calling thread, whose error state the run
-    set (a kernel of one chunk)."""
-    evaluate(program, loads, outs, _thread_scratch())
 
 
 def _thread_scratch() -> Scratch:
