@@ -21,6 +21,7 @@ class Counters:
     # GPU's launch list, the cpu's small numpy kernels
     direct_runs: int = 0
     split_sums: int = 0  # single long rows a REDUCE kernel summed in pieces on the threads
+    c_matvecs: int = 0  # matrix-vector products computed in C (compiled_matvec.py)
     # numpy functions called on Arrays (NEP 18) with no lazy twin for that call: their Array
     # arguments were computed and numpy ran (see _numpy_functions.fallback)
     numpy_fallbacks: int = 0

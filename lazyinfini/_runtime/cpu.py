@@ -26,6 +26,8 @@ from .._schedule.kernels import Kind
 from .._schedule.target import Target
 from .c_compiling import C_KERNELS
 from .compiled import TILED_MIN, address, copied, run_compiled
+from .compiled_matvec import plan_of as matvec_plan
+from .compiled_matvec import run as run_matvec
 from .compiled_rearrange import run_compiled as run_compiled_rearrange
 from .compiled_reduction import run_compiled as run_compiled_reduction
 from .fused import chunks, run_chunks, whole_step
@@ -169,6 +171,7 @@ def _loadaddress(load, values, copy: bool, held: list) -> int:
 
 
 C_PATH = "compiled C"
+MATVEC_PATH = "compiled C matrix-vector product (its bits depend on the shapes, not the threads)"
 
 
 def path_of(kernel, target: Target) -> str:
@@ -364,6 +367,22 @@ def _opaque(kernel, values, memory) -> list[np.ndarray]:
     return kernel_call(kernel).run([load_view(ld, values) for ld in kernel.loads])
 
 
+def _opaque_on(target: Target):
+    """The opaque handler of a host device with `target`: large matrix-vector products in C
+    where it compiles (compiled_matvec.py), every other call the library's."""
+    if target.compile_min is None:
+        return _opaque
+
+    def opaque(kernel, values, memory) -> list[np.ndarray]:
+        matrix = matvec_plan(kernel, target)
+        if matrix is None or _C_OFF:
+            return _opaque(kernel, values, memory)
+        x1, x2 = [load_view(ld, values) for ld in kernel.loads]
+        return [run_matvec(matrix, x1, x2, THREADS > 1)]
+
+    return opaque
+
+
 def _source(kernel, values, memory) -> list[np.ndarray]:
     (node,) = kernel.nodes
     return [source_value(values, node)]
@@ -440,6 +459,8 @@ _COMPILED = (Kind.ELEMENTWISE, Kind.REARRANGE, Kind.REDUCE)  # kinds with a C pa
 
 
 def _describe(kernel, target: Target) -> str:
+    if kernel.kind is Kind.OPAQUE and target.compile_min is not None:
+        return MATVEC_PATH if matvec_plan(kernel, target) is not None and not _C_OFF else ""
     if kernel.kind not in _COMPILED:
         return ""
     path = path_of(kernel, target)
@@ -493,7 +514,7 @@ def handlers_on(target: Target) -> dict:
         Kind.REARRANGE: rearrange_on(target),
         Kind.VIEW: _view,
         Kind.SOURCE: _source,
-        Kind.OPAQUE: _opaque,
+        Kind.OPAQUE: _opaque_on(target),
     }
     handlers[Kind.REDUCE] = reduce_on(target, handlers)
     return handlers
