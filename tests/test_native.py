@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 
 import numpy as np
 import pytest
@@ -137,3 +138,78 @@ def test_the_compiled_mark_marks_what_mark_evaluated_marks():
     flags = [[(n.op, n.evaluated) for n in order] for order in orders]
     assert flags[0] == flags[1]
     assert [e for _, e in flags[0]] == [op is not li._graph.Op.BUFFER for op, _ in flags[0]]
+
+
+# -- recording's quick_node and caller_source in C -------------------------------------------
+def _twins() -> dict:
+    """name -> (the Python function, its C twin) rebound in lazyinfini's modules."""
+    return {python.__name__: (python, compiled) for python, compiled in _native.Native.replaced}
+
+
+def test_the_c_twins_are_what_lazyinfini_calls():
+    from lazyinfini import _graph
+    from lazyinfini._api import elementwise, quick, statistics
+
+    twins = _twins()
+    assert set(twins) == {"quick_node", "caller_source"}
+    for name, (_, compiled) in twins.items():
+        assert getattr(_graph, name) is compiled
+        assert getattr(_graph.node, name) is compiled
+    assert quick.quick_node is twins["quick_node"][1]
+    assert elementwise.caller_source is twins["caller_source"][1]
+    assert statistics.quick_node is twins["quick_node"][1]
+
+
+def _inside_package(source: str) -> dict:
+    """Functions compiled from `source` as if one of lazyinfini's own files (frames skipped)."""
+    from lazyinfini._graph import node
+
+    names: dict = {}
+    path = os.path.join(node._PACKAGE_DIR, "_recording_test_helpers.py")
+    exec(compile(source, path, "exec"), names)
+    return names
+
+
+def test_the_c_caller_source_finds_the_line_python_finds():
+    python, compiled = _twins()["caller_source"]
+
+    def through(depth):
+        return python(depth), compiled(depth)
+
+    line = python(1), compiled(1), f"test_native.py:{_line()}"
+    assert line[0] == line[1] and line[0].endswith(line[2])
+    for depth in (1, 2, 3):
+        ours, theirs = through(depth)
+        assert ours == theirs
+    ours = _inside_package("def call(f, d):\n    return f(d)\n")["call"]
+    for _ in range(3):  # NOTE: the second time from the table of lines each has filled
+        assert ours(python, 1) == ours(compiled, 1)
+        assert "test_native.py:" in ours(compiled, 1)
+
+
+def _line() -> int:
+    """The caller's line number."""
+    import sys
+
+    return sys._getframe(1).f_lineno
+
+
+@pytest.mark.parametrize("own", [False, True])
+def test_the_c_quick_node_makes_the_node_python_makes(monkeypatch, own):
+    from lazyinfini._graph import Op, node
+
+    python, compiled = _twins()["quick_node"]
+    if own:  # NOTE: a device with a memory of its own is registered: inputs' memories meet
+        monkeypatch.setitem(node._OWN, "gpu-like", "its-memory")
+    x = li.asarray(np.ones((2, 3)))._node
+    for args in [
+        (Op.SUBTRACT, (x, x), x.shape, x.dtype, None, "a.py:1"),
+        (Op.FULL, (), (2, 3), x.dtype, 2.5, "a.py:2"),
+        (Op.CLIP, (x,), x.shape, x.dtype, (True, False), ""),
+    ]:
+        made = [f(*args) for f in (python, compiled)]
+        assert all(type(n) is node.Node for n in made)
+        assert made[0].__dict__ == made[1].__dict__
+        assert ("memory" in made[1].__dict__) == own
+    with pytest.raises(TypeError):
+        compiled(Op.SUBTRACT, (x, x))

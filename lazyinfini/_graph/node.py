@@ -264,12 +264,18 @@ def caller_source(depth: int = 1) -> str:
         code = frame.f_code
         name = _NAMES.get(code.co_filename)
         if name is None:
-            inside = code.co_filename.startswith(_PACKAGE_DIR)
-            name = _NAMES[code.co_filename] = "" if inside else _short_name(code.co_filename)
+            name = name_of(code.co_filename)
         if name:
             return _line_of(code, frame, name)
         frame = frame.f_back
     return ""
+
+
+def name_of(filename: str) -> str:
+    """A code file's name in sources, "" for this package's files (kept in _NAMES)."""
+    inside = filename.startswith(_PACKAGE_DIR)
+    name = _NAMES[filename] = "" if inside else _short_name(filename)
+    return name
 
 
 def _line_of(code, frame, name: str) -> str:

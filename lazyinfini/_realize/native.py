@@ -263,10 +263,109 @@ static PyObject *setup(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+
+/* -- recording: _graph.quick_node and _graph.caller_source, the same functions in C ---------- */
+
+static PyObject *NODE, *OWN, *MEMORY_OF, *NAMES, *LINES, *NAME_OF, *EMPTY, *NOTHING, *s_memory;
+static Py_ssize_t MAX_LINES;
+
+/* A Node made as object.__new__(Node) is, its six fields stored in its dict (no __init__). */
+static PyObject *quick_node(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6 || NODE == NULL) {
+        PyErr_SetString(PyExc_TypeError, "quick_node(op, srcs, shape, dtype, arg, source)");
+        return NULL;
+    }
+    PyObject *node = PyBaseObject_Type.tp_new((PyTypeObject *)NODE, EMPTY, NULL);
+    PyObject *dict = node == NULL ? NULL : PyObject_GenericGetDict(node, NULL);
+    PyObject *fields[6] = {s_op, s_srcs, s_shape, s_dtype, s_arg, s_source};
+    int failed = dict == NULL;
+    for (int k = 0; !failed && k < 6; k++) failed = PyDict_SetItem(dict, fields[k], args[k]) < 0;
+    if (!failed && PyDict_GET_SIZE(OWN) > 0) { /* memories of their own: as Node.__init__ */
+        int inputs = PyObject_IsTrue(args[1]);
+        if (inputs > 0) {
+            PyObject *memory = PyObject_CallOneArg(MEMORY_OF, node);
+            failed = memory == NULL;
+            Py_XDECREF(memory);
+        } else failed = inputs < 0 || PyDict_SetItem(dict, s_memory, Py_None) < 0;
+    }
+    Py_XDECREF(dict);
+    if (failed) { Py_XDECREF(node); return NULL; }
+    return node;
+}
+
+/* "name:line" of a frame, kept per (id(code), instruction) in the Python function's table. */
+static PyObject *line_of(PyObject *code, PyFrameObject *frame, PyObject *name) {
+    PyObject *key = Py_BuildValue("(Ni)", PyLong_FromVoidPtr(code), PyFrame_GetLasti(frame));
+    if (key == NULL) return NULL;
+    PyObject *known = PyDict_GetItemWithError(LINES, key), *source = NULL, *entry = NULL;
+    if (known != NULL && PyTuple_GET_ITEM(known, 0) == code) {
+        source = PyTuple_GET_ITEM(known, 1);
+        Py_INCREF(source);
+    } else if (!PyErr_Occurred()) {
+        if (PyDict_GET_SIZE(LINES) >= MAX_LINES) PyDict_Clear(LINES);
+        int line = PyFrame_GetLineNumber(frame);
+        source = line < 0 ? PyUnicode_FromFormat("%U:None", name)
+                          : PyUnicode_FromFormat("%U:%d", name, line);
+        entry = source == NULL ? NULL : PyTuple_Pack(2, code, source);
+        if (entry == NULL || PyDict_SetItem(LINES, key, entry) < 0) Py_CLEAR(source);
+        Py_XDECREF(entry);
+    }
+    Py_DECREF(key);
+    return source;
+}
+
+/* The user's line: the first frame, `depth` up from the caller's (1), outside the package. */
+static PyObject *caller_source(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    long depth = nargs == 1 ? PyLong_AsLong(args[0]) : 1;
+    if (nargs > 1 || NAMES == NULL) {
+        PyErr_SetString(PyExc_TypeError, "caller_source(depth=1)");
+        return NULL;
+    }
+    if (depth == -1 && PyErr_Occurred()) return NULL;
+    PyFrameObject *frame = PyEval_GetFrame(), *back;
+    Py_XINCREF(frame);
+    for (long k = 1; frame != NULL && k < depth; k++) {
+        back = PyFrame_GetBack(frame);
+        Py_DECREF(frame);
+        frame = back;
+    }
+    while (frame != NULL) {
+        PyObject *code = (PyObject *)PyFrame_GetCode(frame), *result = NULL;
+        PyObject *file = ((PyCodeObject *)code)->co_filename;
+        PyObject *name = PyDict_GetItemWithError(NAMES, file);
+        if (name != NULL) Py_INCREF(name);
+        else if (!PyErr_Occurred()) name = PyObject_CallOneArg(NAME_OF, file);
+        if (name != NULL && PyUnicode_GET_LENGTH(name) > 0) result = line_of(code, frame, name);
+        int done = name == NULL || result != NULL || PyErr_Occurred();
+        Py_XDECREF(name);
+        Py_DECREF(code);
+        if (done) { Py_DECREF(frame); return result; }
+        back = PyFrame_GetBack(frame);
+        Py_DECREF(frame);
+        frame = back;
+    }
+    Py_INCREF(NOTHING);
+    return NOTHING;
+}
+
+/* The objects the recording functions make and read (_graph.node's). */
+static PyObject *setup_recording(PyObject *self, PyObject *args) {
+    if (!PyArg_ParseTuple(args, "OO!OO!O!On", &NODE, &PyDict_Type, &OWN, &MEMORY_OF,
+                          &PyDict_Type, &NAMES, &PyDict_Type, &LINES, &NAME_OF, &MAX_LINES))
+        return NULL;
+    Py_INCREF(NODE); Py_INCREF(OWN); Py_INCREF(MEMORY_OF); Py_INCREF(NAMES); Py_INCREF(LINES);
+    Py_INCREF(NAME_OF);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"scan", (PyCFunction)(void (*)(void))scan, METH_FASTCALL, "the cache's scan"},
     {"mark", mark, METH_O, "mark_evaluated"},
     {"setup", setup, METH_VARARGS, "the objects scan compares with and calls"},
+    {"quick_node", (PyCFunction)(void (*)(void))quick_node, METH_FASTCALL, "_graph.quick_node"},
+    {"caller_source", (PyCFunction)(void (*)(void))caller_source, METH_FASTCALL,
+     "_graph.caller_source"},
+    {"setup_recording", setup_recording, METH_VARARGS, "the objects recording makes and reads"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -280,6 +379,10 @@ PyMODINIT_FUNC PyInit_lazyinfini_scan(void) {
                            "evaluated", "holder", "part", "arg_key", "_n"};
     for (int k = 0; k < 12; k++)
         if ((*names[k] = PyUnicode_InternFromString(texts[k])) == NULL) return NULL;
+    s_memory = PyUnicode_InternFromString("memory");
+    EMPTY = PyTuple_New(0);
+    NOTHING = PyUnicode_FromString("");
+    if (s_memory == NULL || EMPTY == NULL || NOTHING == NULL) return NULL;
     return PyModule_Create(&module);
 }
 """
@@ -293,6 +396,7 @@ class Native:
 
     scan = None
     mark = None  # _graph.mark_evaluated
+    replaced: tuple = ()  # (Python function, its C twin) rebound in lazyinfini's modules
     started = False
     done = threading.Event()
     error: str = ""
@@ -370,7 +474,31 @@ def _load(path: str, objects: tuple) -> None:
     except (ImportError, OSError) as error:
         return _finish(f"load failed: {error}")
     Native.scan, Native.mark = module.scan, module.mark
+    _install(module)
     _finish("")
+
+
+def _install(module) -> None:
+    """Recording's two most frequent calls in C from now on: quick_node and caller_source (each
+    recorded op calls both) are rebound in _graph and in every loaded lazyinfini module that
+    imported them by name; the C functions share the Python ones' tables (the lines known)."""
+    from .._graph import node
+
+    module.setup_recording(
+        node.Node, node._OWN, node.memory_of, node._NAMES, node._LINES, node.name_of,
+        node._MAX_LINES,
+    )  # fmt: skip
+    Native.replaced = (
+        (node.quick_node, module.quick_node),
+        (node.caller_source, module.caller_source),
+    )
+    for loaded in list(sys.modules.values()):
+        if getattr(loaded, "__name__", "").startswith("lazyinfini"):
+            names = vars(loaded)
+            for name, value in list(names.items()):
+                for python, compiled in Native.replaced:
+                    if value is python:
+                        names[name] = compiled
 
 
 def _finish(error: str) -> None:
