@@ -151,13 +151,14 @@ def test_the_c_twins_are_what_lazyinfini_calls():
     from lazyinfini._api import elementwise, quick, statistics
 
     twins = _twins()
-    assert set(twins) == {"quick_node", "caller_source"}
+    assert set(twins) == {"quick_node", "caller_source", "buffer_node"}
     for name, (_, compiled) in twins.items():
         assert getattr(_graph, name) is compiled
         assert getattr(_graph.node, name) is compiled
     assert quick.quick_node is twins["quick_node"][1]
     assert elementwise.caller_source is twins["caller_source"][1]
     assert statistics.quick_node is twins["quick_node"][1]
+    assert li._realize.buffer_node is twins["buffer_node"][1]
 
 
 def _inside_package(source: str) -> dict:
@@ -215,3 +216,40 @@ def test_the_c_quick_node_makes_the_node_python_makes(monkeypatch, own):
         assert ("memory" in made[1].__dict__) == own
     with pytest.raises(TypeError):
         compiled(Op.SUBTRACT, (x, x))
+
+
+class _DeviceArray:
+    """An array of another device: its shape a list, as some libraries' are."""
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = list(shape), np.dtype(dtype)
+
+
+@pytest.mark.parametrize("own", [False, True])
+def test_the_c_buffer_node_makes_the_node_python_makes(monkeypatch, own):
+    from lazyinfini._graph import node
+
+    python, compiled = _twins()["buffer_node"]
+    for name in list(node._OWN):
+        monkeypatch.delitem(node._OWN, name)
+    if own:
+        monkeypatch.setitem(node._OWN, "gpu-like", "its-memory")
+    value = np.arange(6.0).reshape(2, 3)[:, ::2]
+    calls = [
+        ((value,), {}),
+        ((value, "a.py:3"), {}),
+        ((value, "a.py:4", "gpu-like"), {}),
+        ((_DeviceArray((4, 1), np.float32),), {"source": "", "device": "gpu-like"}),
+    ]
+    for args, kwargs in calls:
+        made = [f(*args, **kwargs) for f in (python, compiled)]
+        fields = [dict(n.__dict__) for n in made]
+        buffers = [f.pop("arg") for f in fields]
+        assert fields[0] == fields[1] and type(fields[1]["shape"]) is tuple
+        assert all(type(n) is node.Node and type(b) is node.Buffer for n, b in zip(made, buffers))
+        assert vars(buffers[0]) == vars(buffers[1])
+        assert buffers[1].data is args[0]
+        assert ("memory" in fields[1]) == own
+    assert compiled(value).arg.layout == python(value).arg.layout
+    with pytest.raises(TypeError):
+        compiled()

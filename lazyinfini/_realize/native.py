@@ -267,6 +267,7 @@ static PyObject *setup(PyObject *self, PyObject *args) {
 /* -- recording: _graph.quick_node and _graph.caller_source, the same functions in C ---------- */
 
 static PyObject *NODE, *OWN, *MEMORY_OF, *NAMES, *LINES, *NAME_OF, *EMPTY, *NOTHING, *s_memory;
+static PyObject *BUFFER_TYPE, *HOST, *CPU, *s_device, *s_data, *s_known_layout, *s_shape_attr;
 static Py_ssize_t MAX_LINES;
 
 /* A Node made as object.__new__(Node) is, its six fields stored in its dict (no __init__). */
@@ -289,6 +290,43 @@ static PyObject *quick_node(PyObject *self, PyObject *const *args, Py_ssize_t na
         } else failed = inputs < 0 || PyDict_SetItem(dict, s_memory, Py_None) < 0;
     }
     Py_XDECREF(dict);
+    if (failed) { Py_XDECREF(node); return NULL; }
+    return node;
+}
+
+/* A BUFFER node holding `value`, an array of `device` (_graph.buffer_node): its Buffer made as
+   object.__new__(Buffer) is, its three fields in its dict (the dataclass's __init__ stores). */
+static PyObject *buffer_node(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"value", "source", "device", NULL};
+    PyObject *value, *source = NOTHING, *device = CPU;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OO", keywords, &value, &source, &device))
+        return NULL;
+    if (BUFFER_TYPE == NULL) {
+        PyErr_SetString(PyExc_TypeError, "buffer_node before setup_recording()");
+        return NULL;
+    }
+    PyObject *shape = PyObject_GetAttr(value, s_shape_attr), *dtype = NULL;
+    if (shape != NULL && !PyTuple_CheckExact(shape)) Py_SETREF(shape, PySequence_Tuple(shape));
+    if (shape != NULL) dtype = PyObject_GetAttr(value, s_dtype);
+    PyObject *buffer = dtype == NULL ? NULL
+        : PyBaseObject_Type.tp_new((PyTypeObject *)BUFFER_TYPE, EMPTY, NULL);
+    PyObject *fields = buffer == NULL ? NULL : PyObject_GenericGetDict(buffer, NULL);
+    int failed = fields == NULL || PyDict_SetItem(fields, s_device, device) < 0 ||
+                 PyDict_SetItem(fields, s_data, value) < 0 ||
+                 PyDict_SetItem(fields, s_known_layout, Py_None) < 0;
+    Py_XDECREF(fields);
+    PyObject *node = failed ? NULL : PyBaseObject_Type.tp_new((PyTypeObject *)NODE, EMPTY, NULL);
+    PyObject *dict = node == NULL ? NULL : PyObject_GenericGetDict(node, NULL);
+    PyObject *names[6] = {s_op, s_srcs, s_shape, s_dtype, s_arg, s_source};
+    PyObject *values[6] = {BUFFER, EMPTY, shape, dtype, buffer, source};
+    failed = dict == NULL;
+    for (int k = 0; !failed && k < 6; k++) failed = PyDict_SetItem(dict, names[k], values[k]) < 0;
+    if (!failed && PyDict_GET_SIZE(OWN) > 0) { /* memory_of's answer for a buffer */
+        PyObject *memory = PyDict_GetItemWithError(OWN, device);
+        failed = (memory == NULL && PyErr_Occurred()) ||
+                 PyDict_SetItem(dict, s_memory, memory == NULL ? HOST : memory) < 0;
+    }
+    Py_XDECREF(dict); Py_XDECREF(shape); Py_XDECREF(dtype); Py_XDECREF(buffer);
     if (failed) { Py_XDECREF(node); return NULL; }
     return node;
 }
@@ -350,11 +388,12 @@ static PyObject *caller_source(PyObject *self, PyObject *const *args, Py_ssize_t
 
 /* The objects the recording functions make and read (_graph.node's). */
 static PyObject *setup_recording(PyObject *self, PyObject *args) {
-    if (!PyArg_ParseTuple(args, "OO!OO!O!On", &NODE, &PyDict_Type, &OWN, &MEMORY_OF,
-                          &PyDict_Type, &NAMES, &PyDict_Type, &LINES, &NAME_OF, &MAX_LINES))
+    if (!PyArg_ParseTuple(args, "OO!OO!O!OnOO", &NODE, &PyDict_Type, &OWN, &MEMORY_OF,
+                          &PyDict_Type, &NAMES, &PyDict_Type, &LINES, &NAME_OF, &MAX_LINES,
+                          &BUFFER_TYPE, &HOST))
         return NULL;
     Py_INCREF(NODE); Py_INCREF(OWN); Py_INCREF(MEMORY_OF); Py_INCREF(NAMES); Py_INCREF(LINES);
-    Py_INCREF(NAME_OF);
+    Py_INCREF(NAME_OF); Py_INCREF(BUFFER_TYPE); Py_INCREF(HOST);
     Py_RETURN_NONE;
 }
 
@@ -365,6 +404,8 @@ static PyMethodDef methods[] = {
     {"quick_node", (PyCFunction)(void (*)(void))quick_node, METH_FASTCALL, "_graph.quick_node"},
     {"caller_source", (PyCFunction)(void (*)(void))caller_source, METH_FASTCALL,
      "_graph.caller_source"},
+    {"buffer_node", (PyCFunction)(void (*)(void))buffer_node, METH_VARARGS | METH_KEYWORDS,
+     "_graph.buffer_node"},
     {"setup_recording", setup_recording, METH_VARARGS, "the objects recording makes and reads"},
     {NULL, NULL, 0, NULL},
 };
@@ -380,6 +421,12 @@ PyMODINIT_FUNC PyInit_lazyinfini_scan(void) {
     for (int k = 0; k < 12; k++)
         if ((*names[k] = PyUnicode_InternFromString(texts[k])) == NULL) return NULL;
     s_memory = PyUnicode_InternFromString("memory");
+    s_device = PyUnicode_InternFromString("device");
+    s_data = PyUnicode_InternFromString("data");
+    s_known_layout = PyUnicode_InternFromString("known_layout");
+    s_shape_attr = s_shape;
+    CPU = PyUnicode_InternFromString("cpu");
+    if (!s_device || !s_data || !s_known_layout || !CPU) return NULL;
     EMPTY = PyTuple_New(0);
     NOTHING = PyUnicode_FromString("");
     if (s_memory == NULL || EMPTY == NULL || NOTHING == NULL) return NULL;
@@ -479,18 +526,20 @@ def _load(path: str, objects: tuple) -> None:
 
 
 def _install(module) -> None:
-    """Recording's two most frequent calls in C from now on: quick_node and caller_source (each
-    recorded op calls both) are rebound in _graph and in every loaded lazyinfini module that
-    imported them by name; the C functions share the Python ones' tables (the lines known)."""
+    """Recording's most frequent calls in C from now on: quick_node and caller_source (each
+    recorded op calls both) and buffer_node (each computed value is one) are rebound in _graph
+    and in every loaded lazyinfini module that imported them by name; the C functions share
+    the Python ones' tables (the lines known)."""
     from .._graph import node
 
     module.setup_recording(
         node.Node, node._OWN, node.memory_of, node._NAMES, node._LINES, node.name_of,
-        node._MAX_LINES,
+        node._MAX_LINES, node.Buffer, node.HOST,
     )  # fmt: skip
     Native.replaced = (
         (node.quick_node, module.quick_node),
         (node.caller_source, module.caller_source),
+        (node.buffer_node, module.buffer_node),
     )
     for loaded in list(sys.modules.values()):
         if getattr(loaded, "__name__", "").startswith("lazyinfini"):
