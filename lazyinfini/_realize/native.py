@@ -267,20 +267,28 @@ static PyObject *setup(PyObject *self, PyObject *args) {
 /* -- recording: _graph.quick_node and _graph.caller_source, the same functions in C ---------- */
 
 static PyObject *NODE, *OWN, *MEMORY_OF, *NAMES, *LINES, *NAME_OF, *EMPTY, *NOTHING, *s_memory;
-static PyObject *BUFFER_TYPE, *HOST, *CPU, *s_device, *s_data, *s_known_layout, *s_shape_attr;
+static PyObject *BUFFER_TYPE, *HOST, *CPU, *s_device, *s_data, *s_known_layout;
 static Py_ssize_t MAX_LINES;
 
-/* A Node made as object.__new__(Node) is, its six fields stored in its dict (no __init__). */
+/* A Node made as object.__new__(Node) is, its six fields (op, srcs, shape, dtype, arg, source)
+   stored in its dict, which *dict receives (no __init__); NULL on failure. */
+static PyObject *new_node(PyObject *const *values, PyObject **dict) {
+    PyObject *node = PyBaseObject_Type.tp_new((PyTypeObject *)NODE, EMPTY, NULL);
+    PyObject *fields[6] = {s_op, s_srcs, s_shape, s_dtype, s_arg, s_source};
+    *dict = node == NULL ? NULL : PyObject_GenericGetDict(node, NULL);
+    int failed = *dict == NULL;
+    for (int k = 0; !failed && k < 6; k++) failed = PyDict_SetItem(*dict, fields[k], values[k]) < 0;
+    if (failed) { Py_XDECREF(node); Py_CLEAR(*dict); }
+    return failed ? NULL : node;
+}
+
 static PyObject *quick_node(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 6 || NODE == NULL) {
         PyErr_SetString(PyExc_TypeError, "quick_node(op, srcs, shape, dtype, arg, source)");
         return NULL;
     }
-    PyObject *node = PyBaseObject_Type.tp_new((PyTypeObject *)NODE, EMPTY, NULL);
-    PyObject *dict = node == NULL ? NULL : PyObject_GenericGetDict(node, NULL);
-    PyObject *fields[6] = {s_op, s_srcs, s_shape, s_dtype, s_arg, s_source};
-    int failed = dict == NULL;
-    for (int k = 0; !failed && k < 6; k++) failed = PyDict_SetItem(dict, fields[k], args[k]) < 0;
+    PyObject *dict, *node = new_node(args, &dict);
+    int failed = node == NULL;
     if (!failed && PyDict_GET_SIZE(OWN) > 0) { /* memories of their own: as Node.__init__ */
         int inputs = PyObject_IsTrue(args[1]);
         if (inputs > 0) {
@@ -305,7 +313,7 @@ static PyObject *buffer_node(PyObject *self, PyObject *args, PyObject *kwargs) {
         PyErr_SetString(PyExc_TypeError, "buffer_node before setup_recording()");
         return NULL;
     }
-    PyObject *shape = PyObject_GetAttr(value, s_shape_attr), *dtype = NULL;
+    PyObject *shape = PyObject_GetAttr(value, s_shape), *dtype = NULL;
     if (shape != NULL && !PyTuple_CheckExact(shape)) Py_SETREF(shape, PySequence_Tuple(shape));
     if (shape != NULL) dtype = PyObject_GetAttr(value, s_dtype);
     PyObject *buffer = dtype == NULL ? NULL
@@ -315,12 +323,9 @@ static PyObject *buffer_node(PyObject *self, PyObject *args, PyObject *kwargs) {
                  PyDict_SetItem(fields, s_data, value) < 0 ||
                  PyDict_SetItem(fields, s_known_layout, Py_None) < 0;
     Py_XDECREF(fields);
-    PyObject *node = failed ? NULL : PyBaseObject_Type.tp_new((PyTypeObject *)NODE, EMPTY, NULL);
-    PyObject *dict = node == NULL ? NULL : PyObject_GenericGetDict(node, NULL);
-    PyObject *names[6] = {s_op, s_srcs, s_shape, s_dtype, s_arg, s_source};
-    PyObject *values[6] = {BUFFER, EMPTY, shape, dtype, buffer, source};
-    failed = dict == NULL;
-    for (int k = 0; !failed && k < 6; k++) failed = PyDict_SetItem(dict, names[k], values[k]) < 0;
+    PyObject *values[6] = {BUFFER, EMPTY, shape, dtype, buffer, source}, *dict = NULL;
+    PyObject *node = failed ? NULL : new_node(values, &dict);
+    failed = node == NULL;
     if (!failed && PyDict_GET_SIZE(OWN) > 0) { /* memory_of's answer for a buffer */
         PyObject *memory = PyDict_GetItemWithError(OWN, device);
         failed = (memory == NULL && PyErr_Occurred()) ||
@@ -424,7 +429,6 @@ PyMODINIT_FUNC PyInit_lazyinfini_scan(void) {
     s_device = PyUnicode_InternFromString("device");
     s_data = PyUnicode_InternFromString("data");
     s_known_layout = PyUnicode_InternFromString("known_layout");
-    s_shape_attr = s_shape;
     CPU = PyUnicode_InternFromString("cpu");
     if (!s_device || !s_data || !s_known_layout || !CPU) return NULL;
     EMPTY = PyTuple_New(0);

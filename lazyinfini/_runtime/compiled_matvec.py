@@ -1,6 +1,7 @@
 """The cpu's C path for large matrix-vector products: an opaque MATMUL kernel of a 2-D and a 1-D
 operand, float32 or float64, whose matrix is laid out by rows or by columns (`X @ w`,
-`X.T @ e`, `e @ X`), over at least MIN_BYTES of matrix. Anything else calls numpy's matmul.
+`X.T @ e`, `e @ X`), of at least MIN_BYTES with rows of at most MAX_COLS values. Anything else
+calls numpy's matmul.
 
 The source is _render/matvec.py's, one library per dtype, compiled at first use (the disk
 cache keeps it). Its bits depend on the shapes alone, never on the threads: y = A v sums each row
@@ -12,6 +13,7 @@ a tolerance derived from the sizes).
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 
 import numpy as np
@@ -106,8 +108,8 @@ def run(matrix_at: int, x1: np.ndarray, x2: np.ndarray, parallel: bool) -> np.nd
     if not a.shape[1]:  # NOTE: empty rows: every dot product is 0
         out[...] = 0
         return out
-    layout = _layout(a.shape, a.strides[0], a.shape[0])
     if not transposed:
+        layout = _layout(a.shape, a.strides[0], a.shape[0])
         run_call(functions[0], layout, [address(out), address(a), address(vector)], parallel)
         return out
     pieces = -(-a.shape[0] // matvec.PIECE_ROWS)
@@ -133,18 +135,12 @@ def _layout(shape: tuple[int, int], row_stride: int, total: int) -> Layout:
 _NO_LOOPS = (ctypes.c_void_p * 1)()
 
 
+@functools.cache
 def _functions(dtype: np.dtype) -> tuple | None:
     """The three loaded functions for `dtype` (rows, pieces, join), compiled at first use; None
     where no compiler runs or the build failed (kept: numpy's call from then on)."""
-    found = _LOADED.get(dtype, _UNSET)
-    if found is _UNSET:
-        try:
-            library = load(c.PRELUDE + matvec.render(dtype.name))
-            found = tuple(typed(library, name, CALL_ARGTYPES) for name in matvec.FUNCTIONS)
-        except CompileError:
-            found = None
-        _LOADED[dtype] = found
-    return found
-
-
-_LOADED: dict = {}
+    try:
+        library = load(c.PRELUDE + matvec.render(dtype.name))
+        return tuple(typed(library, name, CALL_ARGTYPES) for name in matvec.FUNCTIONS)
+    except CompileError:
+        return None
