@@ -218,6 +218,38 @@ def test_the_c_quick_node_makes_the_node_python_makes(monkeypatch, own):
         compiled(Op.SUBTRACT, (x, x))
 
 
+def test_the_c_quick_node_finds_the_memory_python_finds(monkeypatch):
+    """Its inline case (each input's memory known, one among them) and what it leaves to
+    memory_of: an input of unknown memory, a realized input, two memories meeting."""
+    from lazyinfini._graph import Op, node
+
+    python, compiled = _twins()["quick_node"]
+    for name in list(node._OWN):
+        monkeypatch.delitem(node._OWN, name)
+    unknown = python(Op.NEGATIVE, (node.buffer_node(np.ones(3)),), (3,), np.dtype("f8"), None, "")
+    monkeypatch.setitem(node._OWN, "gpu-like", "its-memory")
+    gpu, host = (node.buffer_node(np.ones(3), "", d) for d in ("gpu-like", "cpu"))
+    fill = python(Op.FULL, (), (3,), np.dtype("f8"), 1.0, "")
+    realized = python(Op.NEGATIVE, (host,), (3,), np.dtype("f8"), None, "")
+    realized.__dict__["realized"] = gpu  # NOTE: its memory is its buffer's, not its own
+    cases = {
+        (gpu, gpu): "its-memory",
+        (fill, gpu): "its-memory",
+        (fill, fill): None,
+        (host, fill): "host",
+        (realized, gpu): "its-memory",
+        (unknown, host): "host",
+    }
+    for srcs, memory in cases.items():
+        made = [f(Op.ADD, srcs, (3,), np.dtype("f8"), None, "") for f in (python, compiled)]
+        assert [n.__dict__["memory"] for n in made] == [memory, memory]
+    for f in (python, compiled):
+        with pytest.raises(ValueError, match="meet"):
+            f(Op.ADD, (host, gpu), (3,), np.dtype("f8"), None, "a.py:9")
+        with pytest.raises(ValueError, match="meet"):
+            f(Op.ADD, (gpu, realized, host), (3,), np.dtype("f8"), None, "a.py:9")
+
+
 class _DeviceArray:
     """An array of another device: its shape a list, as some libraries' are."""
 

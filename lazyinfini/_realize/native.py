@@ -282,6 +282,32 @@ static PyObject *new_node(PyObject *const *values, PyObject **dict) {
     return failed ? NULL : node;
 }
 
+/* memory_of's common case (memories.py), stored in the new node's `dict`: every input's memory
+   known, at most one memory among them. 1: stored; 0: not that case (memory_of decides); -1:
+   an error. */
+static int inline_memory(PyObject *srcs, PyObject *dict) {
+    if (!PyTuple_CheckExact(srcs)) return 0;
+    PyObject *found = Py_None;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(srcs); i++) {
+        PyObject *src = PyTuple_GET_ITEM(srcs, i);
+        PyObject *fields = PyObject_GenericGetDict(src, NULL);
+        PyObject *realized = fields == NULL ? NULL : PyDict_GetItemWithError(fields, s_realized);
+        if (realized != NULL && realized != Py_None)  /* src.realized or src */
+            Py_SETREF(fields, PyObject_GenericGetDict(realized, NULL));
+        if (fields == NULL || PyErr_Occurred()) { Py_XDECREF(fields); return -1; }
+        /* borrowed: the node (alive: an input of the new node) holds its dict */
+        PyObject *memory = PyDict_GetItemWithError(fields, s_memory);
+        Py_DECREF(fields);
+        if (memory == NULL) return PyErr_Occurred() ? -1 : 0;
+        if (found != Py_None && memory != Py_None && memory != found) {
+            int differ = PyObject_RichCompareBool(memory, found, Py_NE);
+            if (differ != 0) return differ < 0 ? -1 : 0;
+        }
+        if (found == Py_None) found = memory;
+    }
+    return PyDict_SetItem(dict, s_memory, found) < 0 ? -1 : 1;
+}
+
 static PyObject *quick_node(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 6 || NODE == NULL) {
         PyErr_SetString(PyExc_TypeError, "quick_node(op, srcs, shape, dtype, arg, source)");
@@ -291,11 +317,13 @@ static PyObject *quick_node(PyObject *self, PyObject *const *args, Py_ssize_t na
     int failed = node == NULL;
     if (!failed && PyDict_GET_SIZE(OWN) > 0) { /* memories of their own: as Node.__init__ */
         int inputs = PyObject_IsTrue(args[1]);
-        if (inputs > 0) {
+        int known = inputs > 0 && args[0] != BUFFER ? inline_memory(args[1], dict) : 0;
+        if (inputs > 0 && known == 0) {
             PyObject *memory = PyObject_CallOneArg(MEMORY_OF, node);
             failed = memory == NULL;
             Py_XDECREF(memory);
-        } else failed = inputs < 0 || PyDict_SetItem(dict, s_memory, Py_None) < 0;
+        } else if (inputs == 0) failed = PyDict_SetItem(dict, s_memory, Py_None) < 0;
+        else failed = inputs < 0 || known < 0;
     }
     Py_XDECREF(dict);
     if (failed) { Py_XDECREF(node); return NULL; }

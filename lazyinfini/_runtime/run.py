@@ -98,7 +98,26 @@ def _listed(schedule, step_of, run_step, context):
     made = {node for kernel in schedule.kernels for node in kernel.outputs}
     if not steps or not made.issuperset(wanted):
         return None
+    if len(steps) == 1:  # NOTE: most cached programs are one fused kernel
+        kernel, step, _ = steps[0]
+        whole = wanted == kernel.outputs
+        return functools.partial(
+            _run_one, kernel, step, None if whole else wanted, run_step, context
+        )
     return functools.partial(_run_steps, tuple(steps), wanted, run_step, context)
+
+
+def _run_one(kernel, step, wanted, run_step, context, values: dict) -> dict:
+    """_run_steps of one step, whose outputs are what the run returns (`wanted`: the ones it
+    returns, None: all of them): no values to update, none to drop."""
+    with context():
+        try:
+            outs = run_step(step, values)
+        except Exception as error:
+            note_kernel(error, kernel)
+            raise
+    made = dict(zip(kernel.outputs, outs))
+    return made if wanted is None else {node: made[node] for node in wanted}
 
 
 def _run_steps(steps: tuple, wanted: tuple, run_step, context, values: dict) -> dict:

@@ -16,6 +16,8 @@ CuPy's, the tests on an emulated one (tests/cuda/emulator.py).
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..._device import Device
@@ -98,7 +100,7 @@ def make_device(backend: Backend, name: str) -> Device:
         context=backend.context,
         prepare=kernels.prepare,
         # NOTE: a cached program is a list of launches (run.direct_runner), made once
-        runner=direct_runner(kernels.step_of, kernels.run_step, backend.context, kernels.prepare),
+        runner=direct_runner(kernels.step_of, operator.call, backend.context, kernels.prepare),
         describe=lambda kernel: _describe(kernel, kernels, backend),
         memory=backend.memory,
         reads=(),  # NOTE: host arrays are moved here explicitly, never read in place

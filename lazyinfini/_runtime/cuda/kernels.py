@@ -26,8 +26,9 @@ from ..._render import cuda
 from ..._schedule.kernels import Kind
 from ..compiling import Call, Compiling
 from ..memo import Memo
-from .calls import HOST_FILL, evaluate_kernel, load_view
+from .calls import evaluate_kernel, load_view
 from .packed import Packed
+from .steps import fill_bits, launch_step
 
 _WHY = Memo()  # kernel record -> why it has no CUDA form ("" when it has)
 
@@ -102,7 +103,7 @@ class _Prepared:
             slot.value = address(base) + offset
         for slot, node, bits, own in self.fills:
             bound = values.get(node)  # NOTE: bound where it differs from its own value
-            slot.value = own if bound is None else _bits(values, node, bits)
+            slot.value = own if bound is None else fill_bits(values, node, bits)
         for slot, load, copy in self.others:
             slot.value = kernels.address_of(load, values, copy, held)
         for slot in self.aligned:
@@ -122,6 +123,7 @@ class Kernels:
         self.compiling = Compiling(_render, self._compile, backend.function)
         self._prepared = Memo()  # NOTE: a schedule's mark, and each kernel's _Prepared
         self._schedules = Memo()
+        self._steps = Memo()  # NOTE: each _Prepared's generated step
 
     def elementwise(self, kernel, values, memory) -> list:
         if unsupported(kernel):  # NOTE: complex, ...: the reference's arithmetic, in the namespace
@@ -144,20 +146,19 @@ class Kernels:
         # NOTE: one call a source reaches here; its Rendered names every function in it
         return self.backend.compile([c.layout[2] for c in calls])
 
-    def step_of(self, kernel) -> _Prepared | None:
+    def step_of(self, kernel):
         """A kernel's step in its schedule's launch list (run.direct_runner): its prepared
-        launch, where a run only binds and launches it; None where it needs more (a copy, a
-        fill on the device, a kernel run node by node, an empty output: the run loop's)."""
+        launch as one function of the run's values (steps.launch_step), where a run only binds
+        and launches it; None where it needs more (a copy, a fill on the device, a kernel run
+        node by node, an empty output: the run loop's)."""
         if kernel.kind not in _LAUNCHED or not kernel.outputs[0].size or unsupported(kernel):
             return None
         ready = self._prepared.get(kernel) or self._prepare(kernel)
-        return None if ready.others else ready
+        return None if ready.others else self._steps.get(ready) or self._step(ready)
 
-    def run_step(self, ready: _Prepared, values: dict) -> list:
-        """One launch of a launch list: its outputs from the memory pool, its operands bound."""
-        outs = [self.backend.empty(shape, dtype) for shape, dtype in ready.outputs]
-        self.backend.launch(*ready.bind(values, outs, self, _NO_COPIES), ready.packed)
-        return outs
+    def _step(self, ready: _Prepared):
+        step = self._steps[ready] = launch_step(ready, self)
+        return step
 
     def _launch(self, kernel, values, outs: list) -> None:
         """Bind this run's operands into the kernel's prepared launch and launch it."""
@@ -230,16 +231,6 @@ class Kernels:
             return f"node by node in the array namespace ({why})"
         launches = [call.layout[0] for call in self.compiling.calls(kernel)]
         return f"rendered CUDA {cuda.described(*launches)}"
-
-
-def _bits(values, node, bits) -> int:
-    """A fill's value bound for this run, as the unsigned integer of its bits: its host value,
-    kept beside it where another kernel of the run reads it copied to the device."""
-    kept = values.get((node, HOST_FILL))
-    return int((kept if kept is not None else fill_value(values, node)).view(bits))
-
-
-_NO_COPIES = ()  # NOTE: a launch list's kernels make none (a copy would fail loudly here)
 
 
 _FILL, _BASE, _COPY, _DEVICE_FILL = "fill", "base", "copy", "device fill"
