@@ -1,0 +1,175 @@
+"""Recording's most frequent calls in C, part of the native extension's source (native.py builds
+it): `_graph.quick_node` and `_graph.caller_source` (every recorded op calls both) and
+`_graph.buffer_node` (every computed value is one), the same functions over the same objects
+(tests/test_native.py compares each pair).
+"""
+
+# NOTE: C, appended to native_scan.SCAN (it reads the names and objects declared there)
+RECORDING = r"""
+/* -- recording: _graph.quick_node and _graph.caller_source, the same functions in C ---------- */
+
+static PyObject *NODE, *OWN, *MEMORY_OF, *NAMES, *LINES, *NAME_OF, *EMPTY, *NOTHING, *s_memory;
+static PyObject *BUFFER_TYPE, *HOST, *CPU, *s_device, *s_data, *s_known_layout;
+static Py_ssize_t MAX_LINES;
+
+/* A Node made as object.__new__(Node) is, its six fields (op, srcs, shape, dtype, arg, source)
+   stored in its dict, which *dict receives (no __init__); NULL on failure. */
+static PyObject *new_node(PyObject *const *values, PyObject **dict) {
+    PyObject *node = PyBaseObject_Type.tp_new((PyTypeObject *)NODE, EMPTY, NULL);
+    PyObject *fields[6] = {s_op, s_srcs, s_shape, s_dtype, s_arg, s_source};
+    *dict = node == NULL ? NULL : PyObject_GenericGetDict(node, NULL);
+    int failed = *dict == NULL;
+    for (int k = 0; !failed && k < 6; k++) failed = PyDict_SetItem(*dict, fields[k], values[k]) < 0;
+    if (failed) { Py_XDECREF(node); Py_CLEAR(*dict); }
+    return failed ? NULL : node;
+}
+
+/* memory_of's common case (memories.py), stored in the new node's `dict`: every input's memory
+   known, at most one memory among them. 1: stored; 0: not that case (memory_of decides); -1:
+   an error. */
+static int inline_memory(PyObject *srcs, PyObject *dict) {
+    if (!PyTuple_CheckExact(srcs)) return 0;
+    PyObject *found = Py_None;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(srcs); i++) {
+        PyObject *src = PyTuple_GET_ITEM(srcs, i);
+        PyObject *fields = PyObject_GenericGetDict(src, NULL);
+        PyObject *realized = fields == NULL ? NULL : PyDict_GetItemWithError(fields, s_realized);
+        if (realized != NULL && realized != Py_None)  /* src.realized or src */
+            Py_SETREF(fields, PyObject_GenericGetDict(realized, NULL));
+        if (fields == NULL || PyErr_Occurred()) { Py_XDECREF(fields); return -1; }
+        /* borrowed: the node (alive: an input of the new node) holds its dict */
+        PyObject *memory = PyDict_GetItemWithError(fields, s_memory);
+        Py_DECREF(fields);
+        if (memory == NULL) return PyErr_Occurred() ? -1 : 0;
+        if (found != Py_None && memory != Py_None && memory != found) {
+            int differ = PyObject_RichCompareBool(memory, found, Py_NE);
+            if (differ != 0) return differ < 0 ? -1 : 0;
+        }
+        if (found == Py_None) found = memory;
+    }
+    return PyDict_SetItem(dict, s_memory, found) < 0 ? -1 : 1;
+}
+
+static PyObject *quick_node(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6 || NODE == NULL) {
+        PyErr_SetString(PyExc_TypeError, "quick_node(op, srcs, shape, dtype, arg, source)");
+        return NULL;
+    }
+    PyObject *dict, *node = new_node(args, &dict);
+    int failed = node == NULL;
+    if (!failed && PyDict_GET_SIZE(OWN) > 0) { /* memories of their own: as Node.__init__ */
+        int inputs = PyObject_IsTrue(args[1]);
+        int known = inputs > 0 && args[0] != BUFFER ? inline_memory(args[1], dict) : 0;
+        if (inputs > 0 && known == 0) {
+            PyObject *memory = PyObject_CallOneArg(MEMORY_OF, node);
+            failed = memory == NULL;
+            Py_XDECREF(memory);
+        } else if (inputs == 0) failed = PyDict_SetItem(dict, s_memory, Py_None) < 0;
+        else failed = inputs < 0 || known < 0;
+    }
+    Py_XDECREF(dict);
+    if (failed) { Py_XDECREF(node); return NULL; }
+    return node;
+}
+
+/* A BUFFER node holding `value`, an array of `device` (_graph.buffer_node): its Buffer made as
+   object.__new__(Buffer) is, its three fields in its dict (the dataclass's __init__ stores). */
+static PyObject *buffer_node(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"value", "source", "device", NULL};
+    PyObject *value, *source = NOTHING, *device = CPU;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OO", keywords, &value, &source, &device))
+        return NULL;
+    if (BUFFER_TYPE == NULL) {
+        PyErr_SetString(PyExc_TypeError, "buffer_node before setup_recording()");
+        return NULL;
+    }
+    PyObject *shape = PyObject_GetAttr(value, s_shape), *dtype = NULL;
+    if (shape != NULL && !PyTuple_CheckExact(shape)) Py_SETREF(shape, PySequence_Tuple(shape));
+    if (shape != NULL) dtype = PyObject_GetAttr(value, s_dtype);
+    PyObject *buffer = dtype == NULL ? NULL
+        : PyBaseObject_Type.tp_new((PyTypeObject *)BUFFER_TYPE, EMPTY, NULL);
+    PyObject *fields = buffer == NULL ? NULL : PyObject_GenericGetDict(buffer, NULL);
+    int failed = fields == NULL || PyDict_SetItem(fields, s_device, device) < 0 ||
+                 PyDict_SetItem(fields, s_data, value) < 0 ||
+                 PyDict_SetItem(fields, s_known_layout, Py_None) < 0;
+    Py_XDECREF(fields);
+    PyObject *values[6] = {BUFFER, EMPTY, shape, dtype, buffer, source}, *dict = NULL;
+    PyObject *node = failed ? NULL : new_node(values, &dict);
+    failed = node == NULL;
+    if (!failed && PyDict_GET_SIZE(OWN) > 0) { /* memory_of's answer for a buffer */
+        PyObject *memory = PyDict_GetItemWithError(OWN, device);
+        failed = (memory == NULL && PyErr_Occurred()) ||
+                 PyDict_SetItem(dict, s_memory, memory == NULL ? HOST : memory) < 0;
+    }
+    Py_XDECREF(dict); Py_XDECREF(shape); Py_XDECREF(dtype); Py_XDECREF(buffer);
+    if (failed) { Py_XDECREF(node); return NULL; }
+    return node;
+}
+
+/* "name:line" of a frame, kept per (id(code), instruction) in the Python function's table. */
+static PyObject *line_of(PyObject *code, PyFrameObject *frame, PyObject *name) {
+    PyObject *key = Py_BuildValue("(Ni)", PyLong_FromVoidPtr(code), PyFrame_GetLasti(frame));
+    if (key == NULL) return NULL;
+    PyObject *known = PyDict_GetItemWithError(LINES, key), *source = NULL, *entry = NULL;
+    if (known != NULL && PyTuple_GET_ITEM(known, 0) == code) {
+        source = PyTuple_GET_ITEM(known, 1);
+        Py_INCREF(source);
+    } else if (!PyErr_Occurred()) {
+        if (PyDict_GET_SIZE(LINES) >= MAX_LINES) PyDict_Clear(LINES);
+        int line = PyFrame_GetLineNumber(frame);
+        source = line < 0 ? PyUnicode_FromFormat("%U:None", name)
+                          : PyUnicode_FromFormat("%U:%d", name, line);
+        entry = source == NULL ? NULL : PyTuple_Pack(2, code, source);
+        if (entry == NULL || PyDict_SetItem(LINES, key, entry) < 0) Py_CLEAR(source);
+        Py_XDECREF(entry);
+    }
+    Py_DECREF(key);
+    return source;
+}
+
+/* The user's line: the first frame, `depth` up from the caller's (1), outside the package. */
+static PyObject *caller_source(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    long depth = nargs == 1 ? PyLong_AsLong(args[0]) : 1;
+    if (nargs > 1 || NAMES == NULL) {
+        PyErr_SetString(PyExc_TypeError, "caller_source(depth=1)");
+        return NULL;
+    }
+    if (depth == -1 && PyErr_Occurred()) return NULL;
+    PyFrameObject *frame = PyEval_GetFrame(), *back;
+    Py_XINCREF(frame);
+    for (long k = 1; frame != NULL && k < depth; k++) {
+        back = PyFrame_GetBack(frame);
+        Py_DECREF(frame);
+        frame = back;
+    }
+    while (frame != NULL) {
+        PyObject *code = (PyObject *)PyFrame_GetCode(frame), *result = NULL;
+        PyObject *file = ((PyCodeObject *)code)->co_filename;
+        PyObject *name = PyDict_GetItemWithError(NAMES, file);
+        if (name != NULL) Py_INCREF(name);
+        else if (!PyErr_Occurred()) name = PyObject_CallOneArg(NAME_OF, file);
+        if (name != NULL && PyUnicode_GET_LENGTH(name) > 0) result = line_of(code, frame, name);
+        int done = name == NULL || result != NULL || PyErr_Occurred();
+        Py_XDECREF(name);
+        Py_DECREF(code);
+        if (done) { Py_DECREF(frame); return result; }
+        back = PyFrame_GetBack(frame);
+        Py_DECREF(frame);
+        frame = back;
+    }
+    Py_INCREF(NOTHING);
+    return NOTHING;
+}
+
+/* The objects the recording functions make and read (_graph.node's). */
+static PyObject *setup_recording(PyObject *self, PyObject *args) {
+    if (!PyArg_ParseTuple(args, "OO!OO!O!OnOO", &NODE, &PyDict_Type, &OWN, &MEMORY_OF,
+                          &PyDict_Type, &NAMES, &PyDict_Type, &LINES, &NAME_OF, &MAX_LINES,
+                          &BUFFER_TYPE, &HOST))
+        return NULL;
+    Py_INCREF(NODE); Py_INCREF(OWN); Py_INCREF(MEMORY_OF); Py_INCREF(NAMES); Py_INCREF(LINES);
+    Py_INCREF(NAME_OF); Py_INCREF(BUFFER_TYPE); Py_INCREF(HOST);
+    Py_RETURN_NONE;
+}
+
+"""

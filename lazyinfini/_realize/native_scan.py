@@ -1,0 +1,248 @@
+"""The schedule cache's scan in C, part of the native extension's source (native.py builds it):
+`scan` is cache._scan over the same objects, `mark` is _graph.mark_evaluated.
+"""
+
+# The function's contract is cache._scan's: (order, srcs, parts, fills, held, evaluated, calls).
+SCAN = r"""
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+static PyObject *BUFFER, *FULL, *LINKED, *BUFFER_PART, *ARG_KEY;
+static PyObject *s_op, *s_srcs, *s_shape, *s_dtype, *s_arg, *s_source, *s_realized,
+    *s_evaluated, *s_holder, *s_part, *s_arg_key, *s_n;
+
+/* A field of a node: from its own dict, else the class default (Node's late links). */
+static PyObject *field(PyObject *dict, PyObject *node, PyObject *name) {
+    PyObject *value = PyDict_GetItemWithError(dict, name);
+    if (value != NULL) { Py_INCREF(value); return value; }
+    if (PyErr_Occurred()) return NULL;
+    return PyObject_GetAttr(node, name);
+}
+
+/* node.realized or node (new reference) */
+static PyObject *resolved(PyObject *node) {
+    PyObject *dict = PyObject_GenericGetDict(node, NULL);
+    if (dict == NULL) return NULL;
+    PyObject *link = PyDict_GetItemWithError(dict, s_realized);
+    Py_DECREF(dict);
+    if (link == NULL && PyErr_Occurred()) return NULL;
+    if (link == NULL || link == Py_None) link = node;
+    Py_INCREF(link);
+    return link;
+}
+
+/* _graph.held_by(node) is not None */
+static int is_held(PyObject *dict, PyObject *node) {
+    PyObject *ref = PyDict_GetItemWithError(dict, s_holder);
+    if (ref == NULL) return PyErr_Occurred() ? -1 : 0;
+    if (ref == Py_None) return 0;
+    PyObject *array = PyWeakref_GetObject(ref);
+    if (array == NULL) return -1;
+    if (array == Py_None) return 0;
+    PyObject *held = PyObject_GetAttr(array, s_n);
+    if (held == NULL) return -1;
+    Py_DECREF(held);
+    return held == node;
+}
+
+typedef struct {
+    PyObject *order, *srcs, *parts, *position, *firsts, *fills, *held;
+    int evaluated, calls, keeps;
+} Scan;
+
+/* Push node's unplaced inputs (after node itself) or collect its input positions. */
+static int inputs_of(Scan *s, PyObject *stack, PyObject *node, PyObject *dict, PyObject **out) {
+    PyObject *srcs = field(dict, node, s_srcs);
+    if (srcs == NULL) return -1;
+    PyObject *inputs = PyList_New(0);
+    int waiting = 0, failed = inputs == NULL;
+    for (Py_ssize_t k = 0; !failed && k < PyTuple_GET_SIZE(srcs); k++) {
+        PyObject *src = resolved(PyTuple_GET_ITEM(srcs, k));
+        if (src == NULL) { failed = 1; break; }
+        PyObject *j = PyDict_GetItemWithError(s->position, src);
+        if (j == NULL && PyErr_Occurred()) failed = 1;
+        else if (j == NULL) {
+            if (!waiting && PyList_Append(stack, node) < 0) failed = 1;
+            waiting = 1;
+            if (!failed && PyList_Append(stack, src) < 0) failed = 1;
+        } else if (PyList_Append(inputs, j) < 0) failed = 1;
+        Py_DECREF(src);
+    }
+    Py_DECREF(srcs);
+    if (failed) { Py_XDECREF(inputs); return -1; }
+    if (waiting) { Py_DECREF(inputs); *out = NULL; return 0; }
+    *out = PyList_AsTuple(inputs);
+    Py_DECREF(inputs);
+    return *out == NULL ? -1 : 0;
+}
+
+/* A tuple of ints, bools, strings and None: _graph.frozen keys it as an equal tuple (clip's
+   (has_min, has_max), an axis tuple). */
+static int plain(PyObject *tuple) {
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(tuple); k++) {
+        PyObject *item = PyTuple_GET_ITEM(tuple, k);
+        if (!(PyLong_CheckExact(item) || PyBool_Check(item) || PyUnicode_CheckExact(item) ||
+              item == Py_None))
+            return 0;
+    }
+    return 1;
+}
+
+/* _graph.arg_key(node): kept in the node's dict once worked out (a new reference). A Python
+   float (every scalar operand) is keyed here as _graph.frozen keys it: (float, its bits). */
+static PyObject *arg_key(PyObject *node, PyObject *dict, PyObject *arg) {
+    PyObject *key = PyDict_GetItemWithError(dict, s_arg_key);
+    if (key != NULL) { Py_INCREF(key); return key; }
+    if (PyErr_Occurred()) return NULL;
+    if (PyTuple_CheckExact(arg) && plain(arg)) { Py_INCREF(arg); return arg; }
+    if (!PyFloat_CheckExact(arg)) return PyObject_CallOneArg(ARG_KEY, node);
+    char bits[8];
+    if (PyFloat_Pack8(PyFloat_AS_DOUBLE(arg), bits, 1) < 0) return NULL;
+    PyObject *packed = PyBytes_FromStringAndSize(bits, 8);
+    key = packed == NULL ? NULL : PyTuple_Pack(2, (PyObject *)&PyFloat_Type, packed);
+    Py_XDECREF(packed);
+    if (key != NULL && PyDict_SetItem(dict, s_arg_key, key) < 0) Py_CLEAR(key);
+    return key;
+}
+
+/* _cache._fill_part: a fill's place among equal fills, its value key kept in fills. */
+static PyObject *fill_part(Scan *s, PyObject *key, PyObject *at,
+                           PyObject *shape, PyObject *dtype, PyObject *source) {
+    if (PyDict_SetItem(s->fills, at, key) < 0) return NULL;
+    PyObject *same = PyTuple_Pack(3, shape, dtype, key);
+    if (same == NULL) return NULL;
+    PyObject *first = PyDict_SetDefault(s->firsts, same, at);
+    Py_DECREF(same);
+    if (first == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_TypeError)) return NULL;
+        PyErr_Clear(); /* a value that is no key merges with no other fill */
+        first = at;
+    }
+    return PyTuple_Pack(5, FULL, shape, dtype, first, source);
+}
+
+/* The key part of a node that is not a buffer (a new reference). */
+static PyObject *part_of(Scan *s, PyObject *node, PyObject *dict, PyObject *op, PyObject *at,
+                         PyObject *inputs) {
+    PyObject *arg = field(dict, node, s_arg), *key;
+    if (arg == NULL) return NULL;
+    if (arg == Py_None && op != FULL) key = arg;
+    else {
+        key = arg_key(node, dict, arg);
+        Py_DECREF(arg);
+        if (key == NULL) return NULL;
+    }
+    PyObject *shape = field(dict, node, s_shape), *dtype = field(dict, node, s_dtype);
+    PyObject *source = field(dict, node, s_source), *part = NULL;
+    if (shape && dtype && source)
+        part = op == FULL ? fill_part(s, key, at, shape, dtype, source)
+                          : PyTuple_Pack(6, op, shape, dtype, key, inputs, source);
+    Py_DECREF(key); Py_XDECREF(shape); Py_XDECREF(dtype); Py_XDECREF(source);
+    return part;
+}
+
+/* Place node at the end of the order; its facts and its key part. */
+static int place(Scan *s, PyObject *node, PyObject *dict, PyObject *inputs) {
+    Py_ssize_t i = PyList_GET_SIZE(s->order);
+    PyObject *at = PyLong_FromSsize_t(i);
+    if (at == NULL || PyDict_SetItem(s->position, node, at) < 0) { Py_XDECREF(at); return -1; }
+    if (PyList_Append(s->order, node) < 0 || PyList_Append(s->srcs, inputs) < 0) {
+        Py_DECREF(at); return -1;
+    }
+    PyObject *op = field(dict, node, s_op), *part = NULL;
+    if (op == NULL) { Py_DECREF(at); return -1; }
+    if (op == BUFFER) {
+        part = PyDict_GetItemWithError(dict, s_part);
+        if (part != NULL) Py_INCREF(part);
+        else if (!PyErr_Occurred()) part = PyObject_CallOneArg(BUFFER_PART, node);
+    } else {
+        PyObject *ev = field(dict, node, s_evaluated);
+        int truth = ev == NULL ? -1 : PyObject_IsTrue(ev);
+        Py_XDECREF(ev);
+        int held = truth < 0 ? -1 : s->keeps ? is_held(dict, node) : 0;
+        int linked = held < 0 || s->calls ? 0 : PySet_Contains(LINKED, op);
+        if (truth >= 0 && held >= 0 && linked >= 0) {
+            s->evaluated |= truth;
+            s->calls |= linked;
+            if (!held || PyList_Append(s->held, at) == 0)
+                part = part_of(s, node, dict, op, at, inputs);
+        }
+    }
+    Py_DECREF(op); Py_DECREF(at);
+    if (part == NULL) return -1;
+    int failed = PyList_Append(s->parts, part);
+    Py_DECREF(part);
+    return failed;
+}
+
+static int walk(Scan *s, PyObject *stack) {
+    while (PyList_GET_SIZE(stack) > 0) {
+        Py_ssize_t last = PyList_GET_SIZE(stack) - 1;
+        PyObject *node = PyList_GET_ITEM(stack, last), *inputs = NULL;
+        Py_INCREF(node);
+        if (PyList_SetSlice(stack, last, last + 1, NULL) < 0) { Py_DECREF(node); return -1; }
+        int placed = PyDict_Contains(s->position, node);
+        PyObject *dict = placed ? NULL : PyObject_GenericGetDict(node, NULL);
+        int failed = placed < 0 || (!placed && dict == NULL);
+        if (!failed && !placed) failed = inputs_of(s, stack, node, dict, &inputs) < 0;
+        if (!failed && inputs != NULL) failed = place(s, node, dict, inputs) < 0;
+        Py_XDECREF(inputs); Py_XDECREF(dict); Py_DECREF(node);
+        if (failed) return -1;
+    }
+    return 0;
+}
+
+static PyObject *scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyList_Check(args[0]) || BUFFER == NULL) {
+        PyErr_SetString(PyExc_TypeError, "scan(pending: list, keeps: bool) after setup()");
+        return NULL;
+    }
+    Scan s = {PyList_New(0), PyList_New(0), PyList_New(0), PyDict_New(), PyDict_New(),
+              PyDict_New(), PyList_New(0), 0, 0, PyObject_IsTrue(args[1])};
+    PyObject *stack = PyList_New(0), *result = NULL;
+    int failed = !s.order || !s.srcs || !s.parts || !s.position || !s.firsts || !s.fills ||
+                 !s.held || !stack || s.keeps < 0;
+    for (Py_ssize_t k = PyList_GET_SIZE(args[0]) - 1; !failed && k >= 0; k--) {
+        PyObject *node = resolved(PyList_GET_ITEM(args[0], k));
+        failed = node == NULL || PyList_Append(stack, node) < 0;
+        Py_XDECREF(node);
+    }
+    if (!failed && walk(&s, stack) == 0) {
+        PyObject *held = PyList_AsTuple(s.held);
+        if (held != NULL)
+            result = Py_BuildValue("(OOOONOO)", s.order, s.srcs, s.parts, s.fills, held,
+                                   s.evaluated ? Py_True : Py_False, s.calls ? Py_True : Py_False);
+    }
+    Py_XDECREF(stack); Py_XDECREF(s.order); Py_XDECREF(s.srcs); Py_XDECREF(s.parts);
+    Py_XDECREF(s.position); Py_XDECREF(s.firsts); Py_XDECREF(s.fills); Py_XDECREF(s.held);
+    return result;
+}
+
+/* _graph.mark_evaluated(order): every node but the buffers was computed. */
+static PyObject *mark(PyObject *self, PyObject *order) {
+    if (!PyList_Check(order) || BUFFER == NULL) {
+        PyErr_SetString(PyExc_TypeError, "mark(order: list) after setup()");
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(order); k++) {
+        PyObject *node = PyList_GET_ITEM(order, k);
+        PyObject *dict = PyObject_GenericGetDict(node, NULL);
+        PyObject *op = dict == NULL ? NULL : field(dict, node, s_op);
+        int failed = op == NULL;
+        if (!failed && op != BUFFER) failed = PyDict_SetItem(dict, s_evaluated, Py_True) < 0;
+        Py_XDECREF(op); Py_XDECREF(dict);
+        if (failed) return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *setup(PyObject *self, PyObject *args) {
+    if (!PyArg_ParseTuple(args, "OOOOO", &BUFFER, &FULL, &LINKED, &BUFFER_PART, &ARG_KEY))
+        return NULL;
+    Py_INCREF(BUFFER); Py_INCREF(FULL); Py_INCREF(LINKED); Py_INCREF(BUFFER_PART);
+    Py_INCREF(ARG_KEY);
+    Py_RETURN_NONE;
+}
+
+
+"""
