@@ -56,33 +56,66 @@ def _compared(calls: list):
         calls[0] += 1
         return ours
 
-    _native.Native.scan = both
+    lookup = _native.Native.lookup
+
+    def hit_both(pending, keeps, cache, token, fuse):
+        ours = lookup(pending, keeps, cache, token, fuse)
+        if type(ours) is _cache.Job:  # NOTE: a hit: the Job Python's prepare makes
+            python = _python_prepare(cache, token, fuse, pending, keeps)
+            assert python.reused and _same(_fields(ours), _fields(python)), pending
+            calls[1] += 1
+        else:
+            assert _same(ours, _cache._scan(pending, keeps)), pending
+        calls[0] += 1
+        return ours
+
+    _native.Native.scan, _native.Native.lookup = both, hit_both
     try:
         yield
     finally:
-        _native.Native.scan = compiled
+        _native.Native.scan, _native.Native.lookup = compiled, lookup
+
+
+def _python_prepare(cache, token, fuse, pending, keeps):
+    """cache.prepare(...) in Python alone: neither the C lookup nor the C scan."""
+    target = next(t for t, k in _cache._TOKENS.items() if k == token)
+    saved = _native.Native.lookup, _native.Native.scan
+    _native.Native.lookup = _native.Native.scan = None
+    try:
+        return cache.prepare(target, fuse, pending, keeps)
+    finally:
+        _native.Native.lookup, _native.Native.scan = saved
+
+
+def _fields(job) -> tuple:
+    """A Job's fields, its bound fills (0-d arrays, NaN among them) as their bits."""
+    inputs = {
+        k: (v.dtype, v.tobytes()) if isinstance(v, np.ndarray) and v.ndim == 0 else v
+        for k, v in job.inputs.items()
+    }
+    return (*job[:1], inputs, *job[2:])
 
 
 @pytest.fixture
 def compared():
-    calls = [0]
+    calls = [0, 0]
     with _compared(calls):
         yield
     assert calls[0] > 0
 
 
-_CALLS = [0]  # the random programs' (some compute nothing: views of the inputs)
+_CALLS = [0, 0]  # the random programs' scans and hits (some compute nothing: views)
 
 
 @settings(max_examples=40)
 @given(st.data())
 def test_the_compiled_scan_agrees_on_random_programs(data):
-    with _compared(_CALLS):
-        check_program(draw_program(data), runs=[("cpu", True), ("reference", False)])
+    with _compared(_CALLS):  # NOTE: the second cpu run finds the first's template
+        check_program(draw_program(data), runs=[("cpu", True), ("cpu", True), ("reference", False)])
 
 
 def test_the_random_programs_ran_the_comparison():
-    assert _CALLS[0] > 40
+    assert _CALLS[0] > 40 and _CALLS[1] > 10  # NOTE: check_program runs each program twice
 
 
 def test_held_realized_and_evaluated_nodes(compared):
@@ -125,6 +158,26 @@ def test_views_and_indexing_parameters(compared):
     z = x[li.asarray(np.array([2, 0])), 1:3]
     np.testing.assert_array_equal(np.asarray(y), np.transpose(x_np, (2, 0, 1))[1:, ::2] * 3)
     np.testing.assert_array_equal(np.asarray(z), x_np[[2, 0], 1:3])
+
+
+def test_the_compiled_hit_makes_the_job_python_makes():
+    """Hits: a scalar that changes (bound), one that does not, a held intermediate, several
+    outputs, a -0.0 bound where the template had 0.0; and what it leaves to Python: a new
+    program, history evaluated before, a plan assuming an alignment."""
+    calls = [0, 0]
+    x_np = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
+    x = li.asarray(x_np)
+    with _compared(calls):
+        for t in (0.5, 0.5, 1.5, 0.0, -0.0, 2.0):
+            y = li.clip(x * t - 1.0, -0.0, 1.0)
+            expected = np.clip(x_np * np.float32(t) - 1, -0.0, 1)
+            np.testing.assert_array_equal(np.asarray(y), expected)
+            held = x + t
+            c, d = li.compute(held * 2.0, li.permute_dims(x, (1, 0)) - t)
+            np.testing.assert_array_equal(np.asarray(c), (x_np + np.float32(t)) * 2)
+            np.testing.assert_array_equal(np.asarray(d), x_np.T - np.float32(t))
+            np.testing.assert_array_equal(np.asarray(held + 1.0), x_np + np.float32(t) + 1)
+    assert calls[1] >= 10, calls  # NOTE: each program's runs after its first are hits
 
 
 def test_the_compiled_mark_marks_what_mark_evaluated_marks():

@@ -103,8 +103,14 @@ class ScheduleCache:
     def prepare(self, target, fuse: bool, pending: list, keeps: bool) -> Job:
         """The job computing `pending` (plus the recomputed frontier, see below); `keeps`: the
         device keeps what live arrays hold (held nodes are outputs too)."""
+        token, lookup = _token(target), Native.lookup
+        # NOTE: in C once it is built: this function's common case, a cached template's Job,
+        # else the scan's result, from which the rest of this function goes on
+        found = lookup(pending, keeps, self, token, fuse) if lookup is not None else None
+        if type(found) is Job:
+            return found
         scan = Native.scan or _scan  # NOTE: the same function in C, once it is built
-        order, srcs, parts, fills, keep, evaluated, calls = scan(pending, keeps)
+        order, srcs, parts, fills, keep, evaluated, calls = found or scan(pending, keeps)
         extra = _live_siblings(order, pending) if calls and keeps else ()
         if extra:  # NOTE: asked for too: their call runs once (see _live_siblings)
             pending = [*pending, *extra]
@@ -112,7 +118,7 @@ class ScheduleCache:
         again = _recomputed_frontier(order, srcs, keep, pending) if evaluated else ()
         outputs = _positions(order, pending) + again
         try:
-            template = self._get(key := (*parts, _token(target), fuse, outputs, keep, keeps))
+            template = self._get(key := (*parts, token, fuse, outputs, keep, keeps))
         except TypeError:  # a parameter that cannot be a key: schedule it, keep nothing
             key, fills, template = None, {}, None
         reused = template is not None and (
@@ -329,8 +335,13 @@ def _bindings(template: _Template, order, fills: dict) -> dict:
     inputs = {stand_in: order[i].arg.data for i, stand_in in template.buffers}
     for i, stand_in, value in template.fills:
         if fills[i] != value:
-            inputs[stand_in] = np.asarray(order[i].arg, dtype=stand_in.dtype)
+            inputs[stand_in] = _bound_fill(order[i], stand_in)
     return inputs
+
+
+def _bound_fill(fill: Node, stand_in: Node) -> np.ndarray:
+    """The value of `fill` bound to its template's `stand_in`, a fill of another value."""
+    return np.asarray(fill.arg, dtype=stand_in.dtype)
 
 
 def _template(target, fuse: bool, order, srcs, outputs, keep, fills, keeps) -> _Template:
@@ -367,4 +378,4 @@ def _template(target, fuse: bool, order, srcs, outputs, keep, fills, keeps) -> _
 
 
 CACHE = ScheduleCache()
-start((_BUFFER, _FULL, LINKED, _buffer_part, arg_key))  # see _native.py
+start((_BUFFER, _FULL, LINKED, _buffer_part, arg_key, Job, _bound_fill))  # see native.py

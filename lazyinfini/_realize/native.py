@@ -21,14 +21,16 @@ import sysconfig
 import tempfile
 import threading
 
+from .native_hit import HIT
 from .native_recording import RECORDING
 from .native_scan import SCAN
 
-# The extension's C: the scan, recording's functions, then the module's table of functions.
+# The extension's C: the scan, recording's functions, the hit, then the module's table.
 MODULE = r"""
 static PyMethodDef methods[] = {
     {"scan", (PyCFunction)(void (*)(void))scan, METH_FASTCALL, "the cache's scan"},
     {"mark", mark, METH_O, "mark_evaluated"},
+    {"lookup", (PyCFunction)(void (*)(void))lookup, METH_FASTCALL, "the cache's hit"},
     {"setup", setup, METH_VARARGS, "the objects scan compares with and calls"},
     {"quick_node", (PyCFunction)(void (*)(void))quick_node, METH_FASTCALL, "_graph.quick_node"},
     {"caller_source", (PyCFunction)(void (*)(void))caller_source, METH_FASTCALL,
@@ -58,11 +60,12 @@ PyMODINIT_FUNC PyInit_lazyinfini_scan(void) {
     EMPTY = PyTuple_New(0);
     NOTHING = PyUnicode_FromString("");
     if (s_memory == NULL || EMPTY == NULL || NOTHING == NULL) return NULL;
+    if (hit_names() < 0) return NULL;
     return PyModule_Create(&module);
 }
 """
 
-SOURCE = SCAN + RECORDING + MODULE
+SOURCE = SCAN + RECORDING + HIT + MODULE
 NAME = "lazyinfini_scan"
 _FLAGS = ("-O2", "-shared", "-fPIC", "-fno-strict-aliasing")
 
@@ -72,6 +75,7 @@ class Native:
 
     scan = None
     mark = None  # _graph.mark_evaluated
+    lookup = None  # ScheduleCache.prepare's common case (native_hit.py)
     replaced: tuple = ()  # (Python function, its C twin) rebound in lazyinfini's modules
     started = False
     done = threading.Event()
@@ -149,7 +153,7 @@ def _load(path: str, objects: tuple) -> None:
         module.setup(*objects)
     except (ImportError, OSError) as error:
         return _finish(f"load failed: {error}")
-    Native.scan, Native.mark = module.scan, module.mark
+    Native.scan, Native.mark, Native.lookup = module.scan, module.mark, module.lookup
     _install(module)
     _finish("")
 

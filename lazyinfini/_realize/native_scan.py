@@ -192,29 +192,47 @@ static int walk(Scan *s, PyObject *stack) {
     return 0;
 }
 
+/* Walk the `pending` nodes (a list) into s (its fields are cleared by scan_clear); 0 or -1. */
+static int scan_into(Scan *s, PyObject *pending, PyObject *keeps) {
+    s->order = PyList_New(0); s->srcs = PyList_New(0); s->parts = PyList_New(0);
+    s->position = PyDict_New(); s->firsts = PyDict_New(); s->fills = PyDict_New();
+    s->held = PyList_New(0);
+    s->evaluated = s->calls = 0;
+    s->keeps = PyObject_IsTrue(keeps);
+    PyObject *stack = PyList_New(0);
+    int failed = !s->order || !s->srcs || !s->parts || !s->position || !s->firsts || !s->fills ||
+                 !s->held || !stack || s->keeps < 0;
+    for (Py_ssize_t k = PyList_GET_SIZE(pending) - 1; !failed && k >= 0; k--) {
+        PyObject *node = resolved(PyList_GET_ITEM(pending, k));
+        failed = node == NULL || PyList_Append(stack, node) < 0;
+        Py_XDECREF(node);
+    }
+    if (!failed) failed = walk(s, stack) < 0;
+    Py_XDECREF(stack);
+    return failed ? -1 : 0;
+}
+
+static void scan_clear(Scan *s) {
+    Py_CLEAR(s->order); Py_CLEAR(s->srcs); Py_CLEAR(s->parts); Py_CLEAR(s->position);
+    Py_CLEAR(s->firsts); Py_CLEAR(s->fills); Py_CLEAR(s->held);
+}
+
+/* cache._scan's result: (order, srcs, parts, fills, held, evaluated, calls) */
+static PyObject *scanned(Scan *s) {
+    PyObject *held = PyList_AsTuple(s->held);
+    if (held == NULL) return NULL;
+    return Py_BuildValue("(OOOONOO)", s->order, s->srcs, s->parts, s->fills, held,
+                         s->evaluated ? Py_True : Py_False, s->calls ? Py_True : Py_False);
+}
+
 static PyObject *scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2 || !PyList_Check(args[0]) || BUFFER == NULL) {
         PyErr_SetString(PyExc_TypeError, "scan(pending: list, keeps: bool) after setup()");
         return NULL;
     }
-    Scan s = {PyList_New(0), PyList_New(0), PyList_New(0), PyDict_New(), PyDict_New(),
-              PyDict_New(), PyList_New(0), 0, 0, PyObject_IsTrue(args[1])};
-    PyObject *stack = PyList_New(0), *result = NULL;
-    int failed = !s.order || !s.srcs || !s.parts || !s.position || !s.firsts || !s.fills ||
-                 !s.held || !stack || s.keeps < 0;
-    for (Py_ssize_t k = PyList_GET_SIZE(args[0]) - 1; !failed && k >= 0; k--) {
-        PyObject *node = resolved(PyList_GET_ITEM(args[0], k));
-        failed = node == NULL || PyList_Append(stack, node) < 0;
-        Py_XDECREF(node);
-    }
-    if (!failed && walk(&s, stack) == 0) {
-        PyObject *held = PyList_AsTuple(s.held);
-        if (held != NULL)
-            result = Py_BuildValue("(OOOONOO)", s.order, s.srcs, s.parts, s.fills, held,
-                                   s.evaluated ? Py_True : Py_False, s.calls ? Py_True : Py_False);
-    }
-    Py_XDECREF(stack); Py_XDECREF(s.order); Py_XDECREF(s.srcs); Py_XDECREF(s.parts);
-    Py_XDECREF(s.position); Py_XDECREF(s.firsts); Py_XDECREF(s.fills); Py_XDECREF(s.held);
+    Scan s = {NULL};
+    PyObject *result = scan_into(&s, args[0], args[1]) == 0 ? scanned(&s) : NULL;
+    scan_clear(&s);
     return result;
 }
 
@@ -236,11 +254,14 @@ static PyObject *mark(PyObject *self, PyObject *order) {
     Py_RETURN_NONE;
 }
 
+static PyObject *JOB, *BOUND_FILL; /* cache.Job, cache._bound_fill: the hit's (native_hit.py) */
+
 static PyObject *setup(PyObject *self, PyObject *args) {
-    if (!PyArg_ParseTuple(args, "OOOOO", &BUFFER, &FULL, &LINKED, &BUFFER_PART, &ARG_KEY))
+    if (!PyArg_ParseTuple(args, "OOOOOOO", &BUFFER, &FULL, &LINKED, &BUFFER_PART, &ARG_KEY,
+                          &JOB, &BOUND_FILL))
         return NULL;
     Py_INCREF(BUFFER); Py_INCREF(FULL); Py_INCREF(LINKED); Py_INCREF(BUFFER_PART);
-    Py_INCREF(ARG_KEY);
+    Py_INCREF(ARG_KEY); Py_INCREF(JOB); Py_INCREF(BOUND_FILL);
     Py_RETURN_NONE;
 }
 

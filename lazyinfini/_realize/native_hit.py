@@ -1,0 +1,172 @@
+"""The schedule cache's hit in C, part of the native extension's source (native.py builds it).
+
+`lookup(pending, keeps, cache, token, fuse)` is ScheduleCache.prepare's common case in one
+call: the scan, the key, the template's lookup, its recency stamp and the Job binding this
+run's nodes and buffers (cache._job). Wherever prepare has more to do (a template not cached,
+a key that is no key, a plan assuming an alignment, nodes evaluated before, a linked library
+call) it returns the scan's result and the Python function goes on from there; both make the
+same Job (tests/test_native.py compares them).
+"""
+
+# NOTE: C, appended after native_scan.SCAN and native_recording.RECORDING (it reads their names)
+HIT = r"""
+/* -- the cache's hit: ScheduleCache.prepare's common case in one call ------------------------ */
+static PyObject *s_templates, *s_tick, *s_used, *s_schedule, *s_buffers, *s_fills,
+    *s_requested, *s_kept, *s_aligned, *s_devices, *s_redirect, *ONE;
+
+static int hit_names(void) {
+    PyObject **names[] = {&s_templates, &s_tick, &s_used, &s_schedule, &s_buffers, &s_fills,
+                          &s_requested, &s_kept, &s_aligned, &s_devices, &s_redirect};
+    const char *texts[] = {"_templates", "_tick", "used", "schedule", "buffers", "fills",
+                           "requested", "kept", "aligned", "devices", "redirect"};
+    for (int k = 0; k < 11; k++)
+        if ((*names[k] = PyUnicode_InternFromString(texts[k])) == NULL) return -1;
+    ONE = PyLong_FromLong(1);
+    return ONE == NULL ? -1 : 0;
+}
+
+/* (order[i] for i in positions), a tuple; positions come from a template of the same key */
+static PyObject *picked(PyObject *order, PyObject *positions) {
+    if (positions == NULL) return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(positions);
+    PyObject *out = PyTuple_New(n);
+    for (Py_ssize_t k = 0; out != NULL && k < n; k++) {
+        Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(positions, k));
+        if (i < 0 || i >= PyList_GET_SIZE(order)) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "template position");
+            Py_CLEAR(out);
+            break;
+        }
+        PyObject *node = PyList_GET_ITEM(order, i);
+        Py_INCREF(node);
+        PyTuple_SET_ITEM(out, k, node);
+    }
+    Py_DECREF(positions);
+    return out;
+}
+
+/* cache._bindings: each buffer stand-in's data, each fill's value where it differs from the
+   template's */
+static int bind(PyObject *inputs, PyObject *template, PyObject *order, PyObject *fills) {
+    PyObject *buffers = PyObject_GetAttr(template, s_buffers);
+    PyObject *stand_ins = buffers == NULL ? NULL : PyObject_GetAttr(template, s_fills);
+    int failed = stand_ins == NULL;
+    for (Py_ssize_t k = 0; !failed && k < PyTuple_GET_SIZE(buffers); k++) {
+        PyObject *pair = PyTuple_GET_ITEM(buffers, k);
+        PyObject *node = PyObject_GetItem(order, PyTuple_GET_ITEM(pair, 0));
+        PyObject *arg = node == NULL ? NULL : PyObject_GetAttr(node, s_arg);
+        PyObject *data = arg == NULL ? NULL : PyObject_GetAttr(arg, s_data);
+        failed = data == NULL || PyDict_SetItem(inputs, PyTuple_GET_ITEM(pair, 1), data) < 0;
+        Py_XDECREF(node); Py_XDECREF(arg); Py_XDECREF(data);
+    }
+    for (Py_ssize_t k = 0; !failed && k < PyTuple_GET_SIZE(stand_ins); k++) {
+        PyObject *fill = PyTuple_GET_ITEM(stand_ins, k), *at = PyTuple_GET_ITEM(fill, 0);
+        PyObject *now = PyObject_GetItem(fills, at);
+        PyObject *was = PyTuple_GET_ITEM(fill, 2);
+        int differ = now == NULL ? -1 : PyObject_RichCompareBool(now, was, Py_NE);
+        Py_XDECREF(now);
+        if (differ <= 0) { failed = differ < 0; continue; }
+        PyObject *node = PyObject_GetItem(order, at);
+        PyObject *value = node == NULL ? NULL
+            : PyObject_CallFunctionObjArgs(BOUND_FILL, node, PyTuple_GET_ITEM(fill, 1), NULL);
+        failed = value == NULL || PyDict_SetItem(inputs, PyTuple_GET_ITEM(fill, 1), value) < 0;
+        Py_XDECREF(node); Py_XDECREF(value);
+    }
+    Py_XDECREF(buffers); Py_XDECREF(stand_ins);
+    return failed ? -1 : 0;
+}
+
+/* cache._job(template, order, fills, True, key) */
+static PyObject *job_of(PyObject *template, Scan *s, PyObject *key) {
+    PyObject *schedule = PyObject_GetAttr(template, s_schedule), *inputs = PyDict_New();
+    PyObject *asked = picked(s->order, PyObject_GetAttr(template, s_requested));
+    PyObject *kept = picked(s->order, PyObject_GetAttr(template, s_kept));
+    PyObject *devices = PyObject_GetAttr(template, s_devices);
+    PyObject *redirect = PyObject_GetAttr(template, s_redirect), *items = NULL, *job = NULL;
+    if (schedule && inputs && asked && kept && devices && redirect &&
+        bind(inputs, template, s->order, s->fills) == 0)
+        items = Py_BuildValue("((OOOOOOOOO))", schedule, inputs, asked, kept, s->order, Py_True,
+                              devices, key, redirect);
+    if (items != NULL) job = PyTuple_Type.tp_new((PyTypeObject *)JOB, items, NULL);
+    Py_XDECREF(schedule); Py_XDECREF(inputs); Py_XDECREF(asked); Py_XDECREF(kept);
+    Py_XDECREF(devices); Py_XDECREF(redirect); Py_XDECREF(items);
+    return job;
+}
+
+/* The template's recency stamp: cache._tick += 1; template.used = it (ScheduleCache._get) */
+static int stamp(PyObject *cache, PyObject *template) {
+    PyObject *tick = PyObject_GetAttr(cache, s_tick);
+    PyObject *next = tick == NULL ? NULL : PyNumber_Add(tick, ONE);
+    PyObject *fields = next == NULL ? NULL : PyObject_GenericGetDict(template, NULL);
+    int failed = fields == NULL || PyObject_SetAttr(cache, s_tick, next) < 0 ||
+                 PyDict_SetItem(fields, s_used, next) < 0;
+    Py_XDECREF(tick); Py_XDECREF(next); Py_XDECREF(fields);
+    return failed ? -1 : 0;
+}
+
+/* prepare's key: (*parts, token, fuse, outputs, held, keeps) */
+static PyObject *key_of(Scan *s, PyObject *const *args) {
+    PyObject *pending = args[0];
+    Py_ssize_t n = PyList_GET_SIZE(pending), count = PyList_GET_SIZE(s->parts);
+    PyObject *outputs = PyTuple_New(n), *held = PyList_AsTuple(s->held), *key = NULL;
+    for (Py_ssize_t k = 0; outputs != NULL && k < n; k++) {
+        PyObject *node = resolved(PyList_GET_ITEM(pending, k));
+        PyObject *at = node == NULL ? NULL : PyDict_GetItemWithError(s->position, node);
+        Py_XDECREF(node);
+        if (at == NULL) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyError, "a pending node");
+            Py_CLEAR(outputs);
+            break;
+        }
+        Py_INCREF(at);
+        PyTuple_SET_ITEM(outputs, k, at);
+    }
+    if (outputs != NULL && held != NULL) key = PyTuple_New(count + 5);
+    for (Py_ssize_t k = 0; key != NULL && k < count; k++) {
+        PyObject *part = PyList_GET_ITEM(s->parts, k);
+        Py_INCREF(part);
+        PyTuple_SET_ITEM(key, k, part);
+    }
+    if (key != NULL) {
+        PyObject *tail[5] = {args[3], args[4], outputs, held, args[1]};
+        for (int k = 0; k < 5; k++) {
+            Py_INCREF(tail[k]);
+            PyTuple_SET_ITEM(key, count + k, tail[k]);
+        }
+    }
+    Py_XDECREF(outputs); Py_XDECREF(held);
+    return key;
+}
+
+/* The Job of a cached template, or NULL: with an error, or without one where the Python path
+   decides (no template, a key that is no key, a plan assuming an alignment). */
+static PyObject *hit(Scan *s, PyObject *const *args) {
+    PyObject *key = key_of(s, args), *templates = NULL, *template = NULL, *job = NULL;
+    templates = key == NULL ? NULL : PyObject_GetAttr(args[2], s_templates);
+    if (templates != NULL) template = PyDict_GetItemWithError(templates, key);
+    if (template == NULL && PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_TypeError))
+        PyErr_Clear(); /* a parameter that cannot be a key: prepare schedules it */
+    Py_XINCREF(template);
+    PyObject *aligned = template == NULL ? NULL : PyObject_GetAttr(template, s_aligned);
+    int assumes = aligned == NULL ? -1 : PyObject_IsTrue(aligned);
+    if (assumes == 0 && stamp(args[2], template) == 0) job = job_of(template, s, key);
+    Py_XDECREF(key); Py_XDECREF(templates); Py_XDECREF(template); Py_XDECREF(aligned);
+    return job;
+}
+
+static PyObject *lookup(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5 || !PyList_Check(args[0]) || JOB == NULL) {
+        PyErr_SetString(PyExc_TypeError, "lookup(pending, keeps, cache, token, fuse), set up");
+        return NULL;
+    }
+    Scan s = {NULL};
+    PyObject *result = NULL;
+    if (scan_into(&s, args[0], args[1]) == 0) {
+        if (!s.evaluated && !s.calls) result = hit(&s, args);
+        if (result == NULL && !PyErr_Occurred()) result = scanned(&s);
+    }
+    scan_clear(&s);
+    return result;
+}
+
+"""
