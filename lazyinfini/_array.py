@@ -114,7 +114,7 @@ class Array(NumpyMethods):
     def _node(self) -> Node:
         node = self._n
         if node.op is not Op.BUFFER:
-            node = self._n = resolve(node)
+            node = self._n = node.realized or node  # NOTE: _graph.resolve, inline (every use)
         return node
 
     # -- attributes ------------------------------------------------------------------------
