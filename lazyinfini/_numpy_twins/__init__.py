@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import (
+    convolution,
     creation,
     data_types,
     elementwise,
@@ -123,6 +124,8 @@ TWINS = {
     np.tensordot: linear_algebra.tensordot,
     np.einsum: linear_algebra.einsum,
     np.cross: linear_algebra.cross,
+    np.convolve: convolution.convolve,
+    np.correlate: convolution.correlate,
     np.trace: linear_algebra.trace,
     np.diagonal: linear_algebra.diagonal,
     np.linalg.inv: linear_algebra.inv,

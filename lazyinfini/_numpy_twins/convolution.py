@@ -1,0 +1,83 @@
+"""np.convolve and np.correlate of a long signal with a short kernel, recorded as a sum of
+shifted products: one elementwise pass (a moving average and the residual beside it are one
+kernel), where numpy makes a pass per call.
+
+The sum is numpy's, term for term: for each output, `s = 0; s += a[i + j] * k[j]` for j in
+order: its small_correlate (a float kernel of at most 11 values), its integer dot loop, its
+half dot (float16 sums in float32 and rounds once); 'same' and 'full' pad integers with zeros.
+Where numpy calls BLAS's dot instead (a float32 or float64 kernel of more values, the partial
+sums at the edges of 'same' and 'full' of floats), whose order of summation is the BLAS
+build's, the call goes to numpy; so do complex, bool and bfloat16 values.
+"""
+
+from __future__ import annotations
+
+from .. import _dtypes
+from .._api.creation import zeros
+from .._api.data_types import astype
+from .._api.elementwise import add, multiply
+from .._api.manipulation import concat
+from .._array import Array
+from .arguments import Fallback, converted
+
+MAX_KERNEL = 11  # NOTE: numpy's small_correlate; above it a float dot is BLAS's
+_MODES = {"v": 0, "s": 1, "f": 2}  # numpy's: a mode name is read by its first letter
+_NAMES = ("valid", "same", "full")
+_EXACT = (_dtypes.float32, _dtypes.float64, *_dtypes.INTEGER)
+
+
+def convolve(a, v, mode="full"):
+    x, y = _operands("convolve", a, v)
+    if y.shape[0] > x.shape[0]:
+        x, y = y, x  # NOTE: numpy's: the longer one slides under the shorter
+    return _correlated("convolve", x, y[::-1], _mode(mode))
+
+
+def correlate(a, v, mode="valid"):
+    x, y = _operands("correlate", a, v)
+    if y.shape[0] > x.shape[0]:
+        raise Fallback("correlate of a longer second argument (numpy reverses the result)")
+    return _correlated("correlate", x, y, _mode(mode))
+
+
+def _operands(func: str, a, v) -> tuple[Array, Array]:
+    x, y = converted(a, v)
+    if x.ndim != 1 or y.ndim != 1:
+        raise Fallback(f"{func} of {x.ndim}-d and {y.ndim}-d arrays")
+    for name, value in (("a", x), ("v", y)):
+        if value.shape[0] == 0:
+            raise ValueError(f"{func}: {name} cannot be empty")
+    if x.dtype not in (*_EXACT, _dtypes.float16):
+        raise Fallback(f"{func} of {x.dtype} values")
+    return x, y
+
+
+def _mode(mode) -> int:
+    if isinstance(mode, str) and mode and mode[0].lower() in _MODES:
+        return _MODES[mode[0].lower()]
+    if type(mode) is int and mode in (0, 1, 2):
+        return mode
+    raise Fallback(f"mode={mode!r}")  # NOTE: numpy's own error
+
+
+def _correlated(func: str, x: Array, k: Array, mode: int) -> Array:
+    n, floating = k.shape[0], x.dtype.kind == "f"
+    if n > MAX_KERNEL and x.dtype in (_dtypes.float32, _dtypes.float64):
+        raise Fallback(f"{func} with a kernel of {n} values (numpy's sum is BLAS's dot)")
+    left, right = (0, 0) if mode == 0 else (n // 2, n - n // 2 - 1) if mode == 1 else (n - 1,) * 2
+    if (left or right) and floating:
+        # NOTE: numpy's edges are BLAS's dot (float32, float64); and padding with zeros would
+        # give NaN where the kernel holds an inf (numpy skips the padding)
+        raise Fallback(f"{func} of floats with mode={_NAMES[mode]!r}")
+    dtype = x.dtype
+    if dtype == _dtypes.float16:  # NOTE: numpy's half dot sums in float32, rounds once
+        x, k = astype(x, _dtypes.float32), astype(k, _dtypes.float32)
+    if left or right:
+        x = concat([zeros((left,), dtype=x.dtype), x, zeros((right,), dtype=x.dtype)])
+    length = x.shape[0] - n + 1
+    # NOTE: numpy's sum starts at 0 (0 + -0.0 is +0.0); an integer sum needs no start
+    total = zeros((), dtype=x.dtype) if x.dtype.kind == "f" else None
+    for j in range(n):
+        term = multiply(x[j : j + length], k[j])
+        total = term if total is None else add(total, term)
+    return astype(total, dtype) if total.dtype != dtype else total
