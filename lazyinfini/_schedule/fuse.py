@@ -1,7 +1,8 @@
 """Fusion: group elementwise nodes into kernels, and say why each edge fused or not.
 
 A producer joins its consumers' kernel when every consumer is an elementwise node of that one
-kernel and the producer is not a requested output. Movement nodes and fills feeding a kernel are
+kernel (a requested one too: the kernel writes it as one more output, unless the kernel ends in a
+sum, which writes the sum alone). Movement nodes and fills feeding a kernel are
 strided loads, not separate kernels. Where the target asks (`reduce_prologues`), an elementwise
 node whose one consumer is a float sum (or mean) over the last axes starts a group ending in that
 reduction: the group's last node is then the sum (a REDUCE kernel).
@@ -51,7 +52,7 @@ def fuse(
                 decisions.append(FusionDecision(node, consumers[0], True, PROLOGUE))
                 continue
         else:
-            reason = _reason_to_split(node, consumers, group_of, requested, enabled)
+            reason = _reason_to_split(node, consumers, groups, group_of, requested, enabled)
         if reason is None:
             index = group_of[consumers[0]]
             verdict = "every consumer is in this elementwise kernel"
@@ -230,14 +231,12 @@ def group_outputs(graph: Dag, group: list[Node], requested: set) -> list[Node]:
 
 
 def _reason_to_split(
-    node: Node, consumers: list[Node], group_of: dict, requested: set, enabled: bool
+    node: Node, consumers: list[Node], groups: list, group_of: dict, requested: set, enabled: bool
 ) -> str | None:
     if not consumers:
         return "output requested"
     if not enabled:
         return "fusion is off (li.options(fuse=False))"
-    if node in requested:
-        return "output requested"
     for consumer in consumers:
         if not consumer.op.is_elementwise:
             if consumer.op is Op.BROADCAST:
@@ -247,4 +246,7 @@ def _reason_to_split(
             return f"consumer is {article} {group} op ({consumer.op.label})"
     if len({group_of[c] for c in consumers}) > 1:
         return f"producer has {len(consumers)} consumers in different kernels"
+    # NOTE: groups are built from their last node (reversed at the end): a sum is first here
+    if node in requested and groups[group_of[consumers[0]]][0].op in REDUCTIONS:
+        return "output requested (a kernel ending in a sum writes the sum alone)"
     return None

@@ -42,14 +42,31 @@ def test_diamond_is_one_kernel():
     assert all(d.fused for d in plan.decisions)
 
 
-def test_requested_intermediate_splits_with_reason():
+def test_a_requested_intermediate_is_written_by_its_consumers_kernel():
+    """t and clip(t) asked together: one pass writes both (a moving average and its residual
+    are one kernel), t's edge fused like any other."""
     a, b = arrays((16, 16), (16, 16))
     t = a - b
     y = li.clip(t, 0, 1)
-    plan = check_schedule(t, y, kernels=2)
-    (split,) = [d for d in plan.decisions if not d.fused]
-    assert split.producer.op.label == "subtract" and split.reason == "output requested"
+    plan = check_schedule(t, y, kernels=1)
+    assert all(d.fused for d in plan.decisions)
+    assert {n.op.label for n in plan.kernels[0].outputs} == {"subtract", "clip"}
     np.testing.assert_array_equal(np.asarray(y), np.clip(np.asarray(t), 0, 1))
+    np.testing.assert_array_equal(np.asarray(t), np.asarray(a) - np.asarray(b))
+
+
+def test_a_requested_intermediate_feeding_a_sum_is_written_apart():
+    """A kernel ending in a sum writes the sum alone: an intermediate asked for too (here, one
+    an earlier run evaluated and an array holds: recomputed and kept) stays its own kernel."""
+    x_np = np.array([1.5, -2.0, 3.0], np.float16)
+    x = li.asarray(x_np)
+    t = li.sum(x + x, keepdims=True) * 2
+    first = li.sum(t)
+    second = li.sum(t + np.float16(0.5))
+    np.testing.assert_array_equal(np.asarray(first), np.sum(np.sum(x_np + x_np, keepdims=True) * 2))
+    expected = np.sum(np.sum(x_np + x_np, keepdims=True) * 2 + np.float16(0.5))
+    np.testing.assert_array_equal(np.asarray(second), expected)
+    np.testing.assert_array_equal(np.asarray(t), np.sum(x_np + x_np, keepdims=True) * 2)
 
 
 def test_fuse_false_gives_one_kernel_per_elementwise_node():

@@ -90,7 +90,7 @@ def test_the_page_of_a_program_links_its_graph_kernels_nodes_and_decisions(tab, 
     assert "y = li.clip(li.permute_dims(a, (1, 0)) - b, 0, 1)" in detail
 
     tab.page.locator("#li-dag g.edge.split").first.click(force=True)
-    assert "why: output requested" in tab.page.inner_text("#detail")
+    assert "why: consumer is a reduce op (sum)" in tab.page.inner_text("#detail")
     assert tab.count("tr.drow.hl") == 1
     shot = tmp_path / "page.png"
     tab.page.screenshot(path=str(shot))

@@ -82,7 +82,8 @@ def test_every_fusion_decision_is_listed_and_a_split_edge_says_why():
     splits = with_class(reader, "split", "g")
     assert len(splits) == sum(not d.fused for d in sched.decisions) == 1
     (split,) = splits
-    assert sched.decisions[int(split["attrs"]["data-decision"])].reason == "output requested"
+    reason = sched.decisions[int(split["attrs"]["data-decision"])].reason
+    assert reason == "consumer is a reduce op (sum)"
 
 
 def test_a_node_knows_its_line_of_code():
