@@ -12,12 +12,16 @@ build's, the call goes to numpy; so do complex, bool and bfloat16 values.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import _dtypes
 from .._api.creation import zeros
 from .._api.data_types import astype
 from .._api.elementwise import add, multiply
+from .._api.indexing import basic_getitem
 from .._api.manipulation import concat
 from .._array import Array
+from .._graph import caller_source
 from .arguments import Fallback, converted
 
 MAX_KERNEL = 11  # NOTE: numpy's small_correlate; above it a float dot is BLAS's
@@ -28,16 +32,27 @@ _EXACT = (_dtypes.float32, _dtypes.float64, *_dtypes.INTEGER)
 
 def convolve(a, v, mode="full"):
     x, y = _operands("convolve", a, v)
+    kernel = v
     if y.shape[0] > x.shape[0]:
-        x, y = y, x  # NOTE: numpy's: the longer one slides under the shorter
-    return _correlated("convolve", x, y[::-1], _mode(mode))
+        x, y, kernel = y, x, a  # NOTE: numpy's: the longer one slides under the shorter
+    taps = _taps(kernel, y.dtype)
+    return _correlated("convolve", x, y[::-1], taps and taps[::-1], _mode(mode))
 
 
 def correlate(a, v, mode="valid"):
     x, y = _operands("correlate", a, v)
     if y.shape[0] > x.shape[0]:
         raise Fallback("correlate of a longer second argument (numpy reverses the result)")
-    return _correlated("correlate", x, y, _mode(mode))
+    return _correlated("correlate", x, y, _taps(v, y.dtype), _mode(mode))
+
+
+def _taps(kernel, dtype) -> list | None:
+    """A numpy kernel's values in `dtype` as Python numbers (exact: they hold the dtype's
+    values), recorded as scalars, not as one indexing of the kernel per tap; None for an
+    Array."""
+    if isinstance(kernel, Array) or not isinstance(kernel, np.ndarray):
+        return None
+    return kernel.astype(dtype).reshape(-1).tolist()
 
 
 def _operands(func: str, a, v) -> tuple[Array, Array]:
@@ -60,7 +75,7 @@ def _mode(mode) -> int:
     raise Fallback(f"mode={mode!r}")  # NOTE: numpy's own error
 
 
-def _correlated(func: str, x: Array, k: Array, mode: int) -> Array:
+def _correlated(func: str, x: Array, k: Array, taps: list | None, mode: int) -> Array:
     n, floating = k.shape[0], x.dtype.kind == "f"
     if n > MAX_KERNEL and x.dtype in (_dtypes.float32, _dtypes.float64):
         raise Fallback(f"{func} with a kernel of {n} values (numpy's sum is BLAS's dot)")
@@ -74,10 +89,12 @@ def _correlated(func: str, x: Array, k: Array, mode: int) -> Array:
         x, k = astype(x, _dtypes.float32), astype(k, _dtypes.float32)
     if left or right:
         x = concat([zeros((left,), dtype=x.dtype), x, zeros((right,), dtype=x.dtype)])
-    length = x.shape[0] - n + 1
+    length, source = x.shape[0] - n + 1, caller_source()
     # NOTE: numpy's sum starts at 0 (0 + -0.0 is +0.0); an integer sum needs no start
     total = zeros((), dtype=x.dtype) if x.dtype.kind == "f" else None
     for j in range(n):
-        term = multiply(x[j : j + length], k[j])
+        shifted = basic_getitem(x, (slice(j, j + length),), source)  # NOTE: read, never written
+        tap = k[j] if taps is None else taps[j]
+        term = multiply(shifted, tap)
         total = term if total is None else add(total, term)
     return astype(total, dtype) if total.dtype != dtype else total
