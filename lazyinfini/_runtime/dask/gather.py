@@ -131,8 +131,10 @@ class Joined:
     def __dask_optimize__(self, dsk, keys, **kwargs):
         return self.x.__dask_optimize__(dsk, keys, **kwargs)
 
-    def __dask_scheduler__(self, *args, **kwargs):
-        return self.x.__dask_scheduler__(*args, **kwargs)
+    # NOTE: the array's default scheduler itself, not a method bound to each collection: dask
+    # compares the collections' schedulers, and two bound methods (or one and an array's
+    # function) differ, which made li.compute of two arrays raise on dask's default scheduler
+    __dask_scheduler__ = staticmethod(da.Array.__dask_scheduler__)
 
     def __dask_postcompute__(self):
         return join, (self.x.chunks, self.x.dtype, self.limit)
