@@ -108,3 +108,21 @@ with li.options(device="dask"):
         done.stdout.split()
         == "[0.0, 2.0, 4.0, 6.0, 8.0, 10.0] [1.0, 2.0, 3.0, 4.0, 5.0, 6.0] 15.0".split()
     )
+
+
+@pytest.mark.parametrize("scheduler", ["threads", "synchronous"])
+def test_zero_d_and_n_d_values_come_back_in_their_places(scheduler):
+    """dask.compute groups collections by type: 0-d values are joined as the others are, so
+    each value comes back in its place."""
+    x_np = np.array([1.5, -2.0, 3.0], np.float16)
+    with dask.config.set(scheduler=scheduler), li.options(device="dask"):
+        x = li.asarray(x_np)
+        total = li.sum(x)
+        grid = li.broadcast_to(li.cumulative_sum(x), (2, 2, 3))
+        peak = li.max(x)
+        row = li.expand_dims(x * 2, axis=0)
+        li.compute(total, grid, peak, row)
+    np.testing.assert_array_equal(np.asarray(total), np.sum(x_np))
+    np.testing.assert_array_equal(np.asarray(grid), np.broadcast_to(np.cumsum(x_np), (2, 2, 3)))
+    np.testing.assert_array_equal(np.asarray(peak), np.max(x_np))
+    np.testing.assert_array_equal(np.asarray(row), (x_np * 2)[None])

@@ -58,7 +58,9 @@ def compute(values: list) -> list:
     if client is not None:
         return _gathered(client, values, limit)
     if _shared_memory(values):
-        values = [Joined(x, limit) if isinstance(x, da.Array) and x.ndim else x for x in values]
+        # NOTE: every dask array joined, 0-d ones too: dask.compute returns a mix of collection
+        # types grouped by type (a 0-d Array's value came back in a Joined's place)
+        values = [Joined(x, limit) if isinstance(x, da.Array) else x for x in values]
     return list(dask.compute(*values))
 
 
@@ -105,7 +107,8 @@ def _joined(blocks: list, x: da.Array, limit: int):
 def _host(value, node: Node) -> np.ndarray:
     # NOTE: dask hands a 0-d result back as a numpy scalar; realize() keeps arrays.
     value = np.asarray(value)
-    assert value.shape == node.shape and value.dtype == node.dtype, (node, value.shape)
+    if value.shape != node.shape or value.dtype != node.dtype:  # NOTE: never under python -O
+        raise RuntimeError(f"lazyinfini: internal error: {node} came back as {value.shape}")
     return value
 
 
@@ -137,7 +140,14 @@ class Joined:
     __dask_scheduler__ = staticmethod(da.Array.__dask_scheduler__)
 
     def __dask_postcompute__(self):
+        if not self.x.ndim:  # NOTE: its one block, in a list of one (its keys: [key])
+            return _only, (self.x.dtype,)
         return join, (self.x.chunks, self.x.dtype, self.limit)
+
+
+def _only(blocks: list, dtype) -> np.ndarray:
+    """A 0-d array's value from its one block."""
+    return np.asarray(blocks[0], dtype=dtype)
 
 
 def join(blocks, chunks: tuple, dtype, limit: int) -> np.ndarray:
