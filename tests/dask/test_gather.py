@@ -126,3 +126,17 @@ def test_zero_d_and_n_d_values_come_back_in_their_places(scheduler):
     np.testing.assert_array_equal(np.asarray(grid), np.broadcast_to(np.cumsum(x_np), (2, 2, 3)))
     np.testing.assert_array_equal(np.asarray(peak), np.max(x_np))
     np.testing.assert_array_equal(np.asarray(row), (x_np * 2)[None])
+
+
+def test_arrays_with_two_empty_axes_on_dask_s_automatic_chunks():
+    """dask's "auto" chunking divides by zero on a shape with two empty axes: such inputs,
+    fills and reshapes are one (empty) chunk."""
+    empty = np.zeros((1, 4, 0, 2, 0), np.float32)
+    with li.options(device="dask"):
+        filled = li.full((1, 40, 0, 4, 0, 1), 2.0)
+        shifted = li.asarray(empty) + 1
+        reshaped = li.reshape(li.asarray(np.zeros((0, 4, 0))), (4, 0, 0, 1))
+        li.compute(filled, shifted, reshaped)
+    assert np.asarray(filled).shape == (1, 40, 0, 4, 0, 1)
+    assert np.asarray(shifted).shape == empty.shape and np.asarray(shifted).dtype == np.float32
+    assert np.asarray(reshaped).shape == (4, 0, 0, 1)

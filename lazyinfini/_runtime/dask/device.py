@@ -62,10 +62,11 @@ TARGET = Target(
 CHUNKS_KEY = "lazyinfini.chunks"
 
 
-def chunk_spec():
-    """The chunks of a numpy input. NOTE: read from dask's config, as dask reads its own
-    "array.chunk-size" while building a graph: one place for a user to tune both."""
-    return dask.config.get(CHUNKS_KEY, "auto")
+def chunk_spec(shape: tuple[int, ...]):
+    """The chunks of a numpy input of `shape`. NOTE: read from dask's config, as dask reads its
+    own "array.chunk-size" while building a graph: one place for a user to tune both. An empty
+    array is one chunk: dask's "auto" divides by zero on two empty axes."""
+    return -1 if 0 in shape else dask.config.get(CHUNKS_KEY, "auto")
 
 
 # Output node -> chunks of its last translation: explain() describes a kernel from the chunks
@@ -88,14 +89,15 @@ def value_of(values: dict, node: Node) -> da.Array:
             raise KeyError(node)
     if not isinstance(value, da.Array):
         # NOTE: name=False: a random name instead of hashing every byte of the input.
-        value = da.from_array(np.asarray(value), chunks=chunk_spec(), name=False)
+        value = np.asarray(value)
+        value = da.from_array(value, chunks=chunk_spec(value.shape), name=False)
     values[node] = value
     _CHUNKS[node] = value.chunks
     return value
 
 
 def _filled(node: Node, fill: np.ndarray) -> da.Array:
-    return da.full(node.shape, fill[()], dtype=node.dtype, chunks=chunk_spec())
+    return da.full(node.shape, fill[()], dtype=node.dtype, chunks=chunk_spec(node.shape))
 
 
 # -- movement -----------------------------------------------------------------------------
@@ -117,7 +119,8 @@ def reshaped(x: da.Array, shape) -> da.Array:
     """numpy's reshape in dask: directly where dask merges or splits axes, else through one
     flat axis (dask reshapes any shape to and from 1-d, rechunking as it must)."""
     if x.size == 0:
-        return da.zeros(shape, dtype=x.dtype)  # NOTE: nothing to move (dask's reshape fails)
+        # NOTE: nothing to move (dask's reshape fails), in one chunk (see chunk_spec)
+        return da.zeros(shape, dtype=x.dtype, chunks=chunk_spec(shape))
     try:
         return x.reshape(shape)
     except NotImplementedError:
@@ -236,7 +239,7 @@ def _block_inputs(kernel, values) -> tuple[list, list, list]:
 
 def _carrier(axes: tuple[int, ...], out: Node) -> da.Array:
     shape = tuple(out.shape[a] for a in axes)
-    chunks = da.core.normalize_chunks(chunk_spec(), shape, dtype=out.dtype)
+    chunks = da.core.normalize_chunks(chunk_spec(shape), shape, dtype=out.dtype)
     return da.broadcast_to(da.zeros((), dtype=bool), shape, chunks=chunks)
 
 
@@ -348,10 +351,11 @@ def _source(kernel, values, target, memory=None):
     if node.op is Op.ARANGE:  # NOTE: reference._arange's formula, chunk by chunk: same bits
         start, step = node.arg
         wide = _dtypes.DEFAULT_INT if node.dtype in _dtypes.INTEGER else _dtypes.DEFAULT_FLOAT
-        x = da.arange(node.shape[0], dtype=wide, chunks=chunk_spec()) * step + start
+        x = da.arange(node.shape[0], dtype=wide, chunks=chunk_spec(node.shape)) * step + start
         x = x.astype(node.dtype)
         return [x], f"dask arange: {grid(x)}"
-    x = da.from_array(source_value(values, node), chunks=chunk_spec(), name=False)
+    data = source_value(values, node)
+    x = da.from_array(data, chunks=chunk_spec(data.shape), name=False)
     return [x], f"computed on the client (numpy), then {grid(x)}"
 
 
@@ -390,7 +394,7 @@ def describe(kernel, target: Target = TARGET) -> str:
     for load in kernel.loads:
         base = load.base
         if base.op is not Op.FULL and not (base.op is Op.BUFFER and base.arg.data is not None):
-            chunks = _CHUNKS.get(base) or chunk_spec()
+            chunks = _CHUNKS.get(base) or chunk_spec(base.shape)
             values[base] = da.empty(base.shape, dtype=base.dtype, chunks=chunks)
     outs, note = TRANSLATE[kernel.kind](kernel, values, target)
     for node, x in zip(kernel.outputs, outs):
