@@ -23,6 +23,9 @@ from .._array import Array
 from .arguments import NOT_GIVEN, Fallback, array, given, result_dtype
 
 _REAL_SCALARS = (int, float)
+_QUICK_BOUNDS = frozenset((float, type(None)))
+# NOTE: not bfloat16: numpy's clip of an ml_dtypes bfloat16 array answers in float32
+_QUICK_DTYPES = frozenset((_dtypes.float16, _dtypes.float32, _dtypes.float64))
 
 
 def _is_scalar(value) -> bool:
@@ -32,6 +35,11 @@ def _is_scalar(value) -> bool:
 
 # -- clip -------------------------------------------------------------------------------------
 def clip(a, a_min=NOT_GIVEN, a_max=NOT_GIVEN, *, min=NOT_GIVEN, max=NOT_GIVEN):
+    if type(a_min) in _QUICK_BOUNDS and type(a_max) in _QUICK_BOUNDS and not given(min):
+        # NOTE: the common call, a float array between Python floats: the bounds are weak and
+        # keep its dtype, as the general path below finds (~10 us less a call)
+        if isinstance(a, Array) and a.dtype in _QUICK_DTYPES and not given(max):
+            return _elementwise.clip(a, a_min, a_max)
     low, high = _clip_bounds(a_min, a_max, min, max)
     x = array(a)
     low, high = _clip_bound(x, "min", low), _clip_bound(x, "max", high)

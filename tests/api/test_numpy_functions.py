@@ -633,3 +633,19 @@ def test_numpys_in_place_functions_write_the_array_and_its_views(name, call):
     call(expected)
     np.testing.assert_array_equal(np.asarray(x), expected)
     np.testing.assert_array_equal(np.asarray(row), expected[1])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize(
+    "bounds", [(-3.0, 3.0), (None, 2.5), (-0.0, None), (np.nan, 1.0), (1e300, None), (0.5, -0.5)]
+)
+def test_clip_of_a_float_array_between_python_floats_is_numpys(dtype, bounds):
+    """The twin's quick path (Python float bounds stay weak): numpy's dtype and bits."""
+    x_np = np.linspace(-5, 5, 11).astype(dtype)
+    x_np[3], x_np[7] = -0.0, np.nan
+    with np.errstate(over="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        expected = np.clip(x_np, *bounds)
+        got = np.asarray(np.clip(pending(x_np), *bounds))
+    assert got.dtype == expected.dtype
+    assert got.tobytes() == expected.tobytes()
