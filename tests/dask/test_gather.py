@@ -92,22 +92,19 @@ def test_several_values_on_dask_s_default_scheduler_in_a_fresh_process():
     """No scheduler configured and no client (a dask user's first li.compute of two values):
     dask compares the collections' default schedulers, and every joined value must name the
     same one (each once named its own bound method, and li.compute raised)."""
-    import subprocess
-    import sys
+    from tests.test_import_cost import _run  # NOTE: a program in a fresh interpreter
 
-    code = """
-import numpy as np, lazyinfini as li
-with li.options(device="dask"):
-    a = li.asarray(np.arange(6.0))
-    b, c, d = li.compute(a * 2, a + 1, li.sum(a))
-    print(np.asarray(b).tolist(), np.asarray(c).tolist(), float(d))
-"""
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert (
-        done.stdout.split()
-        == "[0.0, 2.0, 4.0, 6.0, 8.0, 10.0] [1.0, 2.0, 3.0, 4.0, 5.0, 6.0] 15.0".split()
+    printed = _run(
+        """
+        import numpy as np, lazyinfini as li
+        with li.options(device="dask"):
+            a = li.asarray(np.arange(6.0))
+            b, c, d = li.compute(a * 2, a + 1, li.sum(a))
+            print(np.asarray(b).tolist(), np.asarray(c).tolist(), float(d))
+        """
     )
+    expected = "[0.0, 2.0, 4.0, 6.0, 8.0, 10.0] [1.0, 2.0, 3.0, 4.0, 5.0, 6.0] 15.0"
+    assert printed.split() == expected.split()
 
 
 @pytest.mark.parametrize("scheduler", ["threads", "synchronous"])

@@ -28,7 +28,7 @@ from ..compiling import Call, Compiling
 from ..memo import Memo
 from .calls import evaluate_kernel, load_view
 from .packed import Packed
-from .steps import fill_bits, launch_step
+from .steps import fill_bits, launch_step, misread
 
 _WHY = Memo()  # kernel record -> why it has no CUDA form ("" when it has)
 
@@ -99,7 +99,7 @@ class _Prepared:
             # NOTE: a buffer laid out otherwise than the schedule recorded would be read wrong
             # (the cache keys schedules by buffers' strides; fresh buffers are C-contiguous)
             if strides is not None and base.strides != strides and base.size > 1:
-                raise RuntimeError(f"lazyinfini: internal error: {node} read as {base.strides}")
+                misread(node, base)
             slot.value = address(base) + offset
         for slot, node, bits, own in self.fills:
             bound = values.get(node)  # NOTE: bound where it differs from its own value

@@ -22,7 +22,7 @@ def launch_step(ready, kernels):
         "launch": backend.launch,
         "value_of": kernels.value_of,
         "bits_of": fill_bits,
-        "misread": _misread,
+        "misread": misread,
         "F": ready.function,
         "L": ready.launch,
         "P": ready.packed,
@@ -91,5 +91,6 @@ def fill_bits(values, node, bits) -> int:
     return int((kept if kept is not None else fill_value(values, node)).view(bits))
 
 
-def _misread(node, base) -> None:
+def misread(node, base) -> None:
+    """A bound buffer laid out otherwise than the launch assumes: it would be read wrong."""
     raise RuntimeError(f"lazyinfini: internal error: {node} read as {base.strides}")

@@ -101,7 +101,12 @@ def _futures(keys: list, futures: dict) -> list:
 
 
 def _joined(blocks: list, x: da.Array, limit: int):
-    return join(blocks, x.chunks, x.dtype, limit) if x.ndim else blocks[0]
+    return join(blocks, x.chunks, x.dtype, limit) if x.ndim else only(blocks, x.dtype)
+
+
+def only(blocks: list, dtype) -> np.ndarray:
+    """A 0-d array's value: its one block, in a list of one (its keys are [key]): not joined."""
+    return np.asarray(blocks[0], dtype=dtype)
 
 
 def _host(value, node: Node) -> np.ndarray:
@@ -140,14 +145,9 @@ class Joined:
     __dask_scheduler__ = staticmethod(da.Array.__dask_scheduler__)
 
     def __dask_postcompute__(self):
-        if not self.x.ndim:  # NOTE: its one block, in a list of one (its keys: [key])
-            return _only, (self.x.dtype,)
+        if not self.x.ndim:
+            return only, (self.x.dtype,)
         return join, (self.x.chunks, self.x.dtype, self.limit)
-
-
-def _only(blocks: list, dtype) -> np.ndarray:
-    """A 0-d array's value from its one block."""
-    return np.asarray(blocks[0], dtype=dtype)
 
 
 def join(blocks, chunks: tuple, dtype, limit: int) -> np.ndarray:
