@@ -146,6 +146,8 @@ class Op(enum.Enum):
     ARGSORT = ("argsort", OP, 1)
     SEARCHSORTED = ("searchsorted", OP, VARIADIC)
     BINCOUNT = ("bincount", OP, 1)  # numpy's bincount of non-negative integers (arg: minlength)
+    # a short signal's np.correlate as numpy sums it (x, kernel; arg: left and right padding)
+    CORRELATE = ("correlate", OP, 2)
     TAKE = ("take", OP, 2)
     TAKE_ALONG_AXIS = ("take_along_axis", OP, 2)
     CONCAT = ("concat", OP, VARIADIC)

@@ -1,6 +1,7 @@
-"""np.convolve and np.correlate of a long signal with a short kernel, recorded as a sum of
-shifted products: one elementwise pass (a moving average and the residual beside it are one
-kernel), where numpy makes a pass per call.
+"""np.convolve and np.correlate of a signal with a short kernel, lazily: a long signal's as a
+sum of shifted products, one elementwise pass (a moving average and the residual beside it are
+one kernel), where numpy makes a pass per call; a short one's as one CORRELATE node, the same
+sum run by the device's library (_runtime/correlation.py holds the one formula).
 
 The sum is numpy's, term for term: for each output, `s = 0; s += a[i + j] * k[j]` for j in
 order: its small_correlate (a float kernel of at most 11 values), its integer dot loop, its
@@ -12,21 +13,26 @@ build's, the call goes to numpy; so do complex, bool and bfloat16 values.
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from .. import _dtypes
 from .._api.creation import zeros
-from .._api.data_types import astype
+from .._api.data_types import astype, isdtype
 from .._api.elementwise import add, multiply
 from .._api.indexing import basic_getitem
 from .._api.manipulation import concat
-from .._array import Array
-from .._graph import caller_source
+from .._array import Array, record
+from .._graph import Op, caller_source
+from .._runtime.correlation import sliding_sum
 from .arguments import Fallback, converted
 
 MAX_KERNEL = 11  # NOTE: numpy's small_correlate; above it a float dot is BLAS's
+FUSED_MIN = 1 << 16  # outputs from which the sum is recorded (one elementwise kernel)
 _MODES = {"v": 0, "s": 1, "f": 2}  # numpy's: a mode name is read by its first letter
 _NAMES = ("valid", "same", "full")
+_REVERSED = slice(None, None, -1)
 _EXACT = (_dtypes.float32, _dtypes.float64, *_dtypes.INTEGER)
 
 
@@ -36,7 +42,9 @@ def convolve(a, v, mode="full"):
     if y.shape[0] > x.shape[0]:
         x, y, kernel = y, x, a  # NOTE: numpy's: the longer one slides under the shorter
     taps = _taps(kernel, y.dtype)
-    return _correlated("convolve", x, y[::-1], taps and taps[::-1], _mode(mode))
+    # NOTE: a view read by the sum alone (never written): no link to y's memory
+    flipped = basic_getitem(y, (_REVERSED,), caller_source())
+    return _correlated("convolve", x, flipped, taps and taps[::-1], _mode(mode))
 
 
 def correlate(a, v, mode="valid"):
@@ -84,17 +92,19 @@ def _correlated(func: str, x: Array, k: Array, taps: list | None, mode: int) -> 
         # NOTE: numpy's edges are BLAS's dot (float32, float64); and padding with zeros would
         # give NaN where the kernel holds an inf (numpy skips the padding)
         raise Fallback(f"{func} of floats with mode={_NAMES[mode]!r}")
-    dtype = x.dtype
+    dtype, length = x.dtype, x.shape[0] + left + right - n + 1
+    if length < FUSED_MIN:
+        # NOTE: one library call: the ~2n nodes of the sum cost more to record and schedule
+        # than the pass they fuse into (a 40-value moving average: ~60 us against ~5)
+        arg = (("left", left), ("right", right))
+        return record(Op.CORRELATE, (x._node, k._node), (length,), dtype, arg)
     if dtype == _dtypes.float16:  # NOTE: numpy's half dot sums in float32, rounds once
         x, k = astype(x, _dtypes.float32), astype(k, _dtypes.float32)
-    if left or right:
-        x = concat([zeros((left,), dtype=x.dtype), x, zeros((right,), dtype=x.dtype)])
-    length, source = x.shape[0] - n + 1, caller_source()
-    # NOTE: numpy's sum starts at 0 (0 + -0.0 is +0.0); an integer sum needs no start
-    total = zeros((), dtype=x.dtype) if x.dtype.kind == "f" else None
-    for j in range(n):
-        shifted = basic_getitem(x, (slice(j, j + length),), source)  # NOTE: read, never written
-        tap = k[j] if taps is None else taps[j]
-        term = multiply(shifted, tap)
-        total = term if total is None else add(total, term)
+    total = sliding_sum(_NAMESPACE, x, k if taps is None else taps, left=left, right=right)
     return astype(total, dtype) if total.dtype != dtype else total
+
+
+# NOTE: the namespace functions sliding_sum calls (the package itself imports this module)
+_NAMESPACE = types.SimpleNamespace(
+    zeros=zeros, concat=concat, isdtype=isdtype, multiply=multiply, add=add
+)

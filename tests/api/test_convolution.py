@@ -1,6 +1,7 @@
 """np.convolve and np.correlate on Arrays: recorded as numpy's sum of shifted products (one
-elementwise kernel, nothing computed at the call), equal to numpy's; numpy runs what it sums
-with BLAS's dot, or with dtypes the sum would not reproduce."""
+elementwise kernel for a long signal, one CORRELATE call for a short one; nothing computed at
+the call), equal to numpy's; numpy runs what it sums with BLAS's dot, or with dtypes the sum
+would not reproduce."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import lazyinfini as li
 from lazyinfini import _numpy_functions
+from lazyinfini._numpy_twins import convolution
 from tests.oracle import assert_within_sum_bound
 
 DTYPES = ["float64", "float32", "float16", "int64", "int8", "uint16"]
@@ -21,6 +23,14 @@ DTYPES = ["float64", "float32", "float16", "int64", "int8", "uint16"]
 @pytest.fixture(autouse=True)
 def fresh_warnings(monkeypatch):
     monkeypatch.setattr(_numpy_functions, "_WARNED", set())
+
+
+@pytest.fixture(params=["call", "fused"])
+def path(request, monkeypatch):
+    """Each test on both recordings: a signal of any length as the one call, or as the sum of
+    shifted products (the path of 65536 outputs and more)."""
+    monkeypatch.setattr(convolution, "FUSED_MIN", 0 if request.param == "fused" else 1 << 60)
+    return request.param
 
 
 def _values(rng, n: int, dtype: str, step: int) -> np.ndarray:
@@ -43,7 +53,10 @@ def _compare(got, expected, a, v, func) -> None:
     assert_within_sum_bound(got, expected, magnitude, terms=min(len(a), len(v)))
 
 
-@settings(max_examples=150, deadline=None)
+# NOTE: the `path` fixture's setting holds for every example
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     dtype=st.sampled_from(DTYPES),
     length=st.integers(1, 300),
@@ -53,7 +66,9 @@ def _compare(got, expected, a, v, func) -> None:
     lazy_kernel=st.booleans(),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_valid_mode_records_numpys_sum(dtype, length, taps, step, correlate, lazy_kernel, seed):
+def test_valid_mode_records_numpys_sum(
+    dtype, length, taps, step, correlate, lazy_kernel, seed, path
+):
     rng = np.random.default_rng(seed)
     a, v = _values(rng, max(length, taps), dtype, step), _values(rng, taps, dtype, 1)
     func = np.correlate if correlate else np.convolve
@@ -70,7 +85,7 @@ def test_valid_mode_records_numpys_sum(dtype, length, taps, step, correlate, laz
 @pytest.mark.parametrize("dtype", ["int64", "int8", "uint16", "float16"])
 @pytest.mark.parametrize("mode", ["same", "full", "valid"])
 @pytest.mark.parametrize("func", [np.convolve, np.correlate])
-def test_integer_and_half_modes_equal_numpys(dtype, mode, func):
+def test_integer_and_half_modes_equal_numpys(dtype, mode, func, path):
     rng = np.random.default_rng(3)
     for length, taps in [(1, 1), (2, 7), (9, 4), (40, 5), (64, 16)]:
         a, v = _values(rng, length, dtype, 1), _values(rng, taps, dtype, 1)
@@ -84,7 +99,7 @@ def test_integer_and_half_modes_equal_numpys(dtype, mode, func):
         np.testing.assert_array_equal(np.asarray(got), func(a, v, mode=mode))
 
 
-def test_convolve_swaps_a_longer_kernel_as_numpy_does():
+def test_convolve_swaps_a_longer_kernel_as_numpy_does(path):
     a, v = np.arange(3.0), np.linspace(-1, 1, 9)
     with warnings.catch_warnings():
         warnings.simplefilter("error", li.NumpyFallbackWarning)
@@ -93,14 +108,39 @@ def test_convolve_swaps_a_longer_kernel_as_numpy_does():
     _compare(got, np.convolve(a, v, mode="valid"), v, a[::-1], np.correlate)
 
 
-def test_a_moving_average_is_one_elementwise_kernel():
-    signal = np.sin(np.linspace(0, 20, 5000))
-    x = li.asarray(signal)
-    smoothed = np.convolve(x, np.ones(5) / 5, mode="valid")
-    text = li.explain(smoothed)
-    assert text.startswith("1 kernel(s)") and "elementwise" in text
-    expected = np.convolve(signal, np.ones(5) / 5, mode="valid")
-    _compare(smoothed, expected, signal, np.ones(5) / 5, np.correlate)
+def test_a_long_moving_average_is_one_elementwise_kernel_a_short_one_one_call():
+    for length, kind in [(70_000, "elementwise"), (5000, "opaque correlate")]:
+        signal = np.sin(np.linspace(0, 20, length))
+        smoothed = np.convolve(li.asarray(signal), np.ones(5) / 5, mode="valid")
+        text = li.explain(smoothed)
+        assert text.startswith("1 kernel(s)") and f"kernel 0: {kind}" in text
+        expected = np.convolve(signal, np.ones(5) / 5, mode="valid")
+        _compare(smoothed, expected, signal, np.ones(5) / 5, np.correlate)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    dtype=st.sampled_from(DTYPES),
+    length=st.integers(1, 80),
+    taps=st.integers(1, 11),
+    mode=st.sampled_from(["valid", "same", "full"]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_call_and_the_fused_sum_give_the_same_bits(dtype, length, taps, mode, seed):
+    """One formula (_runtime/correlation.py) on both paths: equal bits, floats included."""
+    if mode != "valid" and not dtype.startswith("int") and not dtype.startswith("uint"):
+        mode = "valid"  # NOTE: padded floats are numpy's (a fallback)
+    rng = np.random.default_rng(seed)
+    a, v = _values(rng, max(length, taps), dtype, 1), _values(rng, taps, dtype, 1)
+    results, default = [], convolution.FUSED_MIN
+    for fused_min in (1 << 60, 0):
+        convolution.FUSED_MIN = fused_min
+        try:
+            results.append(np.asarray(np.convolve(li.asarray(a), v, mode=mode)))
+        finally:
+            convolution.FUSED_MIN = default
+    np.testing.assert_array_equal(results[0], results[1])
+    assert results[0].dtype == results[1].dtype == np.convolve(a, v, mode=mode).dtype
 
 
 @pytest.mark.parametrize(

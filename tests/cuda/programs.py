@@ -129,6 +129,13 @@ LIBRARY = [
         [values(np.float32, (5, 3)), np.array([4, 1]), values(np.float32, (2, 3))],
     ),
     ("qr", lambda x: li.linalg.qr(x)[1], [values(np.float64, (5, 4)) + 3 * np.eye(5, 4)]),
+    # np.correlate's sum (a short signal's CORRELATE call): elementwise products and sums
+    ("correlate", np.correlate, [values(np.float32, (20,)), values(np.float32, (5,))]),
+    (
+        "convolve_full",
+        lambda x, k: np.convolve(x, k, mode="full"),
+        [values(np.int16, (9,), -50, 50), values(np.int16, (4,), -50, 50)],
+    ),
 ]
 # The library calls whose result depends on the order of a sum (CuPy's reductions, cuBLAS): a
 # GPU's are within the oracle's tolerance of the reference's

@@ -106,6 +106,7 @@ CALLS = {
     "take": (lambda v, a: li.take(v, li.asarray([2, 0, 0]), axis=a), None),
     "qr_r": (lambda v, a: li.linalg.qr(v).R if v.ndim >= 2 else v, "float"),
     "rfft": (lambda v, a: li.fft.rfft(v, axis=a), "float"),
+    "correlate": (lambda v, a: np.correlate(li.reshape(v, (-1,)), li.reshape(v, (-1,))[:3]), None),
 }
 DTYPES = [np.float16, np.float32, np.float64, np.int32, np.int64]
 
