@@ -76,13 +76,15 @@ static int inputs_of(Scan *s, PyObject *stack, PyObject *node, PyObject *dict, P
     return *out == NULL ? -1 : 0;
 }
 
-/* A tuple of ints, bools, strings and None: _graph.frozen keys it as an equal tuple (clip's
-   (has_min, has_max), an axis tuple). */
+/* A tuple of ints, bools, strings, None and such tuples: _graph.frozen keys it as an equal
+   tuple (clip's (has_min, has_max), a reduction's (("axis", (0,)), ("keepdims", False))). */
 static int plain(PyObject *tuple) {
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(tuple); k++) {
         PyObject *item = PyTuple_GET_ITEM(tuple, k);
-        if (!(PyLong_CheckExact(item) || PyBool_Check(item) || PyUnicode_CheckExact(item) ||
-              item == Py_None))
+        if (PyTuple_CheckExact(item)) {
+            if (!plain(item)) return 0;
+        } else if (!(PyLong_CheckExact(item) || PyBool_Check(item) ||
+                     PyUnicode_CheckExact(item) || item == Py_None))
             return 0;
     }
     return 1;

@@ -31,7 +31,7 @@ from .compiled_matvec import run as run_matvec
 from .compiled_rearrange import run_compiled as run_compiled_rearrange
 from .compiled_reduction import run_compiled as run_compiled_reduction
 from .fused import chunks, run_chunks, whole_step
-from .library import kernel_call
+from .library import call_step, kernel_call
 from .machine import last_level_cache
 from .memo import Memo
 from .numpy_loops import missing
@@ -400,6 +400,8 @@ def runner_on(target: Target, handlers: dict):
         kind = kernel.kind
         if kind is Kind.ELEMENTWISE:
             return _whole_step(kernel, target)
+        if kind is Kind.OPAQUE and (target.compile_min is None or _numpy_call(kernel, target)):
+            return call_step(kernel, load_view) or _handler_step(handlers[kind], kernel)
         if kind in _UNPOOLED:  # NOTE: their outputs are never the pool's
             return _handler_step(handlers[kind], kernel)
         if kind in _COMPILED and path_of(kernel, target) == C_PATH:
@@ -412,6 +414,11 @@ def runner_on(target: Target, handlers: dict):
         return _handler_step(handlers[kind], kernel)
 
     return direct_runner(step_of, operator.call, CPU_CONTEXT)
+
+
+def _numpy_call(kernel, target: Target) -> bool:
+    """Whether an opaque kernel is numpy's call (not a matrix-vector product in C)."""
+    return matvec_plan(kernel, target) is None
 
 
 def _whole_step(kernel, target: Target):

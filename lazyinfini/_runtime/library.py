@@ -93,6 +93,32 @@ class LibraryCall:
         return values
 
 
+def call_step(kernel, read):
+    """An opaque kernel of one result as one function of a run's values on the host (numpy's
+    library): its loads read by `read(load, values)`, widened only where a half float asks,
+    the call, the result made C-contiguous. A small script's materialization runs a few of
+    these: what LibraryCall.run looks up each time is looked up here once. None for a call
+    of several results (qr, eigh) or an in-place update."""
+    call = kernel_call(kernel)
+    if len(call.items) != 1 or call.items[0][0] is not None or kernel.in_place:
+        return None
+    ((_, dtype, shape),) = call.items
+    loads, function, kwargs = kernel.loads, call.function, call.kwargs
+    widened = [_dtypes.compute_dtype(load.node.dtype) for load in loads]
+    if all(wide == load.node.dtype for wide, load in zip(widened, loads, strict=True)):
+        widened = None
+
+    def step(values: dict) -> list:
+        inputs = [read(load, values) for load in loads]
+        if widened is not None:
+            inputs = [x.astype(wide, copy=False) for x, wide in zip(inputs, widened)]
+        value = _numpy_contiguous(function(*inputs, **kwargs), dtype)
+        assert value.shape == shape, (value.shape, shape)
+        return [value]
+
+    return step
+
+
 def kernel_call(kernel, library: Library = NUMPY) -> LibraryCall:
     """The LibraryCall of an opaque kernel on `library`, worked out once per kernel and kept in
     its record (a cached schedule runs it again)."""
