@@ -1,12 +1,16 @@
 """The quick paths of element-wise recording: calls that need no promotion, cast or check.
 
 NOTE (DESIGN.md: recording must stay cheap): most recorded ops are over arrays of one dtype and
-shape, or over floats and a Python number. Those need none of operands()' promotion, casts,
-broadcasts or checks: they record one node (and a fill) directly, ~1 us instead of ~4. A call
-these cannot take returns None, and the general path (_api/elementwise.py) records it.
+shape, over floats and a Python number, or over integers and a Python int in their range (and
+where() over such operands). Those need none of operands()' promotion, casts, broadcasts or
+checks: they record one node (and a fill) directly, ~1 us instead of ~4 (~12 for an integer
+array and an int, ~18 for where). A call these cannot take returns None, and the general path
+(_api/elementwise.py) records it.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from .. import _dtypes
 from .._array import Array
@@ -15,6 +19,8 @@ from .._graph import Node, Op, caller_source, quick_node
 # complex -> the real dtype of its precision (abs, real, imag)
 REAL_OF = {_dtypes.complex64: _dtypes.float32, _dtypes.complex128: _dtypes.float64}
 FILLED = frozenset(_dtypes.CATEGORIES["floating"])  # a Python float or int keeps their dtype
+# an integer dtype -> its range: a Python int in it keeps the dtype (one past it: an error)
+RANGES = {d: (int(np.iinfo(d).min), int(np.iinfo(d).max)) for d in _dtypes.INTEGER}
 
 
 def result_dtypes(category: str, result: str, on_bool) -> dict:
@@ -54,10 +60,55 @@ def binary(op: Op, table: dict, x1, x2) -> Array | None:
     elif type(other) in (float, int) and node.dtype in FILLED:
         source = caller_source(3)  # NOTE: binary, the op's function: ours
         fill = quick_node(_FULL, (), node.shape, node.dtype, other, source)
+    elif _keeps(other, node.dtype):  # NOTE: a Python int in an integer dtype's range
+        source = caller_source(3)  # NOTE: binary, the op's function: ours
+        fill = quick_node(_FULL, (), node.shape, node.dtype, other, source)
     else:
-        return None
+        return None  # NOTE: the general path raises an error where there is one
     srcs = (node, fill) if other is x2 else (fill, node)
     return Array(quick_node(op, srcs, node.shape, dtype, None, source))
+
+
+def where(condition, x1, x2) -> Array | None:
+    """where(condition, x1, x2) as one node (and broadcasts and a fill) where the condition is
+    bool and x1 and x2 are arrays of one dtype, or one of them a Python number that keeps the
+    other's dtype (see binary); None where the general path must run."""
+    if not isinstance(condition, Array):
+        return None
+    cond = condition._n
+    arrays = [x._n for x in (x1, x2) if isinstance(x, Array)]
+    if cond.dtype != _dtypes.bool or not arrays or cond.realized is not None:
+        return None
+    dtype = arrays[0].dtype
+    if any(n.dtype != dtype or n.realized is not None for n in arrays):
+        return None
+    if len(arrays) == 1 and not _keeps(x2 if isinstance(x1, Array) else x1, dtype):
+        return None
+    shape = cond.shape
+    for node in arrays:
+        shape = _broadcast(shape, node.shape)
+        if shape is None:
+            return None  # NOTE: the general path raises the error
+    source = caller_source(2)  # NOTE: where, ours
+    srcs = [_widened(cond, shape, source)]
+    for x in (x1, x2):
+        if isinstance(x, Array):
+            srcs.append(_widened(x._n, shape, source))
+        else:
+            srcs.append(quick_node(_FULL, (), shape, dtype, x, source))
+    return Array(quick_node(_WHERE, tuple(srcs), shape, dtype, None, source))
+
+
+def _keeps(value, dtype) -> bool:
+    """Whether Python number `value` next to an array of `dtype` keeps that dtype."""
+    if type(value) is float:
+        return dtype in FILLED
+    if type(value) is int:
+        if dtype in FILLED:
+            return True
+        low, high = RANGES.get(dtype, (1, 0))
+        return low <= value <= high
+    return False
 
 
 def _broadcast(a: tuple, b: tuple) -> tuple | None:
@@ -100,7 +151,7 @@ def clip(node: Node, low, high) -> Array | None:
 
 
 # NOTE: an Enum member's lookup costs ~60 ns, four per clip
-_FULL, _CLIP, _BROADCAST = Op.FULL, Op.CLIP, Op.BROADCAST
+_FULL, _CLIP, _BROADCAST, _WHERE = Op.FULL, Op.CLIP, Op.BROADCAST, Op.WHERE
 _REAL_FILLED = frozenset(_dtypes.REAL_FLOATING)
 _QUICK_BOUNDS = {(a, b) for a in (float, int, type(None)) for b in (float, int, type(None))} - {
     (type(None), type(None))

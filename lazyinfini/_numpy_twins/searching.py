@@ -11,12 +11,13 @@ import numpy as np
 
 from .. import _dtypes
 from .._api import elementwise as _elementwise
+from .._api import quick
 from .._api import searching as _searching
 from .._api import sets as _sets
 from .._api import sorting as _sorting
 from .._api.data_types import astype
 from .._api.manipulation import reshape, stack
-from .._array import known_value
+from .._array import Array, known_value
 from .arguments import Fallback, array, converted, promoted, real_only
 
 
@@ -25,6 +26,13 @@ def where(condition, x=None, y=None):
         return nonzero(condition)
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
+    if not (isinstance(x, Array) and x.dtype == _dtypes.bfloat16):
+        # NOTE: a bool Array between arrays of one dtype, or an array and a Python number
+        # keeping its dtype: numpy's promotion is the namespace's (~10 us less a call). Not an
+        # ml_dtypes bfloat16, which numpy's where widens next to a Python float.
+        recorded = quick.where(condition, x, y)
+        if recorded is not None and recorded.dtype != _dtypes.bfloat16:
+            return recorded
     cond = array(condition)
     if cond.dtype != _dtypes.bool:
         cond = astype(cond, _dtypes.bool)  # numpy's truth of any dtype

@@ -188,8 +188,8 @@ def test_to_dot_names_ops_and_lines():
 
 
 def test_the_quick_recording_paths_name_the_users_line_too():
-    """Ops over arrays of one dtype and shape, over floats and a Python number, unary ops and
-    clip between Python numbers record without operands()' checks (_api/elementwise.py): they
+    """Ops over arrays of one dtype and shape, over floats and a Python number, unary ops,
+    where, and clip between Python numbers record without operands()' checks (_api/elementwise.py): they
     still name the line, through operators and namespace functions alike, in li.graph and in
     explain()."""
     a = li.asarray(np.arange(4.0))
@@ -207,13 +207,16 @@ def test_the_quick_recording_paths_name_the_users_line_too():
     y = 1.5 + c
     lines["divide"] = _line() + 1
     y = y / li.asarray(np.ones((3, 1)))  # broadcast both ways: (4,) against (3, 1)
+    lines["where"] = _line() + 1
+    y = li.where(y > 0.5, y, 2)
     g = li.graph(y)
     assert [n.shape for n in g if n.op.label == "broadcast_to"] == [(3, 4), (3, 4)]
     for op, line in lines.items():
         (node,) = _by_op(g, op)
         assert g.nodes[node]["source"] == f"{HERE}:{line}", op
     fills = [n for n in g if n.op.label == "full"]
-    assert {n.source for n in fills} == {f"{HERE}:{lines[o]}" for o in ("multiply", "clip", "add")}
+    filled = ("multiply", "clip", "add", "where")
+    assert {n.source for n in fills} == {f"{HERE}:{lines[o]}" for o in filled}
     explained = li.explain(y)
     assert all(f"{HERE}:{line}" in explained for line in lines.values()), explained
 
