@@ -252,6 +252,11 @@ def _operand(how: int, load, values, space=None) -> np.ndarray:
     of one chunk reads it as it is)."""
     if how is _FILL:
         return fill_value(values, load.base)
+    if how is _UNBROADCAST:
+        view = value_of(values, load.base)
+        for step in load.chain[:-1]:
+            view = apply_movement(step, view)
+        return view
     view = load_view(load, values)
     if how is _SCALAR:
         return np.asarray(view[(0,) * view.ndim])
@@ -259,6 +264,16 @@ def _operand(how: int, load, values, space=None) -> np.ndarray:
 
 
 _FILL, _SCALAR, _VIEW, _BASE = 0, 1, 2, 3  # how _operand reads a load (_BASE: no movement)
+_UNBROADCAST = 4  # a kernel of one chunk's load ending in a broadcast: read without it
+
+
+def _whole_how(how: int, load) -> int:
+    """How a kernel of one chunk reads `load`: a view whose last movement is a broadcast is
+    read as the view before it, and numpy's ufuncs broadcast it against the outputs they
+    write, as the explicit view would (making that view costs ~3 us, more than a small op)."""
+    if how is _VIEW and load.chain and load.chain[-1].op is Op.BROADCAST:
+        return _UNBROADCAST
+    return how
 
 
 @dataclass(frozen=True)
@@ -291,7 +306,8 @@ def _prepare_pass(kernel, chunk: int) -> _Pass:
     step = None
     if len(parts) == 1 and size:
         outputs = tuple((node.shape, node.dtype) for node in kernel.outputs)
-        step = whole_step(kernel.program, reads, outputs, _BASE, _operand)
+        whole = tuple((_whole_how(how, load), load) for how, load in reads)
+        step = whole_step(kernel.program, whole, outputs, _BASE, _operand)
     work = _Pass(
         kernel.program,
         kernel.space,

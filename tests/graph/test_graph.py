@@ -189,9 +189,9 @@ def test_to_dot_names_ops_and_lines():
 
 def test_the_quick_recording_paths_name_the_users_line_too():
     """Ops over arrays of one dtype and shape, over floats and a Python number, unary ops,
-    where, and clip between Python numbers record without operands()' checks (_api/elementwise.py): they
-    still name the line, through operators and namespace functions alike, in li.graph and in
-    explain()."""
+    where, and clip between Python numbers record without operands()' checks
+    (_api/elementwise.py): they still name the line, through operators and namespace functions
+    alike, in li.graph and in explain()."""
     a = li.asarray(np.arange(4.0))
     b = li.asarray(np.ones(4))
     lines = {}

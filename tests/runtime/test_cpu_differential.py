@@ -114,6 +114,36 @@ def test_fully_broadcast_loads_are_read_as_one_value():
     assert np.asarray(y).tobytes() == expected.tobytes()
 
 
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16, np.float32, np.int16])
+def test_a_small_kernels_broadcast_loads_are_read_unbroadcast(dtype):
+    """A kernel of one chunk reads a load ending in a broadcast as the view before it (numpy's
+    ufuncs broadcast it against their outputs): the same bits as the reference, for a row,
+    a column, a prepended axis and a broadcast behind a transpose, through clip and where."""
+    from lazyinfini._runtime import cpu
+
+    rng = np.random.default_rng(5)
+    x_np = (rng.standard_normal((6, 5)) * 4).astype(dtype)
+    row, col = x_np[:1] * 0, x_np[:, :1]
+    grid = (rng.standard_normal((5, 6)) * 4).astype(dtype)
+
+    def program(xp, x, r, c, g):
+        t = xp.clip(x, r - 1, c + 1) + xp.permute_dims(xp.broadcast_to(g[:, :1], (5, 6)), (1, 0))
+        u = xp.where(x > c, t, x * r) - xp.permute_dims(g, (1, 0))[0]
+        return u + x[3:4] * x[:, 2:3]  # NOTE: slices, then broadcasts
+
+    arrays = [li.asarray(a) for a in (x_np, row, col, grid)]
+    y = program(li, *arrays)
+    plan = li.inspect.schedule(y)
+    kernels = [k for k in plan.kernels if k.kind.value == "elementwise"]
+    reads = [how for k in kernels for how, _ in cpu._prepare_pass(k, cpu.TARGET.chunk).reads]
+    wholes = [cpu._whole_how(how, ld) for k in kernels for how, ld in zip(reads, k.loads)]
+    assert cpu._UNBROADCAST in wholes
+    with li.options(executor="reference"):
+        expected = np.asarray(program(li, *[li.asarray(a) for a in (x_np, row, col, grid)]))
+    got = np.asarray(y)
+    assert got.dtype == expected.dtype and got.tobytes() == expected.tobytes()
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
 def test_a_register_program_runs_as_python_made_once(dtype):
     """A fused kernel's register program runs as one generated Python function, made at its
