@@ -262,7 +262,13 @@ class FlatIterator:
         return self._flat()[key]
 
     def __setitem__(self, key, value) -> None:
-        li = _li()
+        from ._api.views import reshape_is_view  # NOTE: here: _api imports the Array
+
+        li, base = _li(), self._base
+        if reshape_is_view(base, (base.size,)):  # NOTE: x's 1-d form is a view: written through
+            flat = li.reshape(base, (-1,))
+            flat[key] = value
+            return
         # NOTE: written into a copy, then into x whole: x's own views see it whether or not
         # x's 1-d form is a view of x (a transposed x's is not).
         flat = li.reshape(li.asarray(self._base, copy=True), (-1,))

@@ -628,6 +628,11 @@ def test_flat_reads_and_writes_like_numpys_flat():
     t.flat[1] = -1
     t_np.flat[1] = -1
     np.testing.assert_array_equal(np.asarray(t), t_np)
+    rows, rows_np = x[2:], expected[2:]  # a view whose 1-d form is a view: written through
+    rows.flat[::3] = 7.0
+    rows_np.flat[::3] = 7.0
+    np.testing.assert_array_equal(np.asarray(x), expected)
+    np.testing.assert_array_equal(np.asarray(below), expected[1:])
 
 
 @pytest.mark.parametrize(("offset", "axes"), [(0, (0, 1)), (1, (1, 2)), (-1, (0, 2)), (2, (2, 0))])
