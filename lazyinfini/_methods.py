@@ -72,9 +72,12 @@ def numpy_method(func):
     `func(x, *args, **kwargs)`, erring under the method's name."""
     name = func.__name__
 
-    @named(name)
     def method(self, *args, **kwargs):
-        return _numpy(func, (self, *args), kwargs)
+        # NOTE: named()'s renaming written inline: a frame less on every x.sum(), x.mean()
+        try:
+            return (_call or _numpy)(func, (self, *args), kwargs)
+        except (TypeError, ValueError, IndexError) as exc:
+            raise _renamed(exc, name) from None
 
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"numpy's ndarray.{name}: np.{name}(x, ...), recorded by its lazy twin."
