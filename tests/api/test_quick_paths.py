@@ -33,6 +33,7 @@ def _outcome(call, x, number):
 
 
 @pytest.mark.filterwarnings("ignore:overflow encountered")  # NOTE: 2**63 as a float16: inf
+@pytest.mark.filterwarnings("ignore::lazyinfini.NumpyFallbackWarning")  # NOTE: np.where of 2**64
 @pytest.mark.parametrize("name", sorted(CALLS))
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_a_quick_path_records_what_the_general_path_records(name, dtype, monkeypatch):
