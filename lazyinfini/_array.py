@@ -146,7 +146,7 @@ class Array(NumpyMethods):
         if self.ndim != 2:
             # Note (spec): .T is for matrices only; permute_dims reverses axes of n-d arrays.
             raise ValueError(f"T: array must be 2-d, got {self.ndim}-d; use permute_dims")
-        return _manipulation.permute_dims(self, (1, 0))
+        return _manipulation.transposed(self)
 
     @property
     def mT(self) -> Array:

@@ -73,7 +73,10 @@ def expand_ellipsis(func: str, items: list, ndim: int) -> list:
     """The key with its ellipsis replaced by full slices: one item per axis (plus Nones).
 
     Items are ints, slices, None, one ellipsis, and (after _convert) IndexArrays."""
-    if all(type(item) in _INT_OR_SLICE for item in items):  # NOTE: the common key, checked fast
+    for item in items:  # NOTE: the common key, checked fast (a loop: no generator to make)
+        if type(item) not in _INT_OR_SLICE:
+            break
+    else:
         if len(items) > ndim:
             raise error(IndexError, func, f"{len(items)} indices for a {ndim}-d array")
         return items + [_ALL] * (ndim - len(items))
@@ -150,7 +153,10 @@ def _slice(func: str, item: slice, size: int) -> tuple[int, int, int]:
 
 def is_special(key: tuple) -> bool:
     """Keys basic indexing cannot take: arrays (integer or boolean) and boolean scalars."""
-    if all(type(item) in _BASIC for item in key):  # NOTE: the common key, checked fast
+    for item in key:  # NOTE: the common key, checked fast (a loop: no generator to make)
+        if type(item) not in _BASIC:
+            break
+    else:
         return False
     return any(isinstance(item, (Array, np.ndarray, list, range, bool, np.bool_)) for item in key)
 
