@@ -49,8 +49,9 @@ _SIGNATURES: dict = {}
 def array_function(func, types, args: tuple, kwargs: dict):
     """Array.__array_function__: the twin's lazy result, or numpy's on computed values."""
     # Note (NEP 18): a type we do not know may implement the function itself; let numpy ask it.
-    if not all(issubclass(t, (Array, np.ndarray)) for t in types):
-        return NotImplemented
+    for kind in types:  # NOTE: a loop, not a generator: every numpy function call asks
+        if kind is not Array and not issubclass(kind, (Array, np.ndarray)):
+            return NotImplemented
     return call(func, args, kwargs)
 
 
