@@ -236,3 +236,17 @@ def test_broadcast_views_are_numpys(make):
     assert got.shape == want.shape and got.strides == want.strides and got.dtype == want.dtype
     assert np.array_equal(got, want) and not got.flags.writeable
     assert np.shares_memory(got, x) or x.size == 0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known: numpy's ufuncs keep their input's memory order (K order) and its sum then "
+    "adds in that order, meeting the other of two NaNs first; the cpu device's kernels write C "
+    "order (session 17's note, issue 23)",
+)
+def test_a_sum_over_a_transposed_results_nans_keeps_numpys_nan():
+    nan = np.float16(np.nan)
+    t = np.array([[1, -nan], [nan, 1]], dtype=np.float16).T
+    expected = np.sum(np.sqrt(t + t))
+    got = np.asarray(li.sum(li.sqrt(li.asarray(t) + li.asarray(t))))
+    assert np.signbit(got) == np.signbit(expected)
