@@ -10,8 +10,6 @@ array and an int, ~18 for where). A call these cannot take returns None, and the
 
 from __future__ import annotations
 
-import numpy as np
-
 from .. import _dtypes
 from .._array import Array
 from .._graph import Node, Op, caller_source, quick_node
@@ -20,7 +18,7 @@ from .._graph import Node, Op, caller_source, quick_node
 REAL_OF = {_dtypes.complex64: _dtypes.float32, _dtypes.complex128: _dtypes.float64}
 FILLED = frozenset(_dtypes.CATEGORIES["floating"])  # a Python float or int keeps their dtype
 # an integer dtype -> its range: a Python int in it keeps the dtype (one past it: an error)
-RANGES = {d: (int(np.iinfo(d).min), int(np.iinfo(d).max)) for d in _dtypes.INTEGER}
+RANGES = _dtypes.RANGES
 
 
 def result_dtypes(category: str, result: str, on_bool) -> dict:
