@@ -46,18 +46,20 @@ def permute_dims(x, /, axes) -> Array:
     normalized = tuple(a % ndim if -ndim <= a < ndim else None for a in axes)
     if None in normalized or sorted(normalized) != list(range(ndim)):
         raise error(ValueError, "permute_dims", f"axes {axes} is not a permutation of {ndim} axes")
-    shape = tuple(node.shape[a] for a in normalized)
-    # NOTE: the node made without Node's asserts: its shape is x's own dims, reordered
-    permuted = quick_node(Op.PERMUTE, (node,), shape, node.dtype, normalized, caller_source())
-    return link(x, Array(permuted))
+    return _permuted(x, node, normalized)
 
 
 def transposed(x: Array) -> Array:
     """x.T of a matrix (checked by the caller): permute_dims(x, (1, 0)) without its checks of
     the axes (~2 us a call: `X.T @ y` is in most numpy scripts)."""
-    node = x._node
-    rows, cols = node.shape
-    permuted = quick_node(Op.PERMUTE, (node,), (cols, rows), node.dtype, (1, 0), caller_source())
+    return _permuted(x, x._node, (1, 0))
+
+
+def _permuted(x: Array, node, axes: tuple[int, ...]) -> Array:
+    """The view of x (whose node is `node`) with its axes in the checked order `axes`."""
+    shape = tuple(node.shape[a] for a in axes)
+    # NOTE: the node made without Node's asserts: its shape is x's own dims, reordered
+    permuted = quick_node(Op.PERMUTE, (node,), shape, node.dtype, axes, caller_source())
     return link(x, Array(permuted))
 
 

@@ -41,26 +41,26 @@ def convolve(a, v, mode="full"):
     kernel = v
     if y.shape[0] > x.shape[0]:
         x, y, kernel = y, x, a  # NOTE: numpy's: the longer one slides under the shorter
-    taps = _taps(kernel, y.dtype)
     # NOTE: a view read by the sum alone (never written): no link to y's memory
     flipped = basic_getitem(y, (_REVERSED,), caller_source())
-    return _correlated("convolve", x, flipped, taps and taps[::-1], _mode(mode))
+    return _correlated("convolve", x, flipped, kernel, _mode(mode), flip=True)
 
 
 def correlate(a, v, mode="valid"):
     x, y = _operands("correlate", a, v)
     if y.shape[0] > x.shape[0]:
         raise Fallback("correlate of a longer second argument (numpy reverses the result)")
-    return _correlated("correlate", x, y, _taps(v, y.dtype), _mode(mode))
+    return _correlated("correlate", x, y, v, _mode(mode))
 
 
-def _taps(kernel, dtype) -> list | None:
+def _taps(kernel, dtype, flip: bool) -> list | None:
     """A numpy kernel's values in `dtype` as Python numbers (exact: they hold the dtype's
-    values), recorded as scalars, not as one indexing of the kernel per tap; None for an
-    Array."""
+    values), reversed where `flip`, recorded as scalars, not as one indexing of the kernel per
+    tap; None for an Array."""
     if isinstance(kernel, Array) or not isinstance(kernel, np.ndarray):
         return None
-    return kernel.astype(dtype).reshape(-1).tolist()
+    taps = kernel.astype(dtype).reshape(-1).tolist()
+    return taps[::-1] if flip else taps
 
 
 def _operands(func: str, a, v) -> tuple[Array, Array]:
@@ -83,7 +83,9 @@ def _mode(mode) -> int:
     raise Fallback(f"mode={mode!r}")  # NOTE: numpy's own error
 
 
-def _correlated(func: str, x: Array, k: Array, taps: list | None, mode: int) -> Array:
+def _correlated(func: str, x: Array, k: Array, kernel, mode: int, flip=False) -> Array:
+    """x correlated with k (the Array of `kernel`, the caller's argument, reversed where
+    `flip`)."""
     n, floating = k.shape[0], x.dtype.kind == "f"
     if n > MAX_KERNEL and x.dtype in (_dtypes.float32, _dtypes.float64):
         raise Fallback(f"{func} with a kernel of {n} values (numpy's sum is BLAS's dot)")
@@ -98,6 +100,7 @@ def _correlated(func: str, x: Array, k: Array, taps: list | None, mode: int) -> 
         # than the pass they fuse into (a 40-value moving average: ~60 us against ~5)
         arg = (("left", left), ("right", right))
         return record(Op.CORRELATE, (x._node, k._node), (length,), dtype, arg)
+    taps = _taps(kernel, dtype, flip)  # NOTE: read here: the call above needs none
     if dtype == _dtypes.float16:  # NOTE: numpy's half dot sums in float32, rounds once
         x, k = astype(x, _dtypes.float32), astype(k, _dtypes.float32)
     total = sliding_sum(_NAMESPACE, x, k if taps is None else taps, left=left, right=right)

@@ -64,8 +64,8 @@ def _clip_bound(x: Array, name: str, bound):
     if type(bound) is int and x.dtype in _dtypes.INTEGER:
         # Note (numpy): numpy 2's clip takes a Python int past x's range (arithmetic would
         # refuse it) as a bound that clips nothing; clamped into the range, it does that.
-        info = np.iinfo(x.dtype)
-        return builtins.min(builtins.max(bound, int(info.min)), int(info.max))
+        low, high = _dtypes.RANGES[x.dtype]
+        return builtins.min(builtins.max(bound, low), high)
     return bound
 
 

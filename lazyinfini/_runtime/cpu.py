@@ -96,9 +96,11 @@ def empty(shape: tuple[int, ...], dtype, settings) -> np.ndarray:
     return POOL.empty(shape, dtype, settings.pool_bytes)
 
 
-def load_view(load, values) -> np.ndarray:
+def load_view(load, values, chain=None) -> np.ndarray:
+    """A load's value: its base seen through its `chain` (its movements, or the first of
+    them)."""
     view = value_of(values, load.base)
-    for step in load.chain:
+    for step in load.chain if chain is None else chain:
         view = apply_movement(step, view)
     return view
 
@@ -253,10 +255,7 @@ def _operand(how: int, load, values, space=None) -> np.ndarray:
     if how is _FILL:
         return fill_value(values, load.base)
     if how is _UNBROADCAST:
-        view = value_of(values, load.base)
-        for step in load.chain[:-1]:
-            view = apply_movement(step, view)
-        return view
+        return load_view(load, values, load.chain[:-1])
     view = load_view(load, values)
     if how is _SCALAR:
         return np.asarray(view[(0,) * view.ndim])
