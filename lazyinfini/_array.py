@@ -39,16 +39,17 @@ def _inplace_method(name: str, dunder: str):
 
 
 def _power_method(inplace: bool):
-    """x ** y, with numpy's shortcuts for a float or complex ndarray and a Python int
-    (fast_scalar_power): x ** 2 is square(x), x ** -1 reciprocal(x). So x ** 2 gives numpy's
-    bits (its power loop, SIMD on some CPUs, may round x * x otherwise) and compiles as a
-    product, not a borrowed pow; both keep pow's special values (x ** 0.5, numpy's sqrt, stays
-    numpy's power loop)."""
+    """x ** y, with numpy's shortcuts for a float or complex ndarray and a Python int or float
+    (fast_scalar_power): x ** 2 is square(x), x ** -1 reciprocal(x), x ** 0.5 sqrt(x). So they
+    give numpy's bits (its power loop, SIMD on some CPUs, rounds otherwise; sqrt(-inf) is NaN
+    where pow(-inf, 0.5) is +inf), and compile as C, not a borrowed pow. Other exponents go to
+    pow, which takes numpy's power loop's own shortcuts (elementwise.pow)."""
     pow_ = _binary_method("pow")
     ipow = _inplace_method("pow", "__ipow__")
 
     def method(self, other, /):
-        name = _POWER_SHORTCUTS.get(other) if type(other) is int else None
+        kind = type(other)
+        name = _POWER_SHORTCUTS.get((kind, other)) if kind is int or kind is float else None
         if name is None or self.dtype not in _SHORTCUT_DTYPES:
             return ipow(self, other) if inplace else pow_(self, other)
         fn = _FUNCTIONS[name]
@@ -58,7 +59,8 @@ def _power_method(inplace: bool):
     return method
 
 
-_POWER_SHORTCUTS = {2: "square", -1: "reciprocal"}  # Python int exponents only
+# NOTE: exactly a Python int or float, as numpy checks (a bool or np.float64 takes the ufunc)
+_POWER_SHORTCUTS = {(int, 2): "square", (int, -1): "reciprocal", (float, 0.5): "sqrt"}
 # NOTE: numpy's own float and complex dtypes (bfloat16, ml_dtypes' type, takes numpy's power)
 _SHORTCUT_DTYPES = frozenset(np.dtype(t) for t in "efdFD")
 
@@ -568,8 +570,9 @@ _FUNCTIONS = {
     "positive": _elementwise.positive,
     "abs": _elementwise.abs,
     "bitwise_invert": _elementwise.bitwise_invert,
-    "square": _elementwise.square,  # NOTE: x ** 2 and x ** -1 (see _power_method)
+    "square": _elementwise.square,  # NOTE: x ** 2, x ** -1 and x ** 0.5 (see _power_method)
     "reciprocal": _elementwise.reciprocal,
+    "sqrt": _elementwise.sqrt,
 }
 
 # numpy's ufuncs that are namespace functions (np.add, np.exp, np.pow is np.power, np.matmul):

@@ -13,6 +13,8 @@ functions accept integers and compute them in the default float dtype, as numpy 
 from __future__ import annotations
 
 import builtins
+import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +22,7 @@ import numpy as np
 from .. import _dtypes
 from .._array import Array, record
 from .._graph import Node, Op, caller_source, quick_node
+from .._graph.ops import POWER_SHORTCUTS
 from . import quick
 from .checks import broadcast_shapes, check_dtype_in, check_scalar, error
 
@@ -222,7 +225,7 @@ def _unary(name: str, op: Op, category: str, *, result: str = "same", on_bool=No
     return _named(fn, name, op)
 
 
-def _binary(name: str, op: Op, category: str, *, result: str = "same", on_bool=None):
+def _binary(name: str, op: Op, category: str, *, result: str = "same", on_bool=None, declare=True):
     table = quick.result_dtypes(category, result, on_bool)
 
     def fn(x1, x2, /) -> Array:
@@ -231,16 +234,16 @@ def _binary(name: str, op: Op, category: str, *, result: str = "same", on_bool=N
             return recorded
         return elementwise(name, op, (x1, x2), category, result, on_bool=on_bool)
 
-    return _named(fn, name, op)
+    return _named(fn, name, op, declare)
 
 
-def _named(fn, name: str, op: Op):
+def _named(fn, name: str, op: Op, declare: bool = True):
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (
         f"Element-wise {name.replace('_', ' ')}. "
         f"https://data-apis.org/array-api/latest/API_specification/generated/array_api.{name}.html"
     )
-    return _declared(op)(fn)
+    return _declared(op)(fn) if declare else fn
 
 
 @_declared(None)
@@ -301,6 +304,78 @@ def _check_bound(x: Array, name: str, bound) -> None:
         raise error(TypeError, "clip", f"{name} must be an array or a real number, got {bound!r}")
     elif isinstance(bound, float) and x.dtype in _dtypes.INTEGER:
         raise error(TypeError, "clip", f"{name}={bound!r} is a float, x is {x.dtype.name}")
+
+
+_pow_loop = _binary("pow", Op.POW, "numeric or boolean", on_bool=_dtypes.int8, declare=False)
+
+
+@_declared(Op.POW)
+def pow(x1, x2, /) -> Array:
+    """Element-wise x1 ** x2, as numpy's power: see _numpy_power.
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.pow.html"""
+    result = _pow_loop(x1, x2)
+    if result.dtype in _SHORTCUT_DTYPES and _read_once(x1, x2, result.shape):
+        if numpy_takes_power_shortcuts():
+            return _numpy_power(result._node, x2)
+    return result
+
+
+# numpy's float32 and float64 power loops take shortcuts for an exponent they read as one value
+# (ops.POWER_SHORTCUTS): float16 and complex loops take none.
+_SHORTCUT_DTYPES = frozenset({_dtypes.float32, _dtypes.float64})
+
+
+@functools.cache
+def numpy_takes_power_shortcuts() -> bool:
+    """Whether this numpy's power loop takes them (newer numpy 2 releases do): sqrt(-inf) is
+    NaN, pow(-inf, 0.5) +inf."""
+    with np.errstate(invalid="ignore"):
+        return bool(np.isnan(np.power(np.full(2, -np.inf), 0.5)[0]))
+
+
+def _read_once(x1, x2, shape: tuple[int, ...]) -> bool:
+    """Whether numpy reads exponent x2 at one address for a result of `shape`: a scalar, or one
+    element that broadcasts. For a one-element result (measured, numpy 2): x2 of 0 axes, or of
+    another shape than an x1 with axes (two of one shape, or x1 of 0 axes, keep x2's stride).
+    NOTE: an exponent of more elements broadcast along the last axis, as (r, 1) against (1, c),
+    numpy may read once per row or copy to a buffer, by the other operand's layout: it is pow's
+    loop here."""
+    if isinstance(x2, (int, float, np.generic)):
+        return True
+    if x2.size != 1:
+        return False
+    if x2.ndim == 0 or math.prod(shape) > 1:
+        return True
+    x1_shape = () if isinstance(x1, (int, float, complex)) else x1.shape
+    return len(x1_shape) > 0 and x1_shape != x2.shape
+
+
+def _numpy_power(node: Node, x2) -> Array:
+    """numpy's power of `node`'s operands (x1 and x2 in its dtype and shape), x2 read once: the
+    shortcut an exponent known now takes, or, for a lazy exponent, numpy's choice made per
+    element around the pow loop (where x2 is one value, per element is per loop)."""
+    base, exponent = node.srcs
+    if isinstance(x2, Array):
+        result, e = Array(node), Array(exponent)
+        for value in POWER_SHORTCUTS:
+            result = where(equal(e, value), _shortcut(base, value), result)
+        return result
+    with np.errstate(over="ignore"):  # NOTE: the exponent as the loop reads it: in its dtype
+        value = float(np.asarray(x2, dtype=node.dtype).reshape(-1)[0])
+    return _shortcut(base, value) if value in POWER_SHORTCUTS else Array(node)
+
+
+def _shortcut(base: Node, value: float) -> Array:
+    x = Array(base)
+    if value == 0.5:
+        return sqrt(x)
+    if value == 2.0:
+        return square(x)
+    if value == -1.0:
+        return reciprocal(x)
+    if value == 1.0:
+        return x
+    return Array(_scalar_node("pow", 1.0, base.dtype, base.shape, caller_source()))
 
 
 class _Omitted:
@@ -364,7 +439,7 @@ abs = _unary("abs", Op.ABS, "numeric or boolean", result="real")
 _AS_INT8 = _dtypes.int8
 floor_divide = _binary("floor_divide", Op.FLOOR_DIVIDE, "real numeric or boolean", on_bool=_AS_INT8)
 remainder = _binary("remainder", Op.REMAINDER, "real numeric or boolean", on_bool=_AS_INT8)
-pow = _binary("pow", Op.POW, "numeric or boolean", on_bool=_AS_INT8)
+# pow: written out above (numpy's shortcuts)
 square = _unary("square", Op.SQUARE, "numeric or boolean", on_bool=_AS_INT8)
 reciprocal = _unary("reciprocal", Op.RECIPROCAL, "numeric", result="floating")
 sign = _unary("sign", Op.SIGN, "numeric")

@@ -171,3 +171,11 @@ class Op(enum.Enum):
     @property
     def is_movement(self) -> bool:
         return self.group is Group.MOVEMENT
+
+
+# The exponents for which numpy's float32 and float64 power loops, reading the exponent as one
+# value (stride 0), skip pow: -1 is 1 / x, 0 is 1, 0.5 is sqrt(x), 1 is x, 2 is x * x (numpy's
+# POWER_FAST_PATH). Their bits are not pow's (by an ulp; sqrt(-inf) is NaN where pow(-inf, 0.5)
+# is +inf): the API records them as those ops (elementwise.pow), so a POW node is pow's loop on
+# every device (ufuncs._power).
+POWER_SHORTCUTS = (-1.0, 0.0, 0.5, 1.0, 2.0)

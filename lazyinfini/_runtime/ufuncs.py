@@ -10,6 +10,7 @@ import numpy as np
 
 from .._compat import compat
 from .._graph import Op
+from .._graph.ops import POWER_SHORTCUTS
 from .special_values import COMPLEX, complex_values, floor_divided
 
 
@@ -43,6 +44,29 @@ def _clip(inputs, arg, out=None):
 # NOTE: numpy's clip ufunc itself; np.clip's Python wrapper costs 3 us a call, once per chunk.
 _CLIP = getattr(getattr(np, "_core", None), "umath", np).clip
 _clip.ufunc_for = _clip_ufunc  # NOTE: generated register programs call it (fused.py)
+
+
+# A POW node is numpy's pow loop over an exponent read element by element (ops.POWER_SHORTCUTS):
+# a fill reaches here as a zero-stride view (numpy's np.full holds every element), on which
+# numpy's loop would take a shortcut; such an exponent is read from an array of its own.
+_SHORTCUTS = frozenset(POWER_SHORTCUTS)
+
+
+def _power(inputs, arg, out=None):
+    x, e = inputs
+    if e.dtype.kind == "f" and _read_once(e) and e.flat[0] in _SHORTCUTS:
+        shape = np.broadcast_shapes(np.shape(x), e.shape) if out is None else out.shape
+        e = np.array(np.broadcast_to(e, shape))
+    return np.power(x, e, out=out)
+
+
+def _read_once(e) -> bool:
+    """Whether numpy's loop reads every element of `e` at one address (its iterator coalesces
+    the axes of a zero-stride view into one of stride 0)."""
+    return not any(stride for stride, n in zip(e.strides, e.shape) if n != 1)
+
+
+_power.ufunc_for = lambda arg, dtype: None if np.dtype(dtype).kind == "f" else np.power
 
 
 def _into(out, value):
@@ -108,7 +132,7 @@ UFUNCS = {
     Op.WHERE: _where,
     Op.FLOOR_DIVIDE: _special(Op.FLOOR_DIVIDE),
     Op.REMAINDER: _ufunc(np.remainder),
-    Op.POW: _ufunc(np.power),
+    Op.POW: _power,
     Op.SQUARE: _ufunc(np.square),
     Op.RECIPROCAL: _ufunc(np.reciprocal),
     Op.SIGN: _ufunc(np.sign),

@@ -523,20 +523,19 @@ def test_programs_match_numpy_on_every_executor(program):
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 @pytest.mark.parametrize("exponent", [2, 2.0, 0.5, 3, -1, -1.0])
-def test_the_power_operator_squares_as_numpys_does(dtype, exponent):
-    """numpy's `x ** 2` squares and `x ** -1` takes the reciprocal (ndarray's operator for a
-    Python int, not np.power's loop, whose bits may differ); other exponents are pow (0.5 too:
-    numpy's square root breaks the standard's special cases)."""
+def test_the_power_operator_takes_numpys_shortcuts(dtype, exponent):
+    """numpy's `x ** 2` squares, `x ** -1` takes the reciprocal and `x ** 0.5` the square root
+    (ndarray's operator); float32 and float64's power loop does too for a float 2 or -1 (its
+    bits may differ from pow's); other exponents are pow."""
     x = (np.random.default_rng(0).standard_normal(4096) * 3).astype(dtype)
     x[:4] = [-0.0, -np.inf, np.nan, np.inf]
     y = li.asarray(x) ** exponent
-    shortcut = {2: "square", -1: "reciprocal"}.get(exponent) if type(exponent) is int else None
-    if shortcut is not None:
-        with np.errstate(all="ignore"):
-            expected = x**exponent
-    else:
-        expected = np.asarray(li.pow(li.asarray(x), exponent))
+    with np.errstate(all="ignore"):
+        expected = x**exponent
     np.testing.assert_array_equal(np.asarray(y), expected)
     assert y.dtype == expected.dtype
+    shortcut = {2: "square", -1: "reciprocal", 0.5: "sqrt"}.get(exponent)
+    if type(exponent) is float and exponent != 0.5 and dtype == np.float16:
+        shortcut = None  # NOTE: numpy's float16 power loop takes no shortcut
     (kernel,) = li.inspect.schedule(li.asarray(x) ** exponent).kernels
     assert kernel.name == (shortcut or "pow")
