@@ -64,6 +64,16 @@ CATEGORIES: dict[str, tuple[np.dtype, ...]] = {
     "any": ALL,
 }
 
+# Extension (numpy): a float function (exp, sqrt, atan2, ...) of bools or integers computes in
+# the smallest float that holds each of their values, as numpy's loops do (int8: float16);
+# true division is float64's (numpy's divide resolves any integers to it).
+_FLOAT_HOLDING = {bool: float16, int8: float16, uint8: float16, int16: float32, uint16: float32}
+
+
+def float_holding(dtype: np.dtype) -> np.dtype:
+    return _FLOAT_HOLDING.get(dtype, DEFAULT_FLOAT)
+
+
 # Half-precision floats are loaded into float32, computed, and rounded once at the store.
 HALF = (float16, bfloat16)
 

@@ -153,8 +153,9 @@ def elementwise(
     """Record `op` over `values` (arrays or weak scalars), promoted and broadcast.
 
     result: 'same' (the promoted dtype), 'bool' (tests and comparisons), 'floating' (integers
-    and bools compute in the default float dtype, as numpy does), 'real' (complex gives the real
-    dtype of its precision, as abs() does). on_bool: see above.
+    and bools compute in the smallest float holding them, as numpy's loops do), 'quotient'
+    (they compute in the default float dtype, as numpy's true division does), 'real' (complex
+    gives the real dtype of its precision, as abs() does). on_bool: see above.
     """
     source = caller_source()
     if category == "bool":
@@ -162,11 +163,16 @@ def elementwise(
     nodes, dtype, shape = operands(name, values, category, source)
     if dtype == _dtypes.bool and on_bool is not None:
         nodes, dtype = _on_bool(name, nodes, on_bool, shape, source)
-    if result == "floating" and dtype not in _dtypes.CATEGORIES["floating"]:
-        dtype = _dtypes.DEFAULT_FLOAT  # Note: int / int is a float array, as in numpy
+    if result in _FLOAT_RESULTS and dtype not in _dtypes.CATEGORIES["floating"]:
+        # Note: int / int is a float64 array, exp(int8) float16, as in numpy (float_holding)
+        quotient = result == "quotient"
+        dtype = _dtypes.DEFAULT_FLOAT if quotient else _dtypes.float_holding(dtype)
         nodes = [conform(n, dtype, shape, source) for n in nodes]
     out_dtype = {"bool": _dtypes.bool, "real": quick.REAL_OF.get(dtype, dtype)}.get(result, dtype)
     return record(op, tuple(nodes), shape, out_dtype, arg, source)
+
+
+_FLOAT_RESULTS = frozenset({"floating", "quotient"})
 
 
 def _truths(func: str, values, source: str) -> list:
@@ -424,7 +430,7 @@ def _where_nonzero(condition, x1, x2) -> tuple[Array, ...]:
 subtract = _binary("subtract", Op.SUBTRACT, "numeric or boolean", on_bool=_NO_BOOL_SUBTRACT)
 add = _binary("add", Op.ADD, "numeric or boolean")
 multiply = _binary("multiply", Op.MULTIPLY, "numeric or boolean")
-divide = _binary("divide", Op.DIVIDE, "numeric or boolean", result="floating")
+divide = _binary("divide", Op.DIVIDE, "numeric or boolean", result="quotient")
 maximum = _binary("maximum", Op.MAXIMUM, "real numeric or boolean")
 minimum = _binary("minimum", Op.MINIMUM, "real numeric or boolean")
 equal = _binary("equal", Op.EQUAL, "any", result="bool")
@@ -441,7 +447,7 @@ floor_divide = _binary("floor_divide", Op.FLOOR_DIVIDE, "real numeric or boolean
 remainder = _binary("remainder", Op.REMAINDER, "real numeric or boolean", on_bool=_AS_INT8)
 # pow: written out above (numpy's shortcuts)
 square = _unary("square", Op.SQUARE, "numeric or boolean", on_bool=_AS_INT8)
-reciprocal = _unary("reciprocal", Op.RECIPROCAL, "numeric", result="floating")
+reciprocal = _unary("reciprocal", Op.RECIPROCAL, "numeric", result="quotient")
 sign = _unary("sign", Op.SIGN, "numeric")
 # rounding
 ceil = _unary("ceil", Op.CEIL, "real numeric")
@@ -458,32 +464,32 @@ isinf = _unary("isinf", Op.ISINF, "numeric", result="bool")
 isnan = _unary("isnan", Op.ISNAN, "numeric", result="bool")
 signbit = _unary("signbit", Op.SIGNBIT, "real numeric", result="bool")
 # two real floats
-atan2 = _binary("atan2", Op.ATAN2, "real numeric", result="floating")
-copysign = _binary("copysign", Op.COPYSIGN, "real numeric", result="floating")
-hypot = _binary("hypot", Op.HYPOT, "real numeric", result="floating")
-logaddexp = _binary("logaddexp", Op.LOGADDEXP, "real numeric", result="floating")
-nextafter = _binary("nextafter", Op.NEXTAFTER, "real numeric", result="floating")
+atan2 = _binary("atan2", Op.ATAN2, "real numeric or boolean", result="floating")
+copysign = _binary("copysign", Op.COPYSIGN, "real numeric or boolean", result="floating")
+hypot = _binary("hypot", Op.HYPOT, "real numeric or boolean", result="floating")
+logaddexp = _binary("logaddexp", Op.LOGADDEXP, "real numeric or boolean", result="floating")
+nextafter = _binary("nextafter", Op.NEXTAFTER, "real numeric or boolean", result="floating")
 # exponentials and logarithms
-exp = _unary("exp", Op.EXP, "numeric", result="floating")
-expm1 = _unary("expm1", Op.EXPM1, "numeric", result="floating")
-log = _unary("log", Op.LOG, "numeric", result="floating")
-log1p = _unary("log1p", Op.LOG1P, "numeric", result="floating")
-log2 = _unary("log2", Op.LOG2, "numeric", result="floating")
-log10 = _unary("log10", Op.LOG10, "numeric", result="floating")
-sqrt = _unary("sqrt", Op.SQRT, "numeric", result="floating")
+exp = _unary("exp", Op.EXP, "numeric or boolean", result="floating")
+expm1 = _unary("expm1", Op.EXPM1, "numeric or boolean", result="floating")
+log = _unary("log", Op.LOG, "numeric or boolean", result="floating")
+log1p = _unary("log1p", Op.LOG1P, "numeric or boolean", result="floating")
+log2 = _unary("log2", Op.LOG2, "numeric or boolean", result="floating")
+log10 = _unary("log10", Op.LOG10, "numeric or boolean", result="floating")
+sqrt = _unary("sqrt", Op.SQRT, "numeric or boolean", result="floating")
 # trigonometric and hyperbolic
-sin = _unary("sin", Op.SIN, "numeric", result="floating")
-cos = _unary("cos", Op.COS, "numeric", result="floating")
-tan = _unary("tan", Op.TAN, "numeric", result="floating")
-asin = _unary("asin", Op.ASIN, "numeric", result="floating")
-acos = _unary("acos", Op.ACOS, "numeric", result="floating")
-atan = _unary("atan", Op.ATAN, "numeric", result="floating")
-sinh = _unary("sinh", Op.SINH, "numeric", result="floating")
-cosh = _unary("cosh", Op.COSH, "numeric", result="floating")
-tanh = _unary("tanh", Op.TANH, "numeric", result="floating")
-asinh = _unary("asinh", Op.ASINH, "numeric", result="floating")
-acosh = _unary("acosh", Op.ACOSH, "numeric", result="floating")
-atanh = _unary("atanh", Op.ATANH, "numeric", result="floating")
+sin = _unary("sin", Op.SIN, "numeric or boolean", result="floating")
+cos = _unary("cos", Op.COS, "numeric or boolean", result="floating")
+tan = _unary("tan", Op.TAN, "numeric or boolean", result="floating")
+asin = _unary("asin", Op.ASIN, "numeric or boolean", result="floating")
+acos = _unary("acos", Op.ACOS, "numeric or boolean", result="floating")
+atan = _unary("atan", Op.ATAN, "numeric or boolean", result="floating")
+sinh = _unary("sinh", Op.SINH, "numeric or boolean", result="floating")
+cosh = _unary("cosh", Op.COSH, "numeric or boolean", result="floating")
+tanh = _unary("tanh", Op.TANH, "numeric or boolean", result="floating")
+asinh = _unary("asinh", Op.ASINH, "numeric or boolean", result="floating")
+acosh = _unary("acosh", Op.ACOSH, "numeric or boolean", result="floating")
+atanh = _unary("atanh", Op.ATANH, "numeric or boolean", result="floating")
 # bitwise
 bitwise_and = _binary("bitwise_and", Op.BITWISE_AND, "integer or boolean")
 bitwise_or = _binary("bitwise_or", Op.BITWISE_OR, "integer or boolean")

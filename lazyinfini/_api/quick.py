@@ -27,7 +27,7 @@ def result_dtypes(category: str, result: str, on_bool) -> dict:
     for dtype in _dtypes.CATEGORIES[category]:
         if dtype == _dtypes.bool and on_bool is not None:
             continue
-        if result == "floating" and dtype not in FILLED:
+        if result in ("floating", "quotient") and dtype not in FILLED:
             continue
         table[dtype] = {"bool": _dtypes.bool, "real": REAL_OF.get(dtype, dtype)}.get(result, dtype)
     return table
