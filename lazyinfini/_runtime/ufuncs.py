@@ -54,7 +54,7 @@ _SHORTCUTS = frozenset(POWER_SHORTCUTS)
 
 def _power(inputs, arg, out=None):
     x, e = inputs
-    if e.dtype.kind == "f" and _read_once(e) and e.flat[0] in _SHORTCUTS:
+    if e.dtype.kind == "f" and e.size and _read_once(e) and e.flat[0] in _SHORTCUTS:
         shape = np.broadcast_shapes(np.shape(x), e.shape) if out is None else out.shape
         e = np.array(np.broadcast_to(e, shape))
     return np.power(x, e, out=out)

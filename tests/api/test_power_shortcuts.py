@@ -127,7 +127,7 @@ def device(request):
     dtype=st.sampled_from([np.float16, np.float32, np.float64]),
     value=st.sampled_from(EXPONENTS),
     form=st.sampled_from(sorted(FORMS)),
-    shape=st.sampled_from([(1,), (7, 1), (3, 5), (1, 600), (40, 300)]),
+    shape=st.sampled_from([(1,), (0,), (7, 1), (3, 5), (2, 0), (1, 600), (40, 300)]),
     seed=st.integers(0, 2**16),
 )
 def test_pow_gives_numpys_bits_for_every_form_of_exponent(device, dtype, value, form, shape, seed):
