@@ -80,11 +80,13 @@ class LibraryCall:
     kwargs: Mapping[str, Any]
     items: tuple[tuple[Any, Any, tuple], ...]  # (_index or None, dtype, shape) per node
     library: Library
+    widens: tuple = _dtypes.HALF  # dtypes computed in float32 (see library_call)
 
     def run(self, inputs: list) -> list:
         xp, contiguous = self.library.namespace, self.library.contiguous
-        # Half floats compute in float32 and round once, as elementwise ops do.
-        result = self.function(*[_widened(xp, x) for x in inputs], **self.kwargs)
+        # NOTE: half floats compute in float32 and round once, as elementwise ops do
+        inputs = [_widened(xp, x) if x.dtype in self.widens else x for x in inputs]
+        result = self.function(*inputs, **self.kwargs)
         values = []
         for index, dtype, shape in self.items:
             value = contiguous(result if index is None else result[index], dtype)
@@ -104,7 +106,9 @@ def call_step(kernel, read):
         return None
     ((_, dtype, shape),) = call.items
     loads, function, kwargs = kernel.loads, call.function, call.kwargs
-    widened = [_dtypes.compute_dtype(load.node.dtype) for load in loads]
+    widened = [
+        _dtypes.float32 if load.node.dtype in call.widens else load.node.dtype for load in loads
+    ]
     if all(wide == load.node.dtype for wide, load in zip(widened, loads, strict=True)):
         widened = None
 
@@ -145,7 +149,15 @@ def library_call(nodes, library: Library = NUMPY, in_place=False) -> LibraryCall
         space = _NAMESPACES.get(op)
         function = getattr(xp if space is None else getattr(xp, space), name)
     items = tuple((dict(n.arg or ()).get("_index"), n.dtype, n.shape) for n in nodes)
-    return LibraryCall(function, kwargs, items, library)
+    own = library is NUMPY and op in _OWN_ORDER
+    return LibraryCall(function, kwargs, items, library, _BFLOAT16 if own else _dtypes.HALF)
+
+
+# numpy sorts float16 in its own dtype, and an unstable sort's ties (-0.0 and 0.0, equal values'
+# indices) come out in the order its algorithm leaves them: a float32 sort's differ. (bfloat16
+# still sorts in float32: ml_dtypes' sort leaves NaN where it was.)
+_OWN_ORDER = frozenset({Op.SORT, Op.ARGSORT})
+_BFLOAT16 = (_dtypes.bfloat16,)
 
 
 def _widened(xp, x):

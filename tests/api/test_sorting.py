@@ -97,6 +97,18 @@ def test_half_floats_sort_exactly(dtype):
     np.testing.assert_array_equal(got.astype(np.float32), [1000.0, 3.5, 0.0, -1.25, -1.25])
 
 
+@pytest.mark.parametrize("n", [12, 5000])
+def test_numpys_unstable_sort_of_float16_leaves_numpys_tie_order(n):
+    """numpy sorts float16 in its own dtype: equal values' indices and -0.0 against 0.0 come
+    out in its order, which a float32 sort's differs from."""
+    x = np.random.default_rng(0).integers(-2, 5, n).astype(np.float16)
+    x[::7] = -0.0
+    np.testing.assert_array_equal(np.asarray(np.argsort(li.asarray(x))), np.argsort(x))
+    got, want = np.asarray(np.sort(li.asarray(x))), np.sort(x)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
 def test_unstable_sort_still_sorts():
     x = np.random.default_rng(0).integers(0, 4, (3, 50)).astype(np.int16)
     got = np.asarray(li.sort(li.asarray(x), axis=1, stable=False))
