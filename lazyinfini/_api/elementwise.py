@@ -236,11 +236,43 @@ def _binary(name: str, op: Op, category: str, *, result: str = "same", on_bool=N
 
     def fn(x1, x2, /) -> Array:
         recorded = quick.binary(op, table, x1, x2)
+        if recorded is None and op in _BEYOND:
+            recorded = _beyond_range(op, x1, x2)
         if recorded is not None:
             return recorded
         return elementwise(name, op, (x1, x2), category, result, on_bool=on_bool)
 
     return _named(fn, name, op, declare)
+
+
+# numpy 2 compares an integer array with a Python int its dtype cannot hold (NEP 50), where
+# arithmetic raises: every element has the same answer (uint8 == -1 is False, uint8 < 300 True).
+# op -> (the answer of `array op int` for an int above the dtype's range, for one below it)
+_BEYOND = {
+    Op.EQUAL: (False, False),
+    Op.NOT_EQUAL: (True, True),
+    Op.LESS: (True, False),
+    Op.LESS_EQUAL: (True, False),
+    Op.GREATER: (False, True),
+    Op.GREATER_EQUAL: (False, True),
+}
+
+
+def _beyond_range(op: Op, x1, x2) -> Array | None:
+    """`x1 op x2` of an integer array and a Python int out of its range, as a fill; None for
+    anything else."""
+    if type(x2) is int and isinstance(x1, Array):
+        array, value, swapped = x1, x2, False
+    elif type(x1) is int and isinstance(x2, Array):
+        array, value, swapped = x2, x1, True
+    else:
+        return None
+    span = _dtypes.RANGES.get(array.dtype)
+    if span is None or span[0] <= value <= span[1]:
+        return None
+    above, below = _BEYOND[op]
+    answer = above if (value > span[1]) != swapped else below  # NOTE: `int < x` is `x > int`
+    return Array(Node(Op.FULL, (), array.shape, _dtypes.bool, answer, caller_source()))
 
 
 def _named(fn, name: str, op: Op, declare: bool = True):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import operator
 
 import array_api_strict as xs
 import numpy as np
@@ -539,3 +540,21 @@ def test_the_power_operator_takes_numpys_shortcuts(dtype, exponent):
         shortcut = None  # NOTE: numpy's float16 power loop takes no shortcut
     (kernel,) = li.inspect.schedule(li.asarray(x) ** exponent).kernels
     assert kernel.name == (shortcut or "pow")
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "uint64", "int64"])
+@pytest.mark.parametrize("value", [-1, 300, -200, 2**64, -(2**63) - 1, 2**63])
+def test_comparing_with_a_python_int_beyond_the_dtype_answers_as_numpy(dtype, value):
+    """numpy 2 compares an integer array with a Python int its dtype cannot hold (uint8 == -1
+    is False everywhere), in either order; arithmetic with it raises OverflowError there."""
+    info = np.iinfo(dtype)
+    x_np = np.array([info.min, 0, 1, info.max], dtype=dtype)
+    x = li.asarray(x_np)
+    for op in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
+        for pair in ((x, value), (value, x)):
+            want = op(*(x_np if a is x else a for a in pair))
+            got = np.asarray(op(*pair))
+            assert got.dtype == want.dtype and np.array_equal(got, want), (op, pair)
+    if not info.min <= value <= info.max:
+        with pytest.raises(OverflowError):
+            x + value
