@@ -160,6 +160,8 @@ def elementwise(
     source = caller_source()
     if category == "bool":
         values = _truths(name, values, source)
+    elif result in _FLOAT_RESULTS:
+        values = _wide_ints_meet_floats(values, result, source)
     nodes, dtype, shape = operands(name, values, category, source)
     if dtype == _dtypes.bool and on_bool is not None:
         nodes, dtype = _on_bool(name, nodes, on_bool, shape, source)
@@ -173,6 +175,25 @@ def elementwise(
 
 
 _FLOAT_RESULTS = frozenset({"floating", "quotient"})
+
+
+def _wide_ints_meet_floats(values, result: str, source: str):
+    """Extension (numpy 2): a float function of an integer array and a Python int its dtype
+    cannot hold (`uint8_array / -1`, `atan2(uint8_array, 300)`) computes as numpy's does: the
+    int meets the float dtype the function computes in, not the array's (arithmetic raises)."""
+    ints = [v for v in values if type(v) is int]
+    arrays = [v for v in values if isinstance(v, Array)]
+    if not ints or not arrays:
+        return values
+    dtype = _dtypes.promote(*(a.dtype for a in arrays))
+    span = _dtypes.RANGES.get(dtype)
+    if span is None or all(span[0] <= v <= span[1] for v in ints):
+        return values
+    floating = _dtypes.DEFAULT_FLOAT if result == "quotient" else _dtypes.float_holding(dtype)
+    return [
+        Array(conform(v._node, floating, v.shape, source)) if isinstance(v, Array) else v
+        for v in values
+    ]
 
 
 def _truths(func: str, values, source: str) -> list:

@@ -74,3 +74,17 @@ def test_the_namespace_picks_numpys_float(dtype, want):
     x = li.asarray(_values(dtype, 4))
     assert li.sqrt(x).dtype == li.atan2(x, x).dtype == np.dtype(want)
     assert (x / x).dtype == li.reciprocal(li.astype(x, li.int8)).dtype == li.float64
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NOTE: 70000 as a float16: inf
+@pytest.mark.parametrize("name", BINARY)
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "uint16", "int64", "uint64"])
+def test_a_python_int_beyond_the_dtype_meets_the_float_dtype(name, dtype):
+    """numpy 2 computes `uint8_array / -1` and `atan2(uint8_array, 300)`: the int meets the
+    float the function computes in (arithmetic with it raises OverflowError)."""
+    x = np.array([0, 5, 100], dtype=dtype)
+    fn = getattr(np, name)
+    for value in (-1, 300, 70000, 2**70):
+        for pair in ((x, value), (value, x)):
+            want = fn(*pair)
+            _same(fn(*(li.asarray(a) if a is x else a for a in pair)), want)
