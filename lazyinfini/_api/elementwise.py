@@ -247,9 +247,25 @@ def _unary(name: str, op: Op, category: str, *, result: str = "same", on_bool=No
             dtype = table.get(node.dtype)
             if dtype is not None and node.realized is None:
                 return Array(quick_node(op, (node,), node.shape, dtype, None, caller_source(2)))
+            if node.dtype == _dtypes.bool and op in _OF_BOOL:
+                return _of_bool(op, node)
         return elementwise(name, op, (x,), category, result, on_bool=on_bool)
 
     return _named(fn, name, op)
+
+
+# Extension (numpy): the tests and roundings of a bool array, which numpy's loops answer
+# without a number: isnan and isinf are False, isfinite True, signbit False; floor, ceil and
+# trunc give the array itself. op -> the tests' answer (None: the array).
+_OF_BOOL = {Op.ISNAN: False, Op.ISINF: False, Op.ISFINITE: True, Op.SIGNBIT: False}
+_OF_BOOL.update(dict.fromkeys((Op.FLOOR, Op.CEIL, Op.TRUNC)))
+
+
+def _of_bool(op: Op, node: Node) -> Array:
+    answer = _OF_BOOL[op]
+    if answer is None:
+        return Array(node)
+    return Array(Node(Op.FULL, (), node.shape, _dtypes.bool, answer, caller_source()))
 
 
 def _binary(name: str, op: Op, category: str, *, result: str = "same", on_bool=None, declare=True):

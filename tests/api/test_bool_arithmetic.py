@@ -336,3 +336,13 @@ def test_bool_ops_render_as_numpy_s_bool_loops_in_c(compiled_device):
     want = [m1 | m2, m1 & m2, m1 | m2, m1 & m2, m1, m1 < m2, m1 >= m2]
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w, strict=True)
+
+
+@pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite", "signbit", "floor", "ceil"])
+def test_the_tests_and_roundings_of_bool_are_numpys(name):
+    """numpy answers them for a bool array (isnan False, isfinite True, floor the array)."""
+    fn = getattr(np, name)
+    want = fn(MASK)
+    for call in (fn, getattr(li, name)):
+        got = np.asarray(call(li.asarray(MASK)))
+        assert got.dtype == want.dtype and np.array_equal(got, want)
