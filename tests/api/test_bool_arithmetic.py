@@ -338,7 +338,10 @@ def test_bool_ops_render_as_numpy_s_bool_loops_in_c(compiled_device):
         np.testing.assert_array_equal(g, w, strict=True)
 
 
-@pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite", "signbit", "floor", "ceil"])
+_ANSWERED = ["isnan", "isinf", "isfinite", "signbit", "floor", "ceil", "trunc"]
+
+
+@pytest.mark.parametrize("name", _ANSWERED)
 def test_the_tests_and_roundings_of_bool_are_numpys(name):
     """numpy answers them for a bool array (isnan False, isfinite True, floor the array)."""
     fn = getattr(np, name)
