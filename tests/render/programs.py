@@ -52,7 +52,7 @@ def op_programs() -> list[tuple[str, np.dtype, object, Op]]:
             continue
         for dtype in DTYPES:
             for name, program in _programs_of(op, dtype):
-                if _accepts(program, dtype):
+                if _accepts(program, dtype, op):
                     found.append((name, dtype, program, op))
     return found
 
@@ -77,13 +77,15 @@ def _programs_of(op: Op, dtype):
             yield label, lambda x, y: function(x, y)
 
 
-def _accepts(program, dtype) -> bool:
+def _accepts(program, dtype, op: Op) -> bool:
+    """Whether the program takes `dtype` and records `op` for it (isnan of a bool array is a
+    fill, floor of one the array: no kernel computes them)."""
     x = li.asarray(np.zeros((2,), dtype))
     try:
-        program(x, x)
+        lazy = program(x, x)
     except TypeError:
         return False
-    return True
+    return any(attrs["op"] == op.label for _, attrs in li.graph(lazy).nodes(data=True))
 
 
 def elementwise_kernel(lazy):
