@@ -74,10 +74,40 @@ def _widened(x: np.ndarray) -> np.ndarray:
 
 
 def _arange(node: Node) -> np.ndarray:
+    return arange_values(np, node, np.arange(node.shape[0], dtype=arange_positions(node)))
+
+
+def arange_positions(node: Node) -> np.dtype:
+    """The dtype of the positions arange_values takes: its values' arithmetic."""
+    return (
+        _dtypes.DEFAULT_INT if node.dtype in _dtypes.INTEGER else _dtypes.compute_dtype(node.dtype)
+    )
+
+
+def arange_values(xp, node: Node, positions):
+    """An arange node's values at `positions` (an array of indices, in arange_positions'
+    dtype), on namespace `xp`, as numpy makes them: it stores dtype(start) and dtype(start +
+    step), then fills first + i * (second - first) in the dtype's arithmetic (a half float's in
+    float32), so a float step's rounding grows as in numpy (arange(-3.3, 7.9, 0.7)[2] is
+    -1.8999999999999995, not -1.9)."""
     start, step = node.arg
-    (length,) = node.shape
-    wide = _dtypes.DEFAULT_INT if node.dtype in _dtypes.INTEGER else _dtypes.DEFAULT_FLOAT
-    return (np.arange(length, dtype=wide) * step + start).astype(node.dtype)
+    dtype = node.dtype
+    if dtype in _dtypes.INTEGER:
+        return _astype(xp, xp.add(xp.multiply(positions, step), start), dtype)
+    wide = _dtypes.compute_dtype(dtype)
+    with np.errstate(over="ignore", invalid="ignore"):  # NOTE: float16(70000) is inf, as numpy's
+        first = wide.type(dtype.type(start))
+        second = wide.type(dtype.type(start + step))
+        delta = second - first
+        values = xp.add(xp.multiply(positions, delta), first)
+        if not (first + delta == second and first + 0 * delta == first):
+            values = xp.where(positions == 1, second, xp.where(positions == 0, first, values))
+    return _astype(xp, values, dtype)
+
+
+def _astype(xp, x, dtype):
+    cast = getattr(xp, "astype", None)  # NOTE: dask.array's namespace has none: the method
+    return x.astype(dtype) if cast is None else cast(x, dtype)
 
 
 def _linspace(node: Node) -> np.ndarray:

@@ -365,3 +365,22 @@ def test_arange_is_lazy():
     a = li.arange(10**6)
     assert a.shape == (10**6,)
     assert li.inspect.counters.snapshot() == before
+
+
+ARANGES = [(0, 1, 0.1), (-3.3, 7.9, 0.7), (1e15, 1e15 + 10, 0.5), (5, -3, -0.37), (0, 70000, 999.9)]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NOTE: float16(70000) is inf, as numpy's
+@pytest.mark.parametrize("device", ["cpu", "reference", "dask"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("start, stop, step", ARANGES)
+def test_a_float_arange_has_numpys_values(start, stop, step, dtype, device):
+    """numpy stores start and start + step, then fills first + i * (second - first) in the
+    dtype's arithmetic: its rounding grows along the range, and lazyinfini's is the same."""
+    if device == "dask":
+        pytest.importorskip("dask")
+    want = np.arange(start, stop, step, dtype=dtype)
+    with li.options(device=device):
+        got = np.asarray(li.arange(start, stop, step, dtype=np.dtype(dtype)))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)

@@ -14,6 +14,7 @@ from ... import _dtypes
 from ..._graph import Node, Op, fill_value
 from ..._graph.views import apply_movement
 from ..library import CUSTOM, Library
+from ..reference import arange_positions, arange_values
 from ..special_values import SPECIAL_VALUES
 from ..ufuncs import own_dtype
 
@@ -45,11 +46,7 @@ def source_value(node: Node, xp):
     """An arange, eye or linspace node's value, made on the device by the reference device's
     formulas (reference.py): the same values wherever the namespace rounds as numpy does."""
     if node.op is Op.ARANGE:
-        start, step = node.arg
-        integral = node.dtype in _dtypes.INTEGER
-        wide = _dtypes.DEFAULT_INT if integral else _dtypes.DEFAULT_FLOAT
-        values = xp.add(xp.multiply(xp.arange(node.shape[0], dtype=wide), step), start)
-        return xp.astype(values, node.dtype)
+        return arange_values(xp, node, xp.arange(node.shape[0], dtype=arange_positions(node)))
     if node.op is Op.EYE:
         return xp.eye(*node.shape, k=node.arg[0], dtype=node.dtype)
     assert node.op is Op.LINSPACE, node

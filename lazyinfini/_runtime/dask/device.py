@@ -38,7 +38,7 @@ from ..._schedule.target import Target
 from ..cpu import C_PATH, path_of
 from ..cpu import TARGET as CPU_TARGET
 from ..pool import POOL
-from ..reference import source_value
+from ..reference import arange_positions, arange_values, source_value
 from . import calls, gather
 from .blocks import FusedBlock, block_kernel, call_of, failure_note, fills_key
 from .calls import grid
@@ -348,11 +348,10 @@ def _in_parts(kernel, values, target, memory):
 
 def _source(kernel, values, target, memory=None):
     (node,) = kernel.nodes
-    if node.op is Op.ARANGE:  # NOTE: reference._arange's formula, chunk by chunk: same bits
-        start, step = node.arg
-        wide = _dtypes.DEFAULT_INT if node.dtype in _dtypes.INTEGER else _dtypes.DEFAULT_FLOAT
-        x = da.arange(node.shape[0], dtype=wide, chunks=chunk_spec(node.shape)) * step + start
-        x = x.astype(node.dtype)
+    if node.op is Op.ARANGE:  # NOTE: the reference's formula, chunk by chunk: same bits
+        wide = arange_positions(node)
+        positions = da.arange(node.shape[0], dtype=wide, chunks=chunk_spec(node.shape))
+        x = arange_values(da, node, positions)
         return [x], f"dask arange: {grid(x)}"
     data = source_value(values, node)
     x = da.from_array(data, chunks=chunk_spec(data.shape), name=False)
