@@ -383,8 +383,14 @@ class Array(NumpyMethods):
     __hash__ = None  # arrays compare elementwise, so they are not hashable
 
     def _rebind(self, func: str, fn, other) -> Array:
-        """In-place operators rebind this array to a new node; its dtype and shape must hold."""
+        """In-place operators rebind this array to a new node; its dtype and shape must hold.
+        Extension (numpy): a result of another dtype numpy's same_kind casting allows is cast
+        to it, as numpy's ufunc casts its output (float32 += float64 array: float32)."""
         result = fn(self, other)
+        if result.dtype != self.dtype and result.shape == self.shape:
+            if np.can_cast(result.dtype, self.dtype, casting="same_kind"):
+                cast = _elementwise.conform(result._n, self.dtype, self.shape, caller_source())
+                result = Array(cast)
         if result.dtype != self.dtype or result.shape != self.shape:
             raise TypeError(
                 f"{func}: result has dtype {result.dtype.name} and shape {result.shape}; "

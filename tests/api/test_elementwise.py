@@ -558,3 +558,31 @@ def test_comparing_with_a_python_int_beyond_the_dtype_answers_as_numpy(dtype, va
     if not info.min <= value <= info.max:
         with pytest.raises(OverflowError):
             x + value
+
+
+_IN_PLACE_DTYPES = ["bool", "int8", "uint8", "int16", "int64", "uint64", "float16", "float32"]
+_IN_PLACE_DTYPES += ["float64", "complex64"]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("op", ["__iadd__", "__imul__", "__itruediv__", "__ifloordiv__"])
+@pytest.mark.parametrize("left", _IN_PLACE_DTYPES)
+def test_in_place_ops_cast_their_result_as_numpys_same_kind_rule(left, op):
+    """x op= y keeps x's dtype: numpy casts the result where same_kind casting allows
+    (float32 += float64 array computes in float64 and rounds), and raises where it does not
+    (int64 += float64); lazyinfini gives the same dtype, values and errors."""
+    rng = np.random.default_rng(0)
+    for right in _IN_PLACE_DTYPES:
+        x_np, y_np = rng.integers(1, 5, 4).astype(left), (rng.random(4) * 3 + 1).astype(right)
+        try:
+            want = getattr(x_np.copy(), op)(y_np)
+        except TypeError:
+            want = None
+        x = li.asarray(x_np)
+        if want is None:
+            with pytest.raises(TypeError):
+                getattr(x, op)(li.asarray(y_np))
+            continue
+        getattr(x, op)(li.asarray(y_np))
+        got = np.asarray(x)
+        assert got.dtype == want.dtype and np.array_equal(got, want), (left, op, right)
