@@ -13,7 +13,15 @@ import numpy as np
 from .. import _dtypes
 from .._array import Array, implicit_value, known_value, record
 from .._graph import Node, Op, caller_source, quick_node
-from .checks import broadcast_shapes, check_array, check_scalar, error, is_int, normalize_axis
+from .checks import (
+    OutOfRangeError,
+    broadcast_shapes,
+    check_array,
+    check_scalar,
+    error,
+    is_int,
+    normalize_axis,
+)
 from .placement import data_dependent, device_arg
 from .views import link
 
@@ -414,8 +422,11 @@ def _value_node(x: Array, value, target: tuple[int, ...], source: str) -> Node:
 
         value = asarray(value, device=device_arg(x))
     if isinstance(value, Array):
-        # Note (spec, 2025.12): value promotes to x's dtype; a wider or other-kind value errs.
-        if _dtypes.promote(value.dtype, x.dtype) != x.dtype:
+        # Extension (numpy): a value of another dtype is cast to x's as numpy's assignment casts
+        # (unsafe: float into int truncates), where the standard (2025.12) asks for a value
+        # that promotes to x's dtype. A complex value into a real x still errs (its imaginary
+        # part would be lost; numpy warns).
+        if value.dtype in _dtypes.COMPLEX and x.dtype not in _dtypes.COMPLEX:
             raise error(
                 TypeError, "__setitem__", f"value has dtype {value.dtype.name}; x is {x.dtype.name}"
             )
@@ -434,8 +445,27 @@ def _value_node(x: Array, value, target: tuple[int, ...], source: str) -> Node:
         raise error(
             TypeError, "__setitem__", f"value must be an array or a Python scalar, got {value!r}"
         )
+    value = _as_item(value, x.dtype)
     check_scalar("__setitem__", value, x.dtype)
     return quick_node(Op.FULL, (), target, x.dtype, value, source)  # NOTE: target is checked
+
+
+def _as_item(value, dtype: np.dtype):
+    """Extension (numpy): a Python number written into an array of `dtype` as numpy's
+    assignment converts it: a float into integers truncates (NaN is a ValueError, infinity an
+    OverflowError, as int() raises), any real number into bools is its truth."""
+    if dtype in _dtypes.INTEGER and isinstance(value, float):
+        try:
+            return int(value)
+        except ValueError as err:
+            raise error(ValueError, "__setitem__", f"cannot write {value!r} into integers") from err
+        except OverflowError as err:
+            raise error(
+                OutOfRangeError, "__setitem__", f"{value!r} does not fit {dtype.name}"
+            ) from err
+    if dtype == _dtypes.bool and isinstance(value, (int, float)):
+        return bool(value)
+    return value
 
 
 # -- take, take_along_axis --------------------------------------------------------------------

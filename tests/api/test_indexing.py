@@ -3,6 +3,8 @@ computed), 0-d booleans, take, take_along_axis, and x[key] = value as a function
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -233,18 +235,27 @@ def test_setitem_on_every_executor():
     np.testing.assert_array_equal(assert_matches_reference(update, x, v, exact=True), expected)
 
 
-def test_setitem_value_promotion_follows_the_spec():
+def test_setitem_values_are_cast_as_numpys_assignment_casts():
+    """The standard (2025.12) leaves a value that does not promote to x's dtype to the
+    implementation: numpy's assignment casts it (a float into integers truncates)."""
     x = li.zeros((2, 3), dtype=li.float32)
     x[0] = li.ones(3, dtype=li.int16)  # int into float: allowed (mixed kinds)
     x[1] = li.ones(3, dtype=li.float16)
     np.testing.assert_array_equal(np.asarray(x), np.ones((2, 3), np.float32))
+    y = li.zeros(3, dtype=li.float32)
+    y[:] = li.full(3, 1 / 3, dtype=li.float64)  # wider than y: rounded into it, as numpy's
+    assert np.asarray(y).tolist() == [np.float32(1 / 3)] * 3
     with pytest.raises(TypeError, match="^__setitem__: "):
-        x[0] = li.ones(3, dtype=li.float64)  # wider than x
+        y[:] = li.full(3, 1j)  # NOTE: an imaginary part would be lost (numpy warns)
     i = li.zeros(3, dtype=li.int8)
-    with pytest.raises(TypeError, match="^__setitem__: "):
-        i[0] = 1.5
+    i[0], i[1] = 1.5, -2.7
+    assert np.asarray(i).tolist() == [1, -2, 0]
+    with pytest.raises(ValueError, match="^__setitem__: "):
+        i[0] = math.nan
     with pytest.raises(OverflowError, match="^__setitem__: "):
         i[0] = 300
+    with pytest.raises(OverflowError, match="^__setitem__: "):
+        i[0] = 300.5
     with pytest.raises(ValueError, match="^__setitem__: "):
         x[0] = li.ones(2, dtype=li.float32)
     with pytest.raises(TypeError, match="^__setitem__: "):

@@ -157,7 +157,7 @@ def test_errors_are_the_ones_of_a_write_into_the_view():
     with pytest.raises(ValueError, match="broadcast"):
         row[1:3] = li.asarray(np.ones(3, dtype=np.int64))
     with pytest.raises(TypeError):
-        row[0] = 1.5
+        row[0] = 1.5j
     assert_same(a, grid((3, 4)))
 
 
