@@ -13,8 +13,6 @@ functions accept integers and compute them in the default float dtype, as numpy 
 from __future__ import annotations
 
 import builtins
-import functools
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +20,6 @@ import numpy as np
 from .. import _dtypes
 from .._array import Array, record
 from .._graph import Node, Op, caller_source, quick_node
-from .._graph.ops import POWER_SHORTCUTS
 from . import quick
 from .checks import broadcast_shapes, check_dtype_in, check_scalar, error
 
@@ -381,78 +378,6 @@ def _check_bound(x: Array, name: str, bound) -> None:
         raise error(TypeError, "clip", f"{name}={bound!r} is a float, x is {x.dtype.name}")
 
 
-_pow_loop = _binary("pow", Op.POW, "numeric or boolean", on_bool=_dtypes.int8, declare=False)
-
-
-@_declared(Op.POW)
-def pow(x1, x2, /) -> Array:
-    """Element-wise x1 ** x2, as numpy's power: see _numpy_power.
-    https://data-apis.org/array-api/latest/API_specification/generated/array_api.pow.html"""
-    result = _pow_loop(x1, x2)
-    if result.dtype in _SHORTCUT_DTYPES and _read_once(x1, x2, result.shape):
-        if numpy_takes_power_shortcuts():
-            return _numpy_power(result._node, x2)
-    return result
-
-
-# numpy's float32 and float64 power loops take shortcuts for an exponent they read as one value
-# (ops.POWER_SHORTCUTS): float16 and complex loops take none.
-_SHORTCUT_DTYPES = frozenset({_dtypes.float32, _dtypes.float64})
-
-
-@functools.cache
-def numpy_takes_power_shortcuts() -> bool:
-    """Whether this numpy's power loop takes them (newer numpy 2 releases do): sqrt(-inf) is
-    NaN, pow(-inf, 0.5) +inf."""
-    with np.errstate(invalid="ignore"):
-        return bool(np.isnan(np.power(np.full(2, -np.inf), 0.5)[0]))
-
-
-def _read_once(x1, x2, shape: tuple[int, ...]) -> bool:
-    """Whether numpy reads exponent x2 at one address for a result of `shape`: a scalar, or one
-    element that broadcasts. For a one-element result (measured, numpy 2): x2 of 0 axes, or of
-    another shape than an x1 with axes (two of one shape, or x1 of 0 axes, keep x2's stride).
-    NOTE: an exponent of more elements broadcast along the last axis, as (r, 1) against (1, c),
-    numpy may read once per row or copy to a buffer, by the other operand's layout: it is pow's
-    loop here."""
-    if isinstance(x2, (int, float, np.generic)):
-        return True
-    if x2.size != 1:
-        return False
-    if x2.ndim == 0 or math.prod(shape) > 1:
-        return True
-    x1_shape = () if isinstance(x1, (int, float, complex)) else x1.shape
-    return len(x1_shape) > 0 and x1_shape != x2.shape
-
-
-def _numpy_power(node: Node, x2) -> Array:
-    """numpy's power of `node`'s operands (x1 and x2 in its dtype and shape), x2 read once: the
-    shortcut an exponent known now takes, or, for a lazy exponent, numpy's choice made per
-    element around the pow loop (where x2 is one value, per element is per loop)."""
-    base, exponent = node.srcs
-    if isinstance(x2, Array):
-        result, e = Array(node), Array(exponent)
-        for value in POWER_SHORTCUTS:
-            result = where(equal(e, value), _shortcut(base, value), result)
-        return result
-    with np.errstate(over="ignore"):  # NOTE: the exponent as the loop reads it: in its dtype
-        value = float(np.asarray(x2, dtype=node.dtype).reshape(-1)[0])
-    return _shortcut(base, value) if value in POWER_SHORTCUTS else Array(node)
-
-
-def _shortcut(base: Node, value: float) -> Array:
-    x = Array(base)
-    if value == 0.5:
-        return sqrt(x)
-    if value == 2.0:
-        return square(x)
-    if value == -1.0:
-        return reciprocal(x)
-    if value == 1.0:
-        return x
-    return Array(_scalar_node("pow", 1.0, base.dtype, base.shape, caller_source()))
-
-
 class _Omitted:
     """where()'s x1 and x2 when not given (None is a value there: a weak scalar is not)."""
 
@@ -514,7 +439,8 @@ abs = _unary("abs", Op.ABS, "numeric or boolean", result="real")
 _AS_INT8 = _dtypes.int8
 floor_divide = _binary("floor_divide", Op.FLOOR_DIVIDE, "real numeric or boolean", on_bool=_AS_INT8)
 remainder = _binary("remainder", Op.REMAINDER, "real numeric or boolean", on_bool=_AS_INT8)
-# pow: written out above (numpy's shortcuts)
+_pow_loop = _binary("pow", Op.POW, "numeric or boolean", on_bool=_AS_INT8, declare=False)
+# pow: powers.pow, declared below (numpy's shortcuts)
 square = _unary("square", Op.SQUARE, "numeric or boolean", on_bool=_AS_INT8)
 reciprocal = _unary("reciprocal", Op.RECIPROCAL, "numeric", result="quotient")
 sign = _unary("sign", Op.SIGN, "numeric")
@@ -571,5 +497,10 @@ logical_and = _binary("logical_and", Op.LOGICAL_AND, "bool", result="bool")
 logical_or = _binary("logical_or", Op.LOGICAL_OR, "bool", result="bool")
 logical_xor = _binary("logical_xor", Op.LOGICAL_XOR, "bool", result="bool")
 logical_not = _unary("logical_not", Op.LOGICAL_NOT, "bool", result="bool")
+
+# NOTE: after the functions powers.py reads
+from .powers import pow  # noqa: E402
+
+_declared(Op.POW)(pow)
 
 __all__ = list(DECLARED)  # re-exported by the namespace (lazyinfini/__init__.py)
