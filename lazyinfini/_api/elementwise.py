@@ -163,15 +163,19 @@ def elementwise(
     if dtype == _dtypes.bool and on_bool is not None:
         nodes, dtype = _on_bool(name, nodes, on_bool, shape, source)
     if result in _FLOAT_RESULTS and dtype not in _dtypes.CATEGORIES["floating"]:
-        # Note: int / int is a float64 array, exp(int8) float16, as in numpy (float_holding)
-        quotient = result == "quotient"
-        dtype = _dtypes.DEFAULT_FLOAT if quotient else _dtypes.float_holding(dtype)
+        dtype = _float_of(result, dtype)
         nodes = [conform(n, dtype, shape, source) for n in nodes]
     out_dtype = {"bool": _dtypes.bool, "real": quick.REAL_OF.get(dtype, dtype)}.get(result, dtype)
     return record(op, tuple(nodes), shape, out_dtype, arg, source)
 
 
 _FLOAT_RESULTS = frozenset({"floating", "quotient"})
+
+
+def _float_of(result: str, dtype: np.dtype) -> np.dtype:
+    """The float a `result` of bool or integer operands of `dtype` computes in: int / int is a
+    float64 array, exp(int8) float16, as in numpy (_dtypes.float_holding)."""
+    return _dtypes.DEFAULT_FLOAT if result == "quotient" else _dtypes.float_holding(dtype)
 
 
 def _wide_ints_meet_floats(values, result: str, source: str):
@@ -186,7 +190,7 @@ def _wide_ints_meet_floats(values, result: str, source: str):
     span = _dtypes.RANGES.get(dtype)
     if span is None or all(span[0] <= v <= span[1] for v in ints):
         return values
-    floating = _dtypes.DEFAULT_FLOAT if result == "quotient" else _dtypes.float_holding(dtype)
+    floating = _float_of(result, dtype)
     return [
         Array(conform(v._node, floating, v.shape, source)) if isinstance(v, Array) else v
         for v in values
@@ -262,7 +266,7 @@ def _of_bool(op: Op, node: Node) -> Array:
     answer = _OF_BOOL[op]
     if answer is None:
         return Array(node)
-    return Array(Node(Op.FULL, (), node.shape, _dtypes.bool, answer, caller_source()))
+    return Array(_scalar_node(op.label, answer, _dtypes.bool, node.shape, caller_source()))
 
 
 def _binary(name: str, op: Op, category: str, *, result: str = "same", on_bool=None, declare=True):
@@ -306,7 +310,7 @@ def _beyond_range(op: Op, x1, x2) -> Array | None:
         return None
     above, below = _BEYOND[op]
     answer = above if (value > span[1]) != swapped else below  # NOTE: `int < x` is `x > int`
-    return Array(Node(Op.FULL, (), array.shape, _dtypes.bool, answer, caller_source()))
+    return Array(_scalar_node(op.label, answer, _dtypes.bool, array.shape, caller_source()))
 
 
 def _named(fn, name: str, op: Op, declare: bool = True):

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._array import Array
-from .._graph import Node, Op, caller_source
+from .._graph import Node, caller_source
 from .._graph.ops import POWER_SHORTCUTS
 from . import elementwise as _elementwise
 
@@ -87,4 +87,4 @@ def _shortcut(base: Node, value: float) -> Array:
         return _elementwise.reciprocal(x)
     if value == 1.0:
         return x
-    return Array(Node(Op.FULL, (), base.shape, base.dtype, 1.0, caller_source()))
+    return Array(_elementwise._scalar_node("pow", 1.0, base.dtype, base.shape, caller_source()))

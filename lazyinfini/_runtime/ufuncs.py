@@ -48,15 +48,17 @@ _clip.ufunc_for = _clip_ufunc  # NOTE: generated register programs call it (fuse
 
 # A POW node is numpy's pow loop over an exponent read element by element (ops.POWER_SHORTCUTS):
 # a fill reaches here as a zero-stride view (numpy's np.full holds every element), on which
-# numpy's loop would take a shortcut; such an exponent is read from an array of its own.
+# numpy's float loops would take a shortcut; such an exponent is read from an array of its own.
+# NOTE: one test of its strides for the common exponent (an array, not a fill): a call per run.
 _SHORTCUTS = frozenset(POWER_SHORTCUTS)
 
 
 def _power(inputs, arg, out=None):
     x, e = inputs
-    if e.dtype.kind == "f" and e.size and _read_once(e) and e.flat[0] in _SHORTCUTS:
-        shape = np.broadcast_shapes(np.shape(x), e.shape) if out is None else out.shape
-        e = np.array(np.broadcast_to(e, shape))
+    if (0 in e.strides or not e.ndim) and e.dtype.kind == "f" and e.size:
+        if _read_once(e) and e.flat[0] in _SHORTCUTS:
+            shape = np.broadcast_shapes(np.shape(x), e.shape) if out is None else out.shape
+            e = np.array(np.broadcast_to(e, shape))
     return np.power(x, e, out=out)
 
 
