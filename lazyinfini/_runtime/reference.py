@@ -101,7 +101,13 @@ def arange_values(xp, node: Node, positions):
         delta = second - first
         values = xp.add(xp.multiply(positions, delta), first)
         if not (first + delta == second and first + 0 * delta == first):
-            values = xp.where(positions == 1, second, xp.where(positions == 0, first, values))
+            # NOTE: numpy stores both ends as they are (an infinite second one too), where the
+            # formula rounds them or makes a NaN; namespace calls and 0-d arrays only, which
+            # every device's namespace takes (the emulator's arrays have no operators)
+            low, high = xp.asarray(first), xp.asarray(second)
+            values = xp.where(
+                xp.equal(positions, 1), high, xp.where(xp.equal(positions, 0), low, values)
+            )
     return _astype(xp, values, dtype)
 
 

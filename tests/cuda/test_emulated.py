@@ -243,6 +243,19 @@ def test_sources_are_made_on_the_device(cuda, emulator):
             assert_same_bits(np.asarray(filled), np.full((2, 3), -2.5, li.bfloat16))
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NOTE: float16(70000) is inf, as numpy's
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_a_float_arange_made_on_the_device_has_numpys_values(cuda, dtype):
+    """numpy's arange formula on the device's namespace: the stored ends (an infinite float16
+    one) are chosen by namespace calls alone (the emulator's arrays have no operators)."""
+    for start, stop, step in [(-3.3, 7.9, 0.7), (0, 1, 0.1), (0, 140000, 70000)]:
+        with li.options(device=cuda.name):
+            got = np.asarray(li.arange(start, stop, step, dtype=np.dtype(dtype)))
+        want = np.arange(start, stop, step, dtype=dtype)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
 def test_a_cached_schedule_runs_again_with_new_buffers_and_scalars(cuda, emulator):
     def step(x, t):
         return li.clip(x - t, -2.0, 3.0)
