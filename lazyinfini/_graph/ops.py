@@ -138,7 +138,6 @@ class Op(enum.Enum):
     # An arg entry ("_index", i) picks item i of a function returning a tuple.
     CUMULATIVE_SUM = ("cumulative_sum", OP, 1)
     CUMULATIVE_PROD = ("cumulative_prod", OP, 1)
-    DIFF = ("diff", OP, VARIADIC)
     MATMUL = ("matmul", OP, 2)
     TENSORDOT = ("tensordot", OP, 2)
     VECDOT = ("vecdot", OP, 2)

@@ -14,15 +14,15 @@ import numpy as np
 from .. import _dtypes
 from .._api import statistics as _statistics
 from .._api import utility as _utility
+from .._api.checks import check_int, normalize_axis
 from .._api.data_types import astype
-from .._api.elementwise import subtract
-from .._api.manipulation import broadcast_to, reshape
+from .._api.elementwise import not_equal, subtract
+from .._api.manipulation import broadcast_to, concat, reshape
 from .._api.searching import argmax as _argmax
 from .._api.searching import argmin as _argmin
 from .._api.searching import count_nonzero as _count_nonzero
 from .arguments import (
     NOT_GIVEN,
-    Fallback,
     array,
     floating,
     given,
@@ -151,12 +151,19 @@ def diff(a, n=1, axis=-1, prepend=NOT_GIVEN, append=NOT_GIVEN):
     x = array(a)
     if n == 0:
         return x
-    if x.dtype == _dtypes.bool:
-        raise Fallback("diff of booleans (numpy takes not_equal)")
     edges = {k: _edge(v, x, axis) for k, v in (("prepend", prepend), ("append", append))}
     edges = {k: v for k, v in edges.items() if v is not None}
     x, *joined = promoted(x, *edges.values())
+    if x.dtype == _dtypes.bool:  # NOTE: numpy differences booleans by not_equal
+        return _bool_diff(x, n, axis, dict(zip(edges, joined, strict=True)))
     return _utility.diff(x, axis=axis, n=n, **dict(zip(edges, joined, strict=True)))
+
+
+def _bool_diff(x, n, axis, edges: dict):
+    axis, n = normalize_axis("diff", axis, x.ndim), check_int("diff", "n", n, minimum=0)
+    parts = [p for p in (edges.get("prepend"), x, edges.get("append")) if p is not None]
+    joined = concat(parts, axis=axis) if edges else x
+    return _utility.differences(joined, n, axis, not_equal)
 
 
 def _edge(value, x, axis: int):

@@ -18,7 +18,7 @@ import numpy as np
 from .. import _dtypes
 from .._compat import compat
 from .._graph import Node, Op
-from . import correlation, differences, indexing, joining, repeating, sorting
+from . import correlation, indexing, joining, repeating, sorting
 from .memo import Memo
 from .numpy_reductions import REDUCTIONS
 
@@ -28,7 +28,6 @@ CUSTOM: dict[Op, object] = {}
 CUSTOM.update(indexing.IMPLEMENTATIONS)  # gather, setitem, take, take_along_axis (bounds)
 CUSTOM.update(joining.IMPLEMENTATIONS)  # concat, stack
 CUSTOM.update(sorting.IMPLEMENTATIONS)  # sort (stable descending), searchsorted (sorter)
-CUSTOM.update(differences.IMPLEMENTATIONS)  # diff (prepend/append, n=0)
 CUSTOM.update(repeating.IMPLEMENTATIONS)  # repeat (an array of repeats on a device)
 CUSTOM.update(correlation.IMPLEMENTATIONS)  # np.correlate's sum (x, kernel)
 

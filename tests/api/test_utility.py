@@ -11,8 +11,9 @@ from hypothesis.extra import numpy as hnp
 import lazyinfini as li
 from lazyinfini._api.checks import AxisError
 from lazyinfini._graph import Op
+from lazyinfini._schedule import Kind
 from tests.layouts import FLOATS, INTS, compute_dtype, layouts
-from tests.oracle import assert_close, assert_matches_reference
+from tests.oracle import assert_close, assert_matches_reference, check_schedule
 
 ALL = (np.dtype(bool), *INTS, *FLOATS, np.dtype(np.complex64))
 NUMERIC = (*INTS, *FLOATS, np.dtype(np.complex128))
@@ -61,7 +62,7 @@ def test_diff_matches_numpy(data):
     shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=5), "shape")
     dtype = data.draw(st.sampled_from(NUMERIC), "dtype")
     axis = data.draw(st.integers(-len(shape), len(shape) - 1), "axis")
-    n = data.draw(st.integers(0, 3), "n")
+    n = data.draw(st.integers(0, 10), "n")
     x = data.draw(layouts(shape, dtype), "x")
     if dtype.kind == "c":
         x = x * np.asarray(1 - 2j, dtype)  # layouts() draws real values only
@@ -71,10 +72,10 @@ def test_diff_matches_numpy(data):
             edge_shape = list(shape)
             edge_shape[axis] = data.draw(st.integers(0, 2), f"{name} length")
             edges[name] = data.draw(layouts(tuple(edge_shape), dtype), name)
-    c = compute_dtype(dtype)
     # Note (spec): the edges count for n=0 too (numpy's diff would drop them there).
     parts = [edges.get("prepend"), x, edges.get("append")]
-    joined = np.concatenate([p.astype(c) for p in parts if p is not None], axis=axis)
+    joined = np.concatenate([p for p in parts if p is not None], axis=axis)
+    # numpy rounds each step's differences to the dtype (a half float's too): bit for bit
     expected = np.diff(joined, n=n, axis=axis)
     names = list(edges)
 
@@ -82,12 +83,27 @@ def test_diff_matches_numpy(data):
         return li.diff(a, axis=axis, n=n, **dict(zip(names, edge_arrays, strict=True)))
 
     got = assert_matches_reference(program, x, *edges.values())
-    if dtype.kind == "c":
-        # NOTE: assert_close compares complex values as float64 (real parts only).
-        assert got.dtype == dtype
-        np.testing.assert_allclose(got, expected, rtol=1e-15)
-    else:
-        assert_close(got, expected.astype(dtype), dtype)
+    assert_close(got, expected, dtype, exact=True)
+
+
+@pytest.mark.parametrize("n", [1, 3, 11])
+def test_diff_is_one_elementwise_kernel_per_eight_steps(n):
+    # Step k's values are recomputed from n + 1 windows of x, not sliced from step k - 1's
+    # (the fuser splits at a slice of a result): the same arithmetic per element, one pass.
+    x = li.asarray(np.random.default_rng(n).standard_normal((5, 40)).astype(np.float16))
+    y = li.diff(x, n=n, axis=1)
+    plan = check_schedule(y, kernels=-(-n // 8))
+    assert all(kernel.kind is Kind.ELEMENTWISE for kernel in plan.kernels)
+    np.testing.assert_array_equal(np.asarray(y), np.diff(np.asarray(x), n=n, axis=1))
+
+
+def test_numpy_diff_of_booleans_takes_not_equal():
+    b = np.random.default_rng(3).random((4, 9)) > 0.5
+    for n, edges in [(1, {}), (2, {"prepend": True}), (3, {"append": b[:, :2]}), (12, {})]:
+        lazy = {k: li.asarray(v) if isinstance(v, np.ndarray) else v for k, v in edges.items()}
+        got = np.diff(li.asarray(b), n=n, **lazy)
+        assert isinstance(got, li.Array)
+        assert_close(got, np.diff(b, n=n, **edges), np.dtype(bool))
 
 
 def test_diff_shape_is_m_plus_edges_minus_n():
@@ -116,7 +132,7 @@ def test_recording_runs_nothing():
     ys = [li.all(x, axis=0), li.any(x, keepdims=True), li.diff(x, axis=0, append=x)]
     assert li.inspect.counters.kernels == before
     assert [y.shape for y in ys] == [(4,), (1, 1), (5, 4)]
-    assert [y._node.op for y in ys] == [Op.ALL, Op.ANY, Op.DIFF]
+    assert [y._node.op for y in ys] == [Op.ALL, Op.ANY, Op.SUBTRACT]
     li.compute(*ys)
     np.testing.assert_array_equal(np.asarray(ys[0]), [True, True, True, False])
 
