@@ -148,15 +148,19 @@ def library_call(nodes, library: Library = NUMPY, in_place=False) -> LibraryCall
         space = _NAMESPACES.get(op)
         function = getattr(xp if space is None else getattr(xp, space), name)
     items = tuple((dict(n.arg or ()).get("_index"), n.dtype, n.shape) for n in nodes)
-    own = library is NUMPY and op in _OWN_ORDER
-    return LibraryCall(function, kwargs, items, library, _BFLOAT16 if own else _dtypes.HALF)
+    widens = _OWN_DTYPE.get(name, _WIDEN_HALF)[library is not NUMPY]
+    return LibraryCall(function, kwargs, items, library, widens)
 
 
-# numpy sorts float16 in its own dtype, and an unstable sort's ties (-0.0 and 0.0, equal values'
-# indices) come out in the order its algorithm leaves them: a float32 sort's differ. (bfloat16
-# still sorts in float32: ml_dtypes' sort leaves NaN where it was.)
-_OWN_ORDER = frozenset({Op.SORT, Op.ARGSORT})
-_BFLOAT16 = (_dtypes.bfloat16,)
+# Calls that numpy makes in a half float's own dtype, where float32 and one rounding differ: the
+# dtypes each widens on numpy's library, and on another device's (which has no bfloat16):
+# - sort: an unstable sort leaves ties (-0.0 and 0.0, equal values' indices) in the order its
+#   algorithm does, a float32 sort's differ (bfloat16 still sorts in float32: ml_dtypes' sort
+#   leaves NaN where it was);
+# - cross: a1 * b2 - a2 * b1 with each product rounded to the dtype.
+_BFLOAT16, _WIDEN_HALF = (_dtypes.bfloat16,), (_dtypes.HALF, _dtypes.HALF)
+_OWN_DTYPE = {"sort": (_BFLOAT16, _dtypes.HALF), "argsort": (_BFLOAT16, _dtypes.HALF)}
+_OWN_DTYPE["cross"] = ((), _BFLOAT16)
 
 
 def _widened(xp, x):
