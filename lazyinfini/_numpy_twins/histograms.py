@@ -51,7 +51,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     if weights is not None or isinstance(bins, str):
         raise Fallback("weights= or a bin estimator name")
     x = reshape(array(a), (-1,))
-    if x.dtype == _dtypes.bool or x.dtype in _dtypes.COMPLEX:
+    # NOTE: numpy's linspace computes bfloat16 edges in bfloat16 (ml_dtypes' arithmetic)
+    if x.dtype in (_dtypes.bool, _dtypes.bfloat16) or x.dtype in _dtypes.COMPLEX:
         raise Fallback(f"histogram of {x.dtype.name}")
     edges = _uniform_edges(x, bins, range) if np.ndim(bins) == 0 else _given_edges(bins)
     if np.ndim(bins) == 0 and _countable(x, range):
