@@ -56,6 +56,8 @@ def flatnonzero(a):
 
 def searchsorted(a, v, side="left", sorter=None):
     x1, x2 = (real_only("searchsorted", x) for x in converted(a, v))
+    if x1.dtype == _dtypes.bool or x2.dtype == _dtypes.bool:  # NOTE: numpy orders False < True
+        x1, x2 = (astype(x, _dtypes.uint8) if x.dtype == _dtypes.bool else x for x in (x1, x2))
     sorter = None if sorter is None else array(sorter)
     return _searching.searchsorted(x1, x2, side=side, sorter=sorter)
 

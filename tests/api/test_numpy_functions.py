@@ -184,6 +184,9 @@ SEARCHING = [
     ("argsort-ties-stable", lambda t: np.argsort(t, stable=True), [TIES]),
     ("argsort-ties-mergesort", lambda t: t.argsort(kind="mergesort"), [TIES]),
     ("searchsorted-strong-scalar", lambda t: np.searchsorted(t, 0.1, side="right"), [TENTHS]),
+    ("searchsorted-bool", lambda b: np.searchsorted(np.sort(b[0]), b[1], side="right"), [BO]),
+    ("searchsorted-bool-ints", lambda b: np.searchsorted(np.sort(b[0]), [-1, 0, 1, 2]), [BO]),
+    ("diff-bool", lambda b: np.diff(b, n=2, axis=0, prepend=True), [BO]),
     ("isin", lambda i: np.isin(i, [1, 2, 3]), [I]),
     ("isin-strong-scalar", lambda t: np.isin(t, 0.1), [TENTHS]),
 ]
