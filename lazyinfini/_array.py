@@ -20,7 +20,9 @@ def _binary_method(name: str, reflected: bool = False):
     def method(self, other, /):
         # Operands the namespace does not know make Python try the other side's operator.
         if type(other) is not Array and not _elementwise.is_operand(other):
-            return NotImplemented
+            if type(other) not in _SEQUENCES:
+                return NotImplemented
+            other = _listed((self, other))[1]  # NOTE: ndarray's operators take lists too
         fn = _FUNCTIONS[name]
         return fn(other, self) if reflected else fn(self, other)
 
@@ -50,7 +52,7 @@ def _power_method(inplace: bool):
     def method(self, other, /):
         kind = type(other)
         name = _POWER_SHORTCUTS.get((kind, other)) if kind is int or kind is float else None
-        if name is None or self.dtype not in _SHORTCUT_DTYPES:
+        if name is None or (self.dtype not in _SHORTCUT_DTYPES and name not in _EVERY_DTYPE):
             return ipow(self, other) if inplace else pow_(self, other)
         fn = _FUNCTIONS[name]
         return self._rebind("__ipow__", lambda x, _: fn(x), other) if inplace else fn(self)
@@ -63,6 +65,9 @@ def _power_method(inplace: bool):
 _POWER_SHORTCUTS = {(int, 2): "square", (int, -1): "reciprocal", (float, 0.5): "sqrt"}
 # NOTE: numpy's own float and complex dtypes (bfloat16, ml_dtypes' type, takes numpy's power)
 _SHORTCUT_DTYPES = frozenset(np.dtype(t) for t in "efdFD")
+# A numpy with gh-29388 (2.4 has it) makes x ** 2 square(x) for every dtype: a bool's square is
+# int8, its power int64
+_EVERY_DTYPE = ("square",) if (np.ones(1, bool) ** 2).dtype == np.int8 else ()
 
 
 def _unary_method(name: str):
@@ -416,6 +421,8 @@ def _numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
     Any other call (scipy.special's ufuncs, methods such as np.add.reduce, `out=`) computes its
     Array inputs and runs on their values, as on any array with __array__; the result comes back
     as an Array, except what numpy wrote into the caller's `out=` arrays."""
+    if any(type(v) in _SEQUENCES for v in inputs):
+        inputs = _listed(inputs)
     twin = _UFUNC_TWINS.get(ufunc)
     if twin is not None and method == "__call__" and not kwargs:
         return twin(*inputs)
@@ -427,9 +434,23 @@ def _numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
     result = getattr(ufunc, method)(*values, **kwargs)
     if "out" in kwargs or result is None:
         return result
+    owner = _placement.owner_among(inputs)  # NOTE: the result goes where the data lives
     if isinstance(result, tuple):
-        return tuple(_creation.asarray(r) for r in result)
-    return _creation.asarray(result)
+        return tuple(_creation.asarray(r, device=owner) for r in result)
+    return _creation.asarray(result, device=owner)
+
+
+_SEQUENCES = (list, tuple)
+
+
+def _listed(operands) -> list:
+    """Operands with lists and tuples converted as numpy's ufuncs convert them (numpy's
+    dtypes), onto the device holding the Array operands' data."""
+    owner = _placement.owner_among(operands)
+    return [
+        _creation.asarray(np.asarray(v), device=owner) if type(v) in _SEQUENCES else v
+        for v in operands
+    ]
 
 
 def implicit_value(x: Array, func: str, what: str = "") -> np.ndarray:

@@ -30,10 +30,12 @@ import numpy as np
 from . import _dtypes, _realize
 from ._api.creation import asarray
 from ._api.data_types import astype
+from ._api.placement import owner_among
 from ._array import Array
 from ._counters import counters
 from ._numpy_twins import OUT_CASTING, TWINS
 from ._numpy_twins.arguments import Fallback
+from ._options import current, options
 
 
 class NumpyFallbackWarning(UserWarning):
@@ -57,7 +59,18 @@ def array_function(func, types, args: tuple, kwargs: dict):
 
 def call(func, args: tuple, kwargs: dict):
     """numpy's `func(*args, **kwargs)` on Arrays: its twin's lazy result, or numpy's on
-    computed values. ndarray's methods call this too (`x.clip(0, 1)` is `np.clip(x, 0, 1)`)."""
+    computed values. ndarray's methods call this too (`x.clip(0, 1)` is `np.clip(x, 0, 1)`).
+    Where the Arrays live on a device of a memory of its own (a GPU), what the call converts
+    (lists, scalars, ndarrays) and numpy's results go there too: numpy's functions take any
+    array-like, and the computation follows the data."""
+    owner = owner_among(args) or (owner_among(kwargs.values()) if kwargs else None)
+    if owner is not None and owner.name != current().device:
+        with options(device=owner.name):
+            return _call(func, args, kwargs)
+    return _call(func, args, kwargs)
+
+
+def _call(func, args: tuple, kwargs: dict):
     twin = TWINS.get(func)
     if twin is None:
         return fallback(func, args, kwargs, "no lazy form")

@@ -190,6 +190,23 @@ def device_of(node) -> Device:
         return device  # NOTE: computing it raises, naming the devices; asking where does not
 
 
+def owner_among(values) -> Device | None:
+    """The device of a memory of its own (a GPU's) holding an Array among `values` (one level
+    of lists and tuples looked into), or None: where numpy's functions and operators put the
+    values they convert (lists, scalars, ndarrays) and the results numpy computes, so that
+    they meet the data where it lives. Looks nothing up while no such device is loaded."""
+    if not _owners() and not OWN:
+        return None
+    for value in values:
+        if isinstance(value, (list, tuple)):
+            found = owner_among(v for v in value if not isinstance(v, (list, tuple)))
+        else:
+            found = _data(value._node)[0] if isinstance(value, Array) else None
+        if found is not None:
+            return found
+    return None
+
+
 def _data(node) -> tuple[Device | None, set]:
     """The device of a memory of its own holding data `node` reads (None if none does), and
     the names of the other devices whose buffers it reads (none when it finds such a device)."""

@@ -108,7 +108,10 @@ def _uniform_counts(x, edges, first, last):
     # the pass stays compiled, where a float-to-integer cast has none; bincount casts them
     index = astype(trunc(where(keep, scaled, 0)), _dtypes.float64)
     index = where(equal(index, count), count - 1, index)
-    edge = _edge_formula(first, last, known_value(edges)) or (lambda i: take(edges, i))
+    known = known_value(edges)  # NOTE: None in a GPU's memory: the edges are gathered there
+    edge = (known is not None and _edge_formula(first, last, known)) or (
+        lambda i: take(edges, astype(i, _dtypes.int64))
+    )
     index = where(less(values, edge(index)), _subtract(index, 1), index)
     above = logical_and(greater_equal(values, edge(_add(index, 1))), index != count - 1)
     index = where(keep, where(above, _add(index, 1), index), count)

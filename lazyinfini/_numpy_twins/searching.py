@@ -17,7 +17,7 @@ from .._api import sets as _sets
 from .._api import sorting as _sorting
 from .._api.data_types import astype
 from .._api.manipulation import reshape, stack
-from .._array import Array, known_value
+from .._array import Array, implicit_value, known_value
 from .arguments import Fallback, array, converted, promoted, real_only
 
 
@@ -128,10 +128,14 @@ def unique(
 
 def _check_nans(values, equal_nan: bool) -> None:
     """numpy's unique folds NaNs into one (equal_nan); the standard keeps each NaN apart. The
-    values are computed already (unique's shape depends on them), so this reads them free."""
+    values are computed already (unique's shape depends on them), so this reads them free in
+    host memory; a device's (a GPU's) are copied to the host."""
     if not equal_nan or values.dtype not in _dtypes.REAL_FLOATING + _dtypes.COMPLEX:
         return
-    if np.count_nonzero(np.isnan(known_value(values))) > 1:
+    value = known_value(values)
+    if value is None:
+        value = implicit_value(values, "unique")
+    if np.count_nonzero(np.isnan(value)) > 1:
         raise Fallback("unique with several NaNs (numpy folds them into one)")
 
 

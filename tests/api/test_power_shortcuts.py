@@ -76,9 +76,20 @@ def test_the_power_loops_shortcuts_are_their_own_ops(make, ops):
 def test_half_floats_and_integers_keep_pow():
     """numpy's float16 and integer power loops take no shortcut (only the operator does)."""
     x = li.asarray(np.arange(5))
-    assert _ops(x**2) == ["buffer", "full", "pow"]
-    np.testing.assert_array_equal(np.asarray(x**2), np.arange(5) ** 2)
+    assert _ops(x**3) == ["buffer", "full", "pow"]
+    assert _ops(li.pow(x, 2)) == ["buffer", "full", "pow"]
+    np.testing.assert_array_equal(np.asarray(x**3), np.arange(5) ** 3)
     assert "pow" in _ops(li.pow(li.asarray(VALUES.astype(np.float16)), 2.0))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64", "bfloat16"])
+def test_the_operator_squares_as_numpys_does(dtype):
+    # numpy's x ** 2 squares every dtype where it has gh-29388: a bool's square is int8 (its
+    # power int64); elsewhere it squares floats only
+    x_np = np.array([0, 1, 3, 1, 0]).astype(li.bfloat16 if dtype == "bfloat16" else dtype)
+    want, got = x_np**2, li.asarray(x_np) ** 2
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)
 
 
 def test_a_squared_difference_compiles_without_a_borrowed_loop():

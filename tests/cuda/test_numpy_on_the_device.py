@@ -1,0 +1,56 @@
+"""numpy's functions, ufuncs and operators given arrays of the cuda device: what the call
+converts (lists, scalars, ndarrays) and what numpy computes for it go where the data lives, and
+the values are numpy's. Each runs on the emulated backend and on a GPU where present (the
+`cuda` fixture, conftest.py)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import lazyinfini as li
+
+X = np.array([[1.0, np.nan, -np.inf, 2.5], [2.0, -0.0, 3.0, 4.0]])
+
+CALLS = [
+    ("take a list", lambda x: np.take(x, [0, 3, -1], axis=1)),
+    ("where a Python scalar", lambda x: np.where(x > 1, x, 0.0)),
+    ("where an ndarray", lambda x: np.where(x > 1, x, np.zeros(4))),
+    ("nan_to_num", lambda x: np.nan_to_num(x)),
+    ("append a list", lambda x: np.append(x, [1.0, 2.0])),
+    ("searchsorted a list", lambda x: np.searchsorted(x[1, ::2], [0.5, 3.5])),
+    ("iscomplex", lambda x: np.iscomplex(x)),
+    ("norm", lambda x: np.linalg.norm(np.nan_to_num(x), 1, axis=1)),
+    ("histogram with a range", lambda x: np.histogram(x, bins=4, range=(-2, 4))[0]),
+    ("unique", lambda x: np.unique(x[1])),
+    ("argsort of complex (numpy runs it)", lambda x: np.argsort(x[1] * (1 - 1j))),
+    ("a ufunc with a list", lambda x: np.maximum(x, [0.0, 5.0, 0.0, 5.0])),
+    ("an operator with a list", lambda x: x * [1, 2, 3, 4]),
+    ("a reflected operator with a list", lambda x: [1, 2, 3, 4] - x),
+]
+
+
+@pytest.mark.filterwarnings("ignore:numpy")
+@pytest.mark.parametrize("name, call", CALLS, ids=[c[0] for c in CALLS])
+def test_numpy_calls_follow_the_data(cuda, name, call):
+    # Before: the lists and scalars the twins converted, and numpy's results, went to the
+    # host, where they met the device's arrays ("arrays in cuda memory and in host memory meet")
+    got = call(li.asarray(X, device=cuda))
+    with np.errstate(all="ignore"):
+        want = call(X.copy())
+    assert got.device == cuda
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        value = np.from_dlpack(got.to_device(li.CPU))
+    assert value.dtype == want.dtype
+    np.testing.assert_array_equal(value, want)
+
+
+def test_operators_and_namespace_functions_refuse_a_host_array(cuda):
+    # Note (spec): arrays of two devices never meet; numpy's functions take any array-like
+    x = li.asarray(X, device=cuda)
+    for call in (lambda: x + np.ones(4), lambda: li.add(x, np.ones(4))):
+        with pytest.raises(ValueError, match="meet"):
+            call()
