@@ -424,8 +424,12 @@ def _numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
     if any(type(v) in _SEQUENCES for v in inputs):
         inputs = _listed(inputs)
     twin = _UFUNC_TWINS.get(ufunc)
-    if twin is not None and method == "__call__" and not kwargs:
-        return twin(*inputs)
+    if twin is not None and method == "__call__":
+        if not kwargs:
+            return twin(*inputs)
+        out = kwargs.get("out")
+        if len(kwargs) == 1 and out is not None and len(out) == 1 and isinstance(out[0], Array):
+            return _into(ufunc, twin(*inputs), out[0])
     name = getattr(ufunc, "__name__", "ufunc")
     if any(isinstance(o, Array) for o in kwargs.get("out", ())):
         raise _checks.error(TypeError, name, "out= cannot be a lazyinfini array (they are values)")
@@ -441,6 +445,20 @@ def _numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
 
 
 _SEQUENCES = (list, tuple)
+
+
+def _into(ufunc, result: Array, out: Array) -> Array:
+    """np.add(x, y, out=z) with z an Array: z (and the arrays sharing its memory) rebound to
+    the result, broadcast to z's shape and cast by numpy's same_kind rule (numpy's checks):
+    recorded from the inputs' values before the write, as numpy computes overlapping ones."""
+    if (
+        result.shape != out.shape
+        and _checks.broadcast_shapes(ufunc.__name__, result.shape, out.shape) == out.shape
+    ):
+        result = _manipulation.broadcast_to(result, out.shape)
+    from ._numpy_functions import deliver  # NOTE: it imports the whole namespace
+
+    return deliver(ufunc, result, out)
 
 
 def _listed(operands) -> list:

@@ -400,8 +400,10 @@ def test_other_numpy_ufunc_calls_compute_their_inputs():
     out = np.zeros(3)
     assert np.add(x, 1.0, out=out) is out  # numpy writes into the caller's array
     np.testing.assert_array_equal(out, x_np + 1.0)
+    assert np.add(x_np, 1.0, out=(x,)) is x  # rebound lazily (tests/api/test_ufunc_arguments)
+    np.testing.assert_array_equal(np.asarray(x), x_np + 1.0)
     with pytest.raises(TypeError, match="^add: out= cannot be"):
-        np.add(x_np, 1.0, out=(x,))
+        np.add.accumulate(x_np, out=(x,))  # a ufunc method's out
 
 
 @pytest.mark.parametrize("dtype", [d for d in _CODES.values() if d != li.bool])

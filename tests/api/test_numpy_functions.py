@@ -652,22 +652,3 @@ def test_clip_of_a_float_array_between_python_floats_is_numpys(dtype, bounds):
         got = np.asarray(np.clip(pending(x_np), *bounds))
     assert got.dtype == expected.dtype
     assert got.tobytes() == expected.tobytes()
-
-
-def test_ufuncs_and_operators_take_lists_as_numpy_does():
-    # Before: np.maximum(x, [..]) raised TypeError and x * [..] asked x for __index__ (Python's
-    # list repetition); numpy converts the list (its default dtypes) and computes elementwise
-    x_np, i_np = np.arange(6.0).reshape(2, 3), np.arange(6).reshape(2, 3)
-    x, i = li.asarray(x_np), li.asarray(i_np)
-    pairs = [
-        (np.maximum(x, [1, 2, 3]), np.maximum(x_np, [1, 2, 3])),
-        (x * [1, 2, 3], x_np * [1, 2, 3]),
-        ([3.5, 2, 1] - x, [3.5, 2, 1] - x_np),
-        (x + (1, 2, 3), x_np + (1, 2, 3)),
-        (i // [[2], [3]], i_np // [[2], [3]]),
-        (i * [True, False, True], i_np * [True, False, True]),
-        (np.add(i, [1.5, 2, 3]), np.add(i_np, [1.5, 2, 3])),
-    ]
-    for got, want in pairs:
-        assert isinstance(got, li.Array)
-        assert_same(got, want)
