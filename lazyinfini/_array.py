@@ -351,6 +351,16 @@ class Array(NumpyMethods):
     __rfloordiv__ = _binary_method("floor_divide", reflected=True)
     __ifloordiv__ = _inplace_method("floor_divide", "__ifloordiv__")
     __mod__ = _binary_method("remainder")
+
+    def __divmod__(self, other, /):
+        """divmod(x, y): (x // y, x % y), numpy's divmod's values (its loop computes both alike)."""
+        quotient = self.__floordiv__(other)
+        return quotient if quotient is NotImplemented else (quotient, self.__mod__(other))
+
+    def __rdivmod__(self, other, /):
+        quotient = self.__rfloordiv__(other)
+        return quotient if quotient is NotImplemented else (quotient, self.__rmod__(other))
+
     __rmod__ = _binary_method("remainder", reflected=True)
     __imod__ = _inplace_method("remainder", "__imod__")
     __pow__ = _power_method(inplace=False)

@@ -141,6 +141,36 @@ class NumpyMethods:
     repeat = numpy_method(np.repeat)
     take = numpy_method(np.take)
     diagonal = numpy_method(np.diagonal)
+    choose = numpy_method(np.choose)
+    argpartition = numpy_method(np.argpartition)
+
+    @named("compress")
+    def compress(self, condition, axis=None, out=None):
+        """numpy's ndarray.compress: np.compress(condition, x, axis)."""
+        return _numpy(np.compress, (condition, self, axis, out), {})
+
+    @named("put")
+    def put(self, indices, values, mode="raise") -> None:
+        """numpy's ndarray.put: np.put(x, indices, values) writes x (and its views) in place."""
+        _numpy(np.put, (self, indices, values, mode), {})
+
+    @named("partition")
+    def partition(self, kth, axis=-1, kind="introselect", order=None) -> None:
+        """numpy's ndarray.partition: in place, as sort; x (and its views) rebound to
+        np.partition's result."""
+        self._write(_numpy(np.partition, (self, kth, axis, kind, order), {})._n, "partition")
+
+    @named("view")
+    def view(self, dtype=None, type=None):
+        """numpy's ndarray.view() without a dtype: x[...], a view of the same memory."""
+        if dtype is not None or type is not None:
+            raise error(TypeError, "view", f"x.view(dtype): {_REINTERPRETING}")
+        return self[...]
+
+    @named("tobytes")
+    def tobytes(self, order="C") -> bytes:
+        """numpy's ndarray.tobytes: the computed value's bytes (as tolist() reads it)."""
+        return np.asarray(self).tobytes(order)
 
     @named("clip")
     def clip(self, min=None, max=None, out=None, **kwargs):
@@ -286,18 +316,12 @@ class FlatIterator:
 
 
 # numpy's ndarray attributes Array lacks, with the way to do each here.
+_REINTERPRETING = "use li.astype(x, dtype) (a cast: Arrays have no reinterpreting views)"
 NDARRAY_HINTS = {
     "ptp": "use li.max(x, axis=...) - li.min(x, axis=...)",
     "cumproduct": "use x.cumprod() or li.cumulative_prod(x, axis=...)",
-    "put": "use x.flat[indices] = values",
     "itemset": "use x[index] = value",
     "resize": "use li.reshape(x, shape) (li.tile for a larger size)",
-    "compress": "use x[mask] or li.take(x, indices, axis=...)",
-    "choose": "use li.where(condition, x1, x2) or li.take_along_axis(x, indices)",
-    "partition": "use li.sort(x, axis=...)",
-    "argpartition": "use li.argsort(x, axis=...)",
-    "view": "use li.astype(x, dtype) (a cast: Arrays have no reinterpreting views)",
-    "tobytes": "use np.asarray(x).tobytes() (computes x)",
 }
 
 

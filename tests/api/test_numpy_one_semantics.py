@@ -230,5 +230,5 @@ def test_no_hint_is_left_for_a_method_array_has():
     from lazyinfini._methods import NDARRAY_HINTS
 
     assert sorted(name for name in NDARRAY_HINTS if name in vars(NumpyMethods)) == []
-    with pytest.raises(AttributeError, match=r"'put'; use x\.flat\[indices\] = values"):
-        li.ones(3).put  # noqa: B018
+    with pytest.raises(AttributeError, match=r"'itemset'; use x\[index\] = value"):
+        li.ones(3).itemset  # noqa: B018
