@@ -322,10 +322,43 @@ def _special_getitem(x: Array, key: tuple, source: str) -> Array:
     flags = [i for i, item in enumerate(items) if isinstance(item, bool)]
     if flags:
         return _flag_getitem(x, items, flags)
+    block = _leading_block(items, x.ndim)
     items = expand_ellipsis("__getitem__", items, x.ndim)
     spec, arrays, shape = _plan("__getitem__", x, items)
     srcs = (x._node, *(a._node for a in arrays))
-    return record(Op.GATHER, srcs, shape, x.dtype, (("key", spec),), source)
+    gathered = record(Op.GATHER, srcs, shape, x.dtype, (("key", spec),), source)
+    return gathered if block is None else _moved(gathered, block, leading=True)
+
+
+def _leading_block(items: list, ndim: int) -> tuple[int, int] | None:
+    """numpy's advanced indices (arrays, and ints with them) lead the result where an ellipsis
+    that stands for no axis separates them (x[:, [0, 1], 0, ..., 1] of a 4-d x: (2, 1)), as a
+    slice or None between them does; the plan, after the ellipsis is gone, keeps them where
+    they are. (where the plan puts the index dims, how many) in that case, else None."""
+    if not any(item is Ellipsis for item in items):
+        return None
+    advanced = [i for i, item in enumerate(items) if type(item) is IndexArray or is_int(item)]
+    at = items.index(Ellipsis)
+    if len(advanced) < 2 or not advanced[0] < at < advanced[-1]:
+        return None
+    if sum(item is not None and item is not Ellipsis for item in items) != ndim:
+        return None  # NOTE: the ellipsis stands for axes: a slice between, which the plan sees
+    between = items[advanced[0] : advanced[-1] + 1]
+    if any(item is None or isinstance(item, slice) for item in between):
+        return None  # NOTE: separated anyway: the plan leads with them already
+    shapes = [item.array.shape for item in items if type(item) is IndexArray]
+    count = len(np.broadcast_shapes(*shapes)) if shapes else 0  # NOTE: ints alone are basic
+    return (advanced[0], count) if count and advanced[0] else None
+
+
+def _moved(a: Array, block: tuple[int, int], leading: bool) -> Array:
+    """a with the index dims of `block` moved from where the plan has them to the front
+    (leading), or back."""
+    from .manipulation import moveaxis
+
+    where, count = block
+    planned, first = tuple(range(where, where + count)), tuple(range(count))
+    return moveaxis(a, planned, first) if leading else moveaxis(a, first, planned)
 
 
 def _flag_getitem(x: Array, items: list, flags: list[int]) -> Array:
@@ -373,8 +406,14 @@ def setitem(x: Array, key, value) -> Array:
         return Array(x._node)
     if flags:
         items[flags[0]] = None
+    block = _leading_block(items, x.ndim)
     spec, arrays, target = _plan("__setitem__", x, expand_ellipsis("__setitem__", items, x.ndim))
-    node = _value_node(x, value, target, source)
+    if block is None:
+        node = _value_node(x, value, target, source)
+    else:  # NOTE: the value fits numpy's selection (index dims first), moved to the plan's
+        where, count = block
+        numpys = target[where : where + count] + target[:where] + target[where + count :]
+        node = _moved(Array(_value_node(x, value, numpys, source)), block, leading=False)._node
     srcs = (x._node, node, *(a._node for a in arrays))
     return record(Op.SETITEM, srcs, x.shape, x.dtype, (("key", spec),), source)
 

@@ -333,3 +333,27 @@ def test_a_range_index_is_a_list_index_as_in_numpy():
     a[range(2), range(1, 3)] = -1
     x[range(2), range(1, 3)] = -1
     np.testing.assert_array_equal(np.asarray(a), x)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        (slice(None), [0, 1], -3, Ellipsis, 1),  # 4-d: the ellipsis stands for no axis
+        (slice(None), [[0], [2]], Ellipsis, 0, [1, 0]),
+        (0, [0, 1], Ellipsis, [1]),
+        (slice(None), [0, 1], Ellipsis, 1),  # the ellipsis is an axis: a slice between
+    ],
+)
+def test_advanced_indices_around_an_empty_ellipsis_lead_as_numpys(key):
+    # numpy's index arrays lead the result where an ellipsis separates them, even one that
+    # stands for no axis: x[:, [0, 1], -3, ..., 1] is (2, 1); it was (1, 2) here
+    x_np = (
+        np.arange(24.0).reshape(2, 3, 2, 2) if len(key) < 5 else np.arange(18.0).reshape(1, 3, 3, 2)
+    )
+    lazy = tuple(li.asarray(np.array(k)) if isinstance(k, list) else k for k in key)
+    np.testing.assert_array_equal(np.asarray(li.asarray(x_np)[lazy]), x_np[key], strict=True)
+    written, x = x_np.copy(), li.asarray(x_np)
+    value = -np.arange(x_np[key].size, dtype=float).reshape(x_np[key].shape)
+    written[key] = value
+    x[lazy] = li.asarray(value)
+    np.testing.assert_array_equal(np.asarray(x), written, strict=True)
