@@ -44,9 +44,10 @@ def mixed_keys(draw, shape):
                     draw(st.sampled_from((None, 1, 2, -1))),
                 )
             )
-    if draw(st.booleans()):  # an ellipsis standing for some trailing axes
-        cut = draw(st.integers(0, len(items)))
-        items = items[:cut] + [Ellipsis]
+    if draw(st.booleans()):  # an ellipsis standing for some axes (or none) anywhere
+        start = draw(st.integers(0, len(items)))
+        stop = draw(st.integers(start, len(items)))
+        items = items[:start] + [Ellipsis] + items[stop:]
     return tuple(items)
 
 
