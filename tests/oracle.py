@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 import weakref
 
 import numpy as np
@@ -85,6 +86,19 @@ def assert_matches_reference(fn, *inputs, exact=False):
             actual = on_executor(fn, inputs, name, fuse=fuse)
             assert_close(actual, expected, expected.dtype, exact=exact)
     return expected
+
+
+def run_twice(statement: str, names_of) -> tuple[dict, dict]:
+    """`statement` run on ndarrays, then on lazyinfini arrays: `names_of(wrap)` makes the names
+    it sees (np besides) with np.array or li.asarray. The names after each run."""
+    runs = []
+    for wrap in (np.array, li.asarray):
+        names = {"np": np, **names_of(wrap)}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # NOTE: numpy's fallbacks warn (once a function)
+            exec(statement, names)  # noqa: S102 (a test's own table)
+        runs.append(names)
+    return runs[0], runs[1]
 
 
 def check_schedule(*arrays, kernels: int):

@@ -4,13 +4,12 @@ Each compared with the same method on an ndarray, the array and its view after i
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
 import lazyinfini as li
 from tests.api.test_numpy_functions import assert_same
+from tests.oracle import run_twice
 
 X = np.round(np.random.default_rng(2).standard_normal((3, 4)), 2)
 
@@ -32,15 +31,11 @@ STATEMENTS = [
 
 @pytest.mark.parametrize("statement", STATEMENTS)
 def test_the_method_matches_numpys(statement):
-    runs = []
-    for wrap in (np.array, li.asarray):
+    def names_of(wrap):
         x = wrap(X.copy())
-        names = {"np": np, "x": x, "v": x[1:, ::2]}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # NOTE: numpy runs put and choose (warned once)
-            exec(statement, names)  # noqa: S102 (the table above)
-        runs.append(names)
-    want, got = runs
+        return {"x": x, "v": x[1:, ::2]}
+
+    want, got = run_twice(statement, names_of)
     for name in ("x", "v"):
         assert_same(got[name], want[name])
     results = got["r"] if isinstance(got["r"], tuple) else (got["r"],)
