@@ -6,14 +6,18 @@ and np.linalg's functions, recorded with matmul, tensordot and li.linalg.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .. import _dtypes
 from .. import linalg as _linalg
-from .._api.elementwise import multiply
+from .._api.creation import eye
+from .._api.elementwise import add, multiply
 from .._api.linear_algebra import matmul, vecdot
 from .._api.linear_algebra import tensordot as _tensordot
 from .._api.manipulation import moveaxis, reshape
+from .._api.placement import device_arg
 from .arguments import Fallback, array, as_tuple, converted, promoted, summable
 
 
@@ -159,7 +163,29 @@ def qr(a, mode="reduced"):
 
 
 def matrix_power(a, n):
-    return _linalg.matrix_power(array(a), n)
+    x = array(a)
+    if x.dtype in _dtypes.REAL_FLOATING + _dtypes.COMPLEX:  # NOTE: the standard's: floats only
+        return _linalg.matrix_power(x, n)
+    n = operator.index(n)
+    if x.dtype == _dtypes.bool or n < 0 or x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise Fallback("matrix_power of booleans, a negative power or no square matrices")
+    return _integer_power(x, n)
+
+
+def _integer_power(x, n: int):
+    """Integer matrices to the n-th power by squaring, as numpy's: integer products wrap, so
+    every order of them gives numpy's values."""
+    if n == 0:
+        identity = eye(x.shape[-1], dtype=x.dtype, device=device_arg(x))
+        return add(multiply(x, 0), identity)  # NOTE: x's shape (a stack of identities)
+    result, power = None, x
+    while n:
+        if n & 1:
+            result = power if result is None else matmul(result, power)
+        n >>= 1
+        if n:
+            power = matmul(power, power)
+    return result
 
 
 def norm(x, ord=None, axis=None, keepdims=False):

@@ -262,6 +262,7 @@ LINEAR_ALGEBRA = [
     ("linalg.norm-1", lambda v: np.linalg.norm(v, 1), [V]),
     ("linalg.norm-axis", lambda a: np.linalg.norm(a, axis=1), [A]),
     ("linalg.norm-matrix", lambda m: np.linalg.norm(m, "fro", axis=(0, 2), keepdims=True), [M]),
+    ("matrix_power-int", lambda i: np.linalg.matrix_power(i[:, :3], 5), [I]),
 ]
 
 # The sums of products BLAS computes: numpy's own value depends on the kernel its BLAS picks
