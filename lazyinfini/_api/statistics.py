@@ -192,7 +192,9 @@ def var(x, /, axis=None, *, correction=0.0, keepdims=False) -> Array:
 
 
 # -- cumulative -----------------------------------------------------------------------------
-def _cumulative(func: str, op: Op, x, axis, dtype, include_initial) -> Array:
+def _cumulative(func: str, op: Op, x, axis, dtype, include_initial, stepwise=False) -> Array:
+    """`stepwise`: a half float's partial results each rounded to it, as numpy's cumsum and
+    cumprod round them (else they accumulate in float32 and round once, the closer result)."""
     # Extension (numpy's): bool x accumulates in the default integer dtype.
     _numeric_input(func, x, "any")
     if x.ndim == 0:
@@ -206,7 +208,8 @@ def _cumulative(func: str, op: Op, x, axis, dtype, include_initial) -> Array:
     initial = check_flag(func, "include_initial", include_initial)
     out = accumulator_dtype(func, x, dtype)
     shape = tuple(n + initial if i == axis else n for i, n in enumerate(x.shape))
-    arg = (("axis", axis), ("dtype", _dtypes.compute_dtype(out)), ("include_initial", initial))
+    accumulator = out if stepwise else _dtypes.compute_dtype(out)
+    arg = (("axis", axis), ("dtype", accumulator), ("include_initial", initial))
     return record(op, (x._node,), shape, out, arg)
 
 

@@ -3,8 +3,8 @@
 Each twin has numpy's signature for what it supports (out= is taken aside before it is called)
 and numpy's dtypes: bools sum as the default integer, integers average in float64.
 
-Note: half floats accumulate in float32 here (the namespace's rule), where numpy's cumsum and
-cumprod round every partial result to half: the last bit of a float16 running sum may differ.
+Half floats' running sums and products round every partial result to the dtype, as numpy's
+(the namespace's cumulative_sum accumulates them in float32 and rounds once).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from .._api.manipulation import broadcast_to, concat, reshape
 from .._api.searching import argmax as _argmax
 from .._api.searching import argmin as _argmin
 from .._api.searching import count_nonzero as _count_nonzero
+from .._graph import Op
 from .arguments import (
     NOT_GIVEN,
     array,
@@ -120,24 +121,27 @@ def count_nonzero(a, axis=None, *, keepdims=False):
 # -- running sums and differences -------------------------------------------------------------
 def cumsum(a, axis=None, dtype=None):
     x, axis = _along(summable(array(a)), axis)
-    return _statistics.cumulative_sum(x, axis=axis, dtype=_dtype(dtype))
+    return _running("cumulative_sum", Op.CUMULATIVE_SUM, x, axis, dtype, False)
 
 
 def cumprod(a, axis=None, dtype=None):
     x, axis = _along(summable(array(a)), axis)
-    return _statistics.cumulative_prod(x, axis=axis, dtype=_dtype(dtype))
+    return _running("cumulative_prod", Op.CUMULATIVE_PROD, x, axis, dtype, False)
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     x = summable(array(x))
-    kwargs = {"axis": axis, "dtype": _dtype(dtype), "include_initial": include_initial}
-    return _statistics.cumulative_sum(x, **kwargs)
+    return _running("cumulative_sum", Op.CUMULATIVE_SUM, x, axis, dtype, include_initial)
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     x = summable(array(x))
-    kwargs = {"axis": axis, "dtype": _dtype(dtype), "include_initial": include_initial}
-    return _statistics.cumulative_prod(x, **kwargs)
+    return _running("cumulative_prod", Op.CUMULATIVE_PROD, x, axis, dtype, include_initial)
+
+
+def _running(func: str, op, x, axis, dtype, include_initial):
+    """numpy's running sum or product: a half float's partial results rounded at each step."""
+    return _statistics._cumulative(func, op, x, axis, _dtype(dtype), include_initial, True)
 
 
 def _along(x, axis):
