@@ -20,9 +20,9 @@ def _binary_method(name: str, reflected: bool = False):
     def method(self, other, /):
         # Operands the namespace does not know make Python try the other side's operator.
         if type(other) is not Array and not _elementwise.is_operand(other):
-            if type(other) not in _SEQUENCES:
+            if type(other) not in _ufuncs.SEQUENCES:
                 return NotImplemented
-            other = _listed((self, other))[1]  # NOTE: ndarray's operators take lists too
+            other = _ufuncs.listed((self, other))[1]  # NOTE: ndarray's operators take lists too
         fn = _FUNCTIONS[name]
         return fn(other, self) if reflected else fn(self, other)
 
@@ -88,8 +88,8 @@ class Array(NumpyMethods):
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         # Note: numpy hands us its operators on Arrays (np.float64(2) * x gives an Array) and its
-        # ufunc calls (np.exp(x), and scipy.special's ufuncs such as log1p); see _numpy_ufunc.
-        return _numpy_ufunc(ufunc, method, inputs, kwargs)
+        # ufunc calls (np.exp(x), and scipy.special's ufuncs such as log1p); see _numpy_ufuncs.py.
+        return _ufuncs.numpy_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
         # Note: NEP 18: numpy's functions on Arrays (np.mean(x), np.concatenate([x, y])) record
@@ -426,61 +426,6 @@ class Array(NumpyMethods):
 _array_function = None  # _numpy_functions.array_function, once imported (__array_function__)
 
 
-def _numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
-    """numpy's ufuncs that are namespace functions record lazily (`ndarray * x`, `np.exp(x)`).
-    Any other call (scipy.special's ufuncs, methods such as np.add.reduce, `out=`) computes its
-    Array inputs and runs on their values, as on any array with __array__; the result comes back
-    as an Array, except what numpy wrote into the caller's `out=` arrays."""
-    if any(type(v) in _SEQUENCES for v in inputs):
-        inputs = _listed(inputs)
-    twin = _UFUNC_TWINS.get(ufunc)
-    if twin is not None and method == "__call__":
-        if not kwargs:
-            return twin(*inputs)
-        out = kwargs.get("out")
-        if len(kwargs) == 1 and out is not None and len(out) == 1 and isinstance(out[0], Array):
-            return _into(ufunc, twin(*inputs), out[0])
-    name = getattr(ufunc, "__name__", "ufunc")
-    if any(isinstance(o, Array) for o in kwargs.get("out", ())):
-        raise _checks.error(TypeError, name, "out= cannot be a lazyinfini array (they are values)")
-    _realize.realize(*(v for v in inputs if isinstance(v, Array)))
-    values = [v._value() if isinstance(v, Array) else v for v in inputs]
-    result = getattr(ufunc, method)(*values, **kwargs)
-    if "out" in kwargs or result is None:
-        return result
-    owner = _placement.owner_among(inputs)  # NOTE: the result goes where the data lives
-    if isinstance(result, tuple):
-        return tuple(_creation.asarray(r, device=owner) for r in result)
-    return _creation.asarray(result, device=owner)
-
-
-_SEQUENCES = (list, tuple)
-
-
-def _into(ufunc, result: Array, out: Array) -> Array:
-    """np.add(x, y, out=z) with z an Array: z (and the arrays sharing its memory) rebound to
-    the result, broadcast to z's shape and cast by numpy's same_kind rule (numpy's checks):
-    recorded from the inputs' values before the write, as numpy computes overlapping ones."""
-    if (
-        result.shape != out.shape
-        and _checks.broadcast_shapes(ufunc.__name__, result.shape, out.shape) == out.shape
-    ):
-        result = _manipulation.broadcast_to(result, out.shape)
-    from ._numpy_functions import deliver  # NOTE: it imports the whole namespace
-
-    return deliver(ufunc, result, out)
-
-
-def _listed(operands) -> list:
-    """Operands with lists and tuples converted as numpy's ufuncs convert them (numpy's
-    dtypes), onto the device holding the Array operands' data."""
-    owner = _placement.owner_among(operands)
-    return [
-        _creation.asarray(np.asarray(v), device=owner) if type(v) in _SEQUENCES else v
-        for v in operands
-    ]
-
-
 def implicit_value(x: Array, func: str, what: str = "") -> np.ndarray:
     """x's value, computed now because `func` needs it while recording: an implicit
     materialization. `what` names the argument for messages ("" for the array itself).
@@ -589,9 +534,8 @@ def record(op: Op, srcs: tuple[Node, ...], shape, dtype, arg=None, source: str |
 add_hints(Array)  # numpy's names Array lacks say the way to do it here (see _methods._Missing)
 
 # NOTE: imported last; these modules import Array from here.
+from . import _numpy_ufuncs as _ufuncs  # noqa: E402
 from . import _realize  # noqa: E402
-from ._api import checks as _checks  # noqa: E402
-from ._api import creation as _creation  # noqa: E402
 from ._api import elementwise as _elementwise  # noqa: E402
 from ._api import indexing as _indexing  # noqa: E402
 from ._api import linear_algebra as _linalg  # noqa: E402
@@ -628,19 +572,4 @@ _FUNCTIONS = {
     "square": _elementwise.square,  # NOTE: x ** 2, x ** -1 and x ** 0.5 (see _power_method)
     "reciprocal": _elementwise.reciprocal,
     "sqrt": _elementwise.sqrt,
-}
-
-# numpy's ufuncs that are namespace functions (np.add, np.exp, np.pow is np.power, np.matmul):
-# numpy calls them on Arrays through Array.__array_ufunc__, and they record lazily. Read from the
-# element-wise declarations (declaring li.exp makes np.exp(x) record it) and the two linear
-# algebra ufuncs; a name numpy lacks (np.acos before numpy 2) or no ufunc (np.clip) has no twin.
-_UFUNC_FUNCTIONS = {
-    **{name: declared.function for name, declared in _elementwise.DECLARED.items()},
-    "matmul": _linalg.matmul,
-    "vecdot": _linalg.vecdot,
-}
-_UFUNC_TWINS = {
-    ufunc: function
-    for name, function in _UFUNC_FUNCTIONS.items()
-    if isinstance(ufunc := getattr(np, name, None), np.ufunc)
 }

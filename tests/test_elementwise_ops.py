@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import lazyinfini as li
-from lazyinfini import _array
+from lazyinfini import _numpy_ufuncs
 from lazyinfini._api.elementwise import DECLARED
 from lazyinfini._graph import Op
 from lazyinfini._render import c, cuda
@@ -120,4 +120,4 @@ def test_every_namespace_function_that_is_a_numpy_ufunc_is_its_twin():
         function = getattr(li, name)
         if isinstance(ufunc, np.ufunc) and callable(function):
             function = getattr(function, "__wrapped__", function)  # numpy's names: li.absolute
-            assert _array._UFUNC_TWINS.get(ufunc) is function, name
+            assert _numpy_ufuncs.TWINS.get(ufunc) is function, name

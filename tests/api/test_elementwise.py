@@ -373,15 +373,15 @@ def test_numpy_ufuncs_with_a_namespace_twin_record_lazily():
 
 
 def test_operators_and_ufunc_twins_call_the_namespace_function_they_name():
-    # _array's tables list functions by name (no helper of a module becomes an operator).
-    from lazyinfini import _array
+    # The tables list functions by name (no helper of a module becomes an operator).
+    from lazyinfini import _array, _numpy_ufuncs
 
-    assert set(_array._FUNCTIONS) <= set(_array._UFUNC_FUNCTIONS)
-    for name, function in _array._UFUNC_FUNCTIONS.items():
+    assert set(_array._FUNCTIONS) <= set(_numpy_ufuncs._FUNCTIONS)
+    for name, function in _numpy_ufuncs._FUNCTIONS.items():
         assert function is getattr(li, name), name
-    for ufunc, function in _array._UFUNC_TWINS.items():
+    for ufunc, function in _numpy_ufuncs.TWINS.items():
         assert ufunc is getattr(np, function.__name__)
-    assert np.exp in _array._UFUNC_TWINS and np.add in _array._UFUNC_TWINS
+    assert np.exp in _numpy_ufuncs.TWINS and np.add in _numpy_ufuncs.TWINS
 
 
 def test_other_numpy_ufunc_calls_compute_their_inputs():
