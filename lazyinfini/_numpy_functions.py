@@ -63,7 +63,7 @@ def call(func, args: tuple, kwargs: dict):
     Where the Arrays live on a device of a memory of its own (a GPU), what the call converts
     (lists, scalars, ndarrays) and numpy's results go there too: numpy's functions take any
     array-like, and the computation follows the data."""
-    owner = owner_among(args) or (owner_among(kwargs.values()) if kwargs else None)
+    owner = owner_among((*args, *kwargs.values()) if kwargs else args)
     if owner is not None and owner.name != current().device:
         with options(device=owner.name):
             return _call(func, args, kwargs)

@@ -22,8 +22,10 @@ def numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
     Any other call (scipy.special's ufuncs, methods such as np.add.reduce, `out=`) computes its
     Array inputs and runs on their values, as on any array with __array__; the result comes back
     as an Array, except what numpy wrote into the caller's `out=` arrays."""
-    if any(type(v) in SEQUENCES for v in inputs):
-        inputs = listed(inputs)
+    for value in inputs:  # NOTE: a loop, not a generator: every ufunc call on an Array asks
+        if type(value) in SEQUENCES:
+            inputs = listed(inputs)
+            break
     twin = TWINS.get(ufunc)
     if twin is not None and method == "__call__":
         if not kwargs:

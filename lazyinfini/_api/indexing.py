@@ -335,7 +335,10 @@ def _leading_block(items: list, ndim: int) -> tuple[int, int] | None:
     that stands for no axis separates them (x[:, [0, 1], 0, ..., 1] of a 4-d x: (2, 1)), as a
     slice or None between them does; the plan, after the ellipsis is gone, keeps them where
     they are. (where the plan puts the index dims, how many) in that case, else None."""
-    if not any(item is Ellipsis for item in items):
+    for item in items:  # NOTE: a loop, not a generator: every index with arrays asks
+        if item is Ellipsis:
+            break
+    else:
         return None
     advanced = [i for i, item in enumerate(items) if type(item) is IndexArray or is_int(item)]
     at = items.index(Ellipsis)
