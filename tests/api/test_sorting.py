@@ -162,3 +162,12 @@ def test_an_unstable_sort_of_float16_sorts_where_numpys_does_not(descending):
     got = np.asarray(li.sort(li.asarray(x), axis=1, descending=descending, stable=False))
     want = np.sort(x, axis=1, kind="stable")
     np.testing.assert_array_equal(got, want[:, ::-1] if descending else want)
+
+
+def test_unique_float16_values_are_unique_where_numpys_repeat():
+    # numpy 2.4's np.unique of float16 sorts with the kernel above and repeats values there
+    x = (np.random.default_rng(2).integers(-12, 13, 70000) / 2).astype(np.float16)
+    values, counts = np.unique(li.asarray(x), return_counts=True)
+    want_values, want_counts = np.unique(x.astype(np.float32), return_counts=True)
+    np.testing.assert_array_equal(np.asarray(values), want_values.astype(np.float16))
+    np.testing.assert_array_equal(np.asarray(counts), want_counts)
