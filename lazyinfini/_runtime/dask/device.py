@@ -222,7 +222,11 @@ def _block_inputs(kernel, values) -> tuple[list, list, list]:
     arrays, places, constants = [], [], []
     for i, load in enumerate(kernel.loads):
         if load.base.op is Op.FULL:  # a fill: a constant of the block function
-            constants.append((i, fill_value(values, load.base)))
+            value = fill_value(values, load.base)
+            if not isinstance(value, np.ndarray):
+                # NOTE: a fill another kernel of this run made (a dask array): its 0-d value
+                value = np.asarray(value.compute() if hasattr(value, "compute") else value)
+            constants.append((i, value))
             continue
         x, axes = placed(load, values)
         arrays.append(x)
