@@ -264,3 +264,22 @@ def test_import_never_imports_dask_and_the_device_names_the_extra():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert 'pip install "lazyinfini[dask]"' in done.stdout
+
+
+def test_a_fill_another_kernel_made_is_a_numpy_constant_of_the_block():
+    # A fill computed by another kernel of the run is a dask array in the run's values; as a
+    # 0-d one it became the block function's constant as it was, and keying the block by its
+    # fills' bytes raised AttributeError (the dask fuzz on a clean clone found it)
+    from lazyinfini._graph import Op
+    from lazyinfini._runtime.dask import device
+    from lazyinfini._runtime.dask.blocks import fills_key
+    from lazyinfini._schedule import Kind
+
+    with li.options(device="dask"):
+        y = li.asarray(np.arange(4.0), device="dask") + li.full((), 2.5)
+        plan = li.inspect.schedule(y)
+    kernel = next(k for k in plan.kernels if k.kind is Kind.ELEMENTWISE)
+    fill = next(load.base for load in kernel.loads if load.base.op is Op.FULL)
+    _, _, constants = device._block_inputs(kernel, {fill: da.from_array(np.asarray(7.5))})
+    assert [(i, type(c), float(c)) for i, c in constants] == [(1, np.ndarray, 7.5)]
+    assert fills_key(constants) == ((1, "float64", np.float64(7.5).tobytes()),)
