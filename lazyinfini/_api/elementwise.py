@@ -187,8 +187,7 @@ def _wide_ints_meet_floats(values, result: str, source: str):
     if not ints or not arrays:
         return values
     dtype = _dtypes.promote(*(a.dtype for a in arrays))
-    span = _dtypes.RANGES.get(dtype)
-    if span is None or all(span[0] <= v <= span[1] for v in ints):
+    if not any(_beyond(dtype, v) for v in ints):
         return values
     floating = _float_of(result, dtype)
     return [
@@ -296,6 +295,12 @@ _BEYOND = {
 }
 
 
+def _beyond(dtype: np.dtype, value: int) -> bool:
+    """Whether integer dtype `dtype` cannot hold Python int `value` (False for other dtypes)."""
+    span = _dtypes.RANGES.get(dtype)
+    return span is not None and not span[0] <= value <= span[1]
+
+
 def _beyond_range(op: Op, x1, x2) -> Array | None:
     """`x1 op x2` of an integer array and a Python int out of its range, as a fill; None for
     anything else."""
@@ -305,11 +310,10 @@ def _beyond_range(op: Op, x1, x2) -> Array | None:
         array, value, swapped = x2, x1, True
     else:
         return None
-    span = _dtypes.RANGES.get(array.dtype)
-    if span is None or span[0] <= value <= span[1]:
+    if not _beyond(array.dtype, value):
         return None
     above, below = _BEYOND[op]
-    answer = above if (value > span[1]) != swapped else below  # NOTE: `int < x` is `x > int`
+    answer = above if (value > 0) != swapped else below  # NOTE: `int < x` is `x > int`
     return Array(_scalar_node(op.label, answer, _dtypes.bool, array.shape, caller_source()))
 
 

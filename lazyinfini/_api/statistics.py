@@ -192,7 +192,7 @@ def var(x, /, axis=None, *, correction=0.0, keepdims=False) -> Array:
 
 
 # -- cumulative -----------------------------------------------------------------------------
-def _cumulative(func: str, op: Op, x, axis, dtype, include_initial, stepwise=False) -> Array:
+def record_cumulative(func: str, op: Op, x, axis, dtype, include_initial, stepwise=False) -> Array:
     """`stepwise`: a half float's partial results each rounded to it, as numpy's cumsum and
     cumprod round them (else they accumulate in float32 and round once, the closer result)."""
     # Extension (numpy's): bool x accumulates in the default integer dtype.
@@ -216,10 +216,10 @@ def _cumulative(func: str, op: Op, x, axis, dtype, include_initial, stepwise=Fal
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False) -> Array:
     """Running sums along `axis` (extension, numpy's: bool x in the default integer).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.cumulative_sum.html"""
-    return _cumulative("cumulative_sum", Op.CUMULATIVE_SUM, x, axis, dtype, include_initial)
+    return record_cumulative("cumulative_sum", Op.CUMULATIVE_SUM, x, axis, dtype, include_initial)
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False) -> Array:
     """Running products along `axis` (extension, numpy's: bool x in the default integer).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.cumulative_prod.html"""
-    return _cumulative("cumulative_prod", Op.CUMULATIVE_PROD, x, axis, dtype, include_initial)
+    return record_cumulative("cumulative_prod", Op.CUMULATIVE_PROD, x, axis, dtype, include_initial)

@@ -44,10 +44,16 @@ def diff(x, /, n=1, axis=-1, prepend=None, append=None) -> Array:
     if dtype is None:
         shown = ", ".join(a.dtype.name for a in (x, *edges.values()))
         raise error(TypeError, "diff", f"dtypes {shown} have no common type")
-    parts = [edges.get("prepend"), x, edges.get("append")]
-    parts = [a if a.dtype == dtype else astype(a, dtype) for a in parts if a is not None]
-    joined = concat(parts, axis=axis) if edges else parts[0]
-    return differences(joined, n, axis, subtract)
+    edges = {k: e if e.dtype == dtype else astype(e, dtype) for k, e in edges.items()}
+    x = x if x.dtype == dtype else astype(x, dtype)
+    return joined_differences(x, n, axis, edges, subtract)
+
+
+def joined_differences(x: Array, n: int, axis: int, edges: dict, op) -> Array:
+    """x with its `edges` (prepend, append: of x's dtype) joined along axis, then its n-th
+    differences by `op` (subtract; numpy's not_equal for bool)."""
+    parts = [p for p in (edges.get("prepend"), x, edges.get("append")) if p is not None]
+    return differences(concat(parts, axis=axis) if edges else x, n, axis, op)
 
 
 def differences(x: Array, n: int, axis: int, op) -> Array:

@@ -17,7 +17,7 @@ from .._api import utility as _utility
 from .._api.checks import check_int, normalize_axis
 from .._api.data_types import astype
 from .._api.elementwise import not_equal, subtract
-from .._api.manipulation import broadcast_to, concat, reshape
+from .._api.manipulation import broadcast_to, reshape
 from .._api.searching import argmax as _argmax
 from .._api.searching import argmin as _argmin
 from .._api.searching import count_nonzero as _count_nonzero
@@ -141,7 +141,7 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
 
 def _running(func: str, op, x, axis, dtype, include_initial):
     """numpy's running sum or product: a half float's partial results rounded at each step."""
-    return _statistics._cumulative(func, op, x, axis, _dtype(dtype), include_initial, True)
+    return _statistics.record_cumulative(func, op, x, axis, _dtype(dtype), include_initial, True)
 
 
 def _along(x, axis):
@@ -165,9 +165,7 @@ def diff(a, n=1, axis=-1, prepend=NOT_GIVEN, append=NOT_GIVEN):
 
 def _bool_diff(x, n, axis, edges: dict):
     axis, n = normalize_axis("diff", axis, x.ndim), check_int("diff", "n", n, minimum=0)
-    parts = [p for p in (edges.get("prepend"), x, edges.get("append")) if p is not None]
-    joined = concat(parts, axis=axis) if edges else x
-    return _utility.differences(joined, n, axis, not_equal)
+    return _utility.joined_differences(x, n, axis, edges, not_equal)
 
 
 def _edge(value, x, axis: int):

@@ -225,7 +225,7 @@ def _block_inputs(kernel, values) -> tuple[list, list, list]:
             value = fill_value(values, load.base)
             if not isinstance(value, np.ndarray):
                 # NOTE: a fill another kernel of this run made (a dask array): its 0-d value
-                value = np.asarray(value.compute() if hasattr(value, "compute") else value)
+                value = np.asarray(value)
             constants.append((i, value))
             continue
         x, axes = placed(load, values)
