@@ -121,6 +121,27 @@ def test_with_a_gpu_the_first_call_puts_the_array_there(call):
 
 
 @pytest.mark.skipif(shim.COMPILER is None, reason="no C++ compiler (g++) for the shim")
+def test_with_a_gpu_numpys_first_calls_follow_the_data():
+    # numpy's functions and ufuncs as the first calls on a GPU array, in a fresh interpreter:
+    # the lists and scalars they convert go to the GPU (the device is found, not preloaded)
+    script = EMULATED_GPU + textwrap.dedent("""
+    import numpy as np
+    import lazyinfini as li
+
+    x = li.asarray(np.arange(4.0), device="cuda")
+    calls = (np.take(x, [3, 0]), np.where(x > 1, x, 0.0), x * [1, 2, 3, 4])
+    for y in (*calls, np.maximum(x, [2, 0, 2, 0])):
+        print(y.device, np.asarray(y).tolist())
+    """)
+    assert _run(script).splitlines() == [
+        "cuda:0 [3.0, 0.0]",
+        "cuda:0 [0.0, 0.0, 2.0, 3.0]",
+        "cuda:0 [0.0, 2.0, 6.0, 12.0]",
+        "cuda:0 [2.0, 1.0, 2.0, 3.0]",
+    ]
+
+
+@pytest.mark.skipif(shim.COMPILER is None, reason="no C++ compiler (g++) for the shim")
 def test_with_a_gpu_devices_lists_it_and_the_options_default_to_it():
     script = EMULATED_GPU + textwrap.dedent("""
     import numpy as np
