@@ -62,13 +62,14 @@ def _cpu_target() -> Target:
     found (numpy then runs every kernel; compile_min stays, so explain() says why)."""
     compile_min = int(os.environ.get("LAZYINFINI_COMPILE_MIN", 1 << 16))
     if compiler() is None:
-        return Target("cpu", compile_min=compile_min)
+        return Target("cpu", compile_min=compile_min, numpy_orders=True)
     return Target(
         "cpu",
         compile_min=compile_min,
         # NOTE: C sums a prologue's rows in numpy's order (_render/reduction.py); a machine
         # without a compiler keeps the unfused kernels (numpy's sum of a written value).
         reduce_prologues=True,
+        numpy_orders=True,
         tile_set_ways=16,
         tile_min_inner=1,
         # NOTE: a compiled tiled copy beats numpy's destination-order walk even where that
@@ -560,7 +561,7 @@ CPU = Device(
 
 # The same device without compiled kernels: li.options(device="numpy") forces the numpy path
 # (to bisect a difference to the C path). It computes the cpu's arrays.
-NUMPY_TARGET = Target("numpy", compile_min=None)  # numpy's tiles (8 and 8)
+NUMPY_TARGET = Target("numpy", compile_min=None, numpy_orders=True)  # numpy's tiles (8 and 8)
 
 
 def host_device(name: str, target: Target) -> Device:

@@ -1,6 +1,8 @@
 """HOW it will run: the graph of pending nodes -> an ordered schedule of kernels.
 
-`schedule` is the list of passes, for a device's Target: simplify (fold permute/reshape chains,
+`schedule` is the list of passes, for a device's Target: numpy's memory orders (where the
+device sums as numpy does, elementwise values a sum or a view sees are computed in the order
+numpy's memory would have, orders.py) -> simplify (fold permute/reshape chains,
 drop identities, merge repeats) -> fuse (elementwise groups, with a reason for every decision;
 a group feeding a sum over its last axes joins the sum where the target asks; independent
 sibling groups that share an input merge into one multi-output pass) -> lower
@@ -18,6 +20,7 @@ from .in_place import write_in_place
 from .kernels import FusionDecision, Kernel, Kind, Reduction, Schedule
 from .layout import whole_load
 from .lower import Lowering
+from .orders import numpy_orders
 from .simplify import simplify
 from .target import Target
 
@@ -30,11 +33,15 @@ def schedule(graph: Dag, target: Target, *, fuse: bool = True, keep=frozenset())
     if not target.fuse:
         return schedule_nodes(graph, keep)
     requested = list(graph.graph["outputs"])
+    graph, ordered, reordered = (
+        numpy_orders(graph, keep) if target.numpy_orders else (graph, {}, [])
+    )
     graph, outputs, rewrites, new_of = simplify(graph)
+    rewrites = reordered + rewrites
     reductions, transposed = target.reduce_prologues, target.transposed_copy_min
     groups, decisions = fuse_groups(graph, outputs, fuse, reductions, transposed)
-    # NOTE: a kept node under the name simplify() gave it (a rewrite of its inputs, a merge)
-    keep = {n: new_of.get(n, n) for n in keep}
+    # NOTE: a kept node under the name the passes gave it (a rewrite of its inputs, a merge)
+    keep = {n: new_of.get(m := ordered.get(n, n), m) for n in keep}
     lowering = Lowering(graph, groups, outputs, target, _written_too(keep.values()))
     held = lowering.run(outputs)
     rewrites = rewrites + lowering.notes

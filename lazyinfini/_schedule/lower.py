@@ -135,7 +135,14 @@ class Lowering:
     def load(self, node: Node) -> Load | None:
         """How a kernel reads `node` given the copies made so far: a view of a materialized
         base (a pure query); None where numpy cannot view it (a reshape that must copy)."""
-        return view_load(node, *self._chain(node))
+        base, chain = self._chain(node)
+        if base.op is Op.COPY and chain and base.srcs[0].op is Op.BUFFER:
+            # NOTE: a buffer copied for another reader: this one reads the buffer itself where
+            # it reads it in rows (a transposed input's permute back, orders.py)
+            own = view_load(node, base.srcs[0], chain)
+            if own is not None and not own.across_rows:
+                return own
+        return view_load(node, base, chain)
 
     def _chain(self, node: Node) -> tuple[Node, tuple[Node, ...]]:
         """The materialized base `node` views (a copy of it where one was made) and the
@@ -208,10 +215,23 @@ class Lowering:
         if node.op is not Op.FULL and not node.op.is_movement:
             return node  # a buffer, or an output of a kernel
         load = self.readable(node)
-        if load.contiguous and node.op is not Op.FULL or node.size <= 1:
+        transposed = self.target.numpy_orders and _transposed(load)
+        if load.contiguous and node.op is not Op.FULL or node.size <= 1 or transposed:
             self._emit(Kind.VIEW, (node,), (node,), (load,))
             return node
         return self._copy(node)
+
+
+def _transposed(load) -> bool:
+    """Whether `load` permutes the axes of a value this schedule computes: numpy's transpose
+    of a result is a view of it (its strides are what a later sum adds in, orders.py), and the
+    value is the view's alone; a buffer's permute is the rearrange the user asked for. (A
+    device that does not sum in numpy's order copies it into C order, as it always did.)"""
+    return (
+        bool(load.chain)
+        and all(step.op is Op.PERMUTE for step in load.chain)
+        and load.base.op not in (Op.BUFFER, Op.FULL)
+    )
 
 
 def order_kernels(kernels: list[Kernel]) -> list[Kernel]:

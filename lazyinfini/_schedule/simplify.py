@@ -32,7 +32,8 @@ def _rewrite(node: Node, srcs: tuple[Node, ...], seen: dict, log: list[str]) -> 
     if folded is not None:
         result, what = folded
         log.append(f"{what} at {node.source or '?'}")
-        if result is srcs[0] or result.op is Op.BUFFER:
+        # NOTE: a cancelled pair of permutes gives its inner input, simplified already
+        if result is srcs[0] or result.op is Op.BUFFER or result in srcs[0].srcs:
             return result
         node, srcs = result, inputs_of(result)
     key = _key(node, srcs)

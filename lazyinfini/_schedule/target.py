@@ -39,6 +39,10 @@ class Target:
     # Whether an elementwise group feeding a float sum over the last axes joins the sum in one
     # REDUCE kernel (the device sums each row in numpy's pairwise order, so the bits stay).
     reduce_prologues: bool = False
+    # Whether elementwise values a reduction or a view sees are computed in the memory order
+    # numpy's would have (orders.py): a device whose reductions add in numpy's order, which
+    # follows its input's memory (the cpu's; a GPU's and dask's sums have orders of their own).
+    numpy_orders: bool = False
     # Whether transposing rearranges are planned in line tiles (``LineTile``): for a device whose
     # tiled rearranges run as C kernels moving those tiles through registers (2048^2 float32
     # 7.2 -> 1.0 ms); numpy's copies walk a block row by row and want its rows capped instead

@@ -4,14 +4,18 @@ reads as numpy arrays."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import ml_dtypes
 import numpy as np
 
 import lazyinfini as li
-from lazyinfini._graph import Op
+from lazyinfini._graph import Dag, Op
+from lazyinfini._options import current
 from lazyinfini._render import cuda
+from lazyinfini._runtime import cpu
 from lazyinfini._runtime.cpu import load_view
-from lazyinfini._schedule import Kind
+from lazyinfini._schedule import Kind, schedule
 
 DTYPES = [
     np.dtype(t)
@@ -90,16 +94,24 @@ def _accepts(program, dtype, op: Op) -> bool:
 
 def elementwise_kernel(lazy):
     """The one elementwise kernel computing `lazy` on the cpu device (None: nothing to compute,
-    as for a cast to the same dtype)."""
-    kernels = li.inspect.schedule(lazy).kernels
+    as for a cast to the same dtype), planned as the cuda device plans (its loads as drawn:
+    no numpy memory orders, _schedule/orders.py)."""
+    kernels = cuda_like_schedule(lazy).kernels
     assert len(kernels) <= 1 and all(k.kind is Kind.ELEMENTWISE for k in kernels), kernels
     return kernels[0] if kernels else None
 
 
 def kernels_of(*arrays) -> list:
-    """The elementwise and rearrange kernels computing `arrays` (cpu schedules)."""
+    """The elementwise and rearrange kernels computing `arrays` (cpu schedules, planned as the
+    cuda device plans, see elementwise_kernel)."""
     kinds = (Kind.ELEMENTWISE, Kind.REARRANGE)
-    return [k for a in arrays for k in li.inspect.schedule(a).kernels if k.kind in kinds]
+    return [k for a in arrays for k in cuda_like_schedule(a).kernels if k.kind in kinds]
+
+
+def cuda_like_schedule(lazy):
+    """The cpu's schedule of `lazy` without numpy's memory orders, as the cuda device's."""
+    target = dataclasses.replace(cpu.TARGET, numpy_orders=False)
+    return schedule(Dag([lazy._node]), target, fuse=current().fuse)
 
 
 def operands(kernel) -> tuple[list[np.ndarray], list[np.ndarray]]:

@@ -238,13 +238,9 @@ def test_broadcast_views_are_numpys(make):
     assert np.shares_memory(got, x) or x.size == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known: numpy's ufuncs keep their input's memory order (K order) and its sum then "
-    "adds in that order, meeting the other of two NaNs first; the cpu device's kernels write C "
-    "order (session 17's note, issue 23)",
-)
 def test_a_sum_over_a_transposed_results_nans_keeps_numpys_nan():
+    # NOTE: numpy's ufuncs keep their input's memory order (K order) and its sum then adds in
+    # that order, meeting the other of two NaNs first: so does the cpu now (orders.py)
     nan = np.float16(np.nan)
     t = np.array([[1, -nan], [nan, 1]], dtype=np.float16).T
     expected = np.sum(np.sqrt(t + t))

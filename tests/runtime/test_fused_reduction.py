@@ -190,14 +190,26 @@ def test_only_float_sums_over_the_last_axes_take_their_prologue():
 
 
 def test_a_large_load_read_across_rows_keeps_the_sum_apart():
-    """An elementwise kernel reads a transposed operand in tiles; a REDUCE kernel row by row."""
+    """An elementwise kernel reads a transposed operand in tiles; a REDUCE kernel row by row.
+    (The other operand is C-ordered: numpy's value is then C-ordered too, see orders.py.)"""
     big = li.asarray(np.ones((512, 256), np.float32))
-    y = li.sum(li.permute_dims(big, (1, 0)) * 2, axis=1)
+    other = li.asarray(np.ones((256, 512), np.float32))
+    y = li.sum(li.permute_dims(big, (1, 0)) * other, axis=1)
     assert _kinds(y) == ["elementwise", "opaque"]
     assert "its prologue reads a load across rows" in li.explain(y)
     small = li.asarray(np.ones((64, 32), np.float32))
-    assert _kinds(li.sum(li.permute_dims(small, (1, 0)) * 2, axis=1)) == ["reduce"]
-    assert np.asarray(y).tobytes() == np.full(256, 1024, np.float32).tobytes()
+    other = li.asarray(np.ones((32, 64), np.float32))
+    assert _kinds(li.sum(li.permute_dims(small, (1, 0)) * other, axis=1)) == ["reduce"]
+    assert np.asarray(y).tobytes() == np.full(256, 512, np.float32).tobytes()
+
+
+def test_a_sum_of_a_transposed_value_adds_in_numpys_order_not_pairwise():
+    # NOTE: numpy writes x.T * 2 F-ordered and adds each row a value at a time: no REDUCE
+    # kernel (it sums rows pairwise), the value computed in numpy's order and summed apart
+    a = np.random.default_rng(7).standard_normal((64, 32)).astype(np.float32)
+    y = li.sum(li.permute_dims(li.asarray(a), (1, 0)) * 2, axis=1)
+    assert _kinds(y) == ["elementwise", "opaque"]
+    assert np.asarray(y).tobytes() == (a.T * 2).sum(axis=1).tobytes()
 
 
 def test_a_requested_summed_value_is_written_and_a_held_one_is_not_forced_out():

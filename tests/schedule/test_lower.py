@@ -115,9 +115,23 @@ def test_large_transposed_load_is_copied_by_a_rearrange_first_where_the_target_a
     assert any("transposed load" in note for note in plan.rewrites)
     check_schedule(li.permute_dims(a, (1, 0)) - b, kernels=1)  # the cpu's C kernel tiles it
     images = li.asarray(np.ones((4, 3, 128, 128), np.float32))  # rows of 3: copied first
-    check_schedule(li.permute_dims(images, (0, 2, 3, 1)) - 1, kernels=2)
+    nhwc = li.asarray(np.ones((4, 128, 128, 3), np.float32))  # NOTE: C order: numpy's result's
+    check_schedule(li.permute_dims(images, (0, 2, 3, 1)) - nhwc, kernels=2)
     small = li.asarray(np.ones((16, 8), np.float32))
-    check_schedule(li.permute_dims(small, (1, 0)) - 1, kernels=1)  # small: read in place
+    other = li.asarray(np.ones((8, 16), np.float32))
+    check_schedule(li.permute_dims(small, (1, 0)) - other, kernels=1)  # small: read in place
+
+
+def test_a_transposed_programs_result_is_a_view_in_numpys_memory_order():
+    # NOTE: numpy writes transpose(x) - 1 in x's memory order: the result is transposed (its
+    # strides are what a later sum adds in); a rearrange into C order would be wasted work
+    images = li.asarray(np.ones((4, 3, 128, 128), np.float32))
+    plan = check_schedule(li.permute_dims(images, (0, 2, 3, 1)) - 1, kernels=2)
+    assert [k.kind for k in plan.kernels] == [Kind.ELEMENTWISE, Kind.VIEW]
+    value = np.asarray(li.permute_dims(images, (0, 2, 3, 1)) - 1)
+    assert (
+        value.strides == np.transpose(np.ones((4, 3, 128, 128), np.float32), (0, 2, 3, 1)).strides
+    )
 
 
 def test_items_of_one_library_call_share_one_kernel():

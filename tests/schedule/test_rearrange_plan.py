@@ -210,11 +210,12 @@ def test_line_tiled_blocks_are_whole_tiles_where_the_dim_allows(n):
 def test_only_a_compiling_device_plans_line_tiles(monkeypatch):
     from lazyinfini._runtime import cpu
 
-    assert cpu.TARGET.tile_lines and not Target("numpy", compile_min=None).tile_lines
+    assert cpu.TARGET.tile_lines and not cpu.NUMPY_TARGET.tile_lines
     monkeypatch.setattr(cpu, "compiler", lambda: None)  # a machine without a C compiler
     monkeypatch.setattr(cpu, "_C_OFF", [])  # NOTE: explain() turns C off: for this test only
     monkeypatch.setattr(cpu, "_PATHS", type(cpu._PATHS)())
-    assert cpu._cpu_target() == Target("cpu", compile_min=cpu.TARGET.compile_min)
+    expected = Target("cpu", compile_min=cpu.TARGET.compile_min, numpy_orders=True)
+    assert cpu._cpu_target() == expected
     x = li.asarray(np.zeros((2048, 2048), np.float32))
     assert "LineTile(16x16" in li.explain(li.permute_dims(x, (1, 0)))
     with li.options(device="numpy"):

@@ -1,0 +1,168 @@
+"""numpy's memory order for the elementwise values a host device writes, so sums add as numpy's.
+
+numpy adds a reduction's values in the order of its input's memory: a row of a C-ordered array
+pairwise, a row of an F-ordered one a value at a time. And numpy writes a ufunc's result in the
+order of its operands' memory (order="K": the iterator's best axis ordering, C order where the
+operands disagree). So numpy sums `(x.T ** 2).sum(axis=1)` a value at a time where a C-ordered
+square would be summed pairwise: other bits, in the last place. A device whose reductions give
+numpy's bits (the cpu's) asks for numpy's orders (Target.numpy_orders): every elementwise value
+whose numpy order is not C's, and that a reduction, a view, a library call or the user may see
+(see _seen), is computed over its operands permuted into that order (a C-ordered result: numpy's
+memory) and seen back through the inverse permute (numpy's strides). The permutes over buffers
+are strided loads; a chain of such values in one order cancels its permutes (simplify).
+"""
+
+from __future__ import annotations
+
+from .._graph import Dag, Node, Op, inputs_of
+from .._graph.views import apply_movement, stand_in
+from .layout import base_strides
+
+
+def numpy_orders(graph: Dag, keep) -> tuple[Dag, dict[Node, Node], list[str]]:
+    """`graph` with its seen elementwise values in numpy's memory order, the node each
+    rewritten one became, and a line per rewrite for explain() (the same graph, {} and []
+    where every value is in C order already)."""
+    nodes = graph.graph["order"]
+    if not any(_reorders(node) for node in nodes):
+        return graph, {}, []
+    orders = _orders(nodes)
+    chosen = _chosen(graph, orders, set(graph.graph["outputs"]) | set(keep))
+    if not chosen:
+        return graph, {}, []
+    new_of: dict[Node, Node] = {}
+    log = []
+    for node in nodes:
+        srcs = tuple(new_of.get(s, s) for s in inputs_of(node))
+        if node in chosen:
+            new_of[node] = _reordered(node, srcs, orders[node])
+            log.append(
+                f"computed {node.op.label} in numpy's memory order (axes {orders[node]}, "
+                f"slowest first) at {node.source or '?'}"
+            )
+        elif srcs != inputs_of(node):
+            new_of[node] = Node(node.op, srcs, node.shape, node.dtype, node.arg, node.source)
+    outputs = [new_of.get(n, n) for n in graph.graph["outputs"]]
+    return Dag(outputs), new_of, log
+
+
+def _reorders(node: Node) -> bool:
+    """Whether `node` may give a value another memory order than C's: a permute, or a buffer
+    whose strides are not C's (an F-ordered or transposed array)."""
+    if node.op is Op.PERMUTE:
+        return True
+    if node.op is not Op.BUFFER:
+        return False
+    return not _c_order(_axis_order(node.shape, [base_strides(node)]), node.shape)
+
+
+def _orders(nodes) -> dict[Node, tuple[int, ...]]:
+    """numpy's axis order (slowest first) of each elementwise node's value that is not laid out
+    as C order would, worked out from the strides numpy's values would have (a buffer's own, a
+    view's from its base's)."""
+    strides: dict[Node, tuple] = {}
+    orders: dict[Node, tuple[int, ...]] = {}
+    for node in nodes:
+        srcs = inputs_of(node)
+        if node.op.is_elementwise and srcs and all(s.shape == node.shape for s in srcs):
+            order = _axis_order(node.shape, [strides[s] for s in srcs])
+            strides[node] = _strides_in(node.shape, order)
+            if not _c_order(order, node.shape):
+                orders[node] = order
+        elif node.op.is_movement:
+            strides[node] = _view_strides(node, srcs[0], strides[srcs[0]])
+        else:
+            strides[node] = base_strides(node)
+    return orders
+
+
+def _view_strides(node: Node, src: Node, strides: tuple) -> tuple:
+    """numpy's strides of the movement `node` over a value of `strides` (its view rules on a
+    stand-in; C's where the view must copy, as numpy's reshape does)."""
+    view = apply_movement(node, stand_in(src.shape, strides))
+    return tuple(view.strides) if view is not None else _strides_in(node.shape, ())
+
+
+def _chosen(graph: Dag, orders: dict, seen: set) -> set[Node]:
+    """The elementwise nodes to compute in numpy's order: those out of C order that are seen
+    (_seen), and those feeding such a node in the same order (their permutes then cancel and
+    the chain stays one kernel). Consumers first: a reverse walk of the order."""
+    chosen: set[Node] = set()
+    for node in reversed(graph.graph["order"]):
+        order = orders.get(node)
+        if order is None:
+            continue
+        users = list(graph.successors(node))
+        if node in seen or any(_seen_by(user) for user in users):
+            chosen.add(node)
+        elif any(user in chosen and orders[user] == order for user in users):
+            chosen.add(node)
+    return chosen
+
+
+def _seen_by(user: Node) -> bool:
+    """Whether `user` sees its input's memory order: all but an elementwise op (which reads
+    values, in whatever order) do: a reduction adds in it, a view keeps it."""
+    return not user.op.is_elementwise
+
+
+def _reordered(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
+    """`node` over `srcs` computed in axis `order`: the op over the operands permuted into it
+    (a C-ordered value), seen back through the inverse permute."""
+    shape = tuple(node.shape[a] for a in order)
+    moved = tuple(Node(Op.PERMUTE, (s,), shape, s.dtype, order, node.source) for s in srcs)
+    inner = Node(node.op, moved, shape, node.dtype, node.arg, node.source)
+    back = tuple(sorted(range(len(order)), key=order.__getitem__))
+    return Node(Op.PERMUTE, (inner,), node.shape, node.dtype, back, node.source)
+
+
+def _axis_order(shape: tuple, operands: list[tuple]) -> tuple[int, ...]:
+    """numpy's iterator's best axis ordering (nditer_constr.c, find_best_axis_ordering), axes
+    slowest first: a stable insertion sort from the fastest axis on, where an axis moves
+    faster than another when some operand steps less along it and none steps more (strides
+    compared by size; length-1 axes and broadcast operands, stride 0, have no say; where two
+    operands disagree C order wins)."""
+    ndim = len(shape)
+    steps = [[0 if shape[axis] == 1 else abs(s[axis]) for s in operands] for axis in range(ndim)]
+    fastest_first = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        axis, place = fastest_first[i], i
+        for j in range(i - 1, -1, -1):
+            vote = _faster(steps[axis], steps[fastest_first[j]])
+            if vote is None:
+                continue  # NOTE: no operand tells these two apart: look further
+            if not vote:
+                break
+            place = j
+        fastest_first.insert(place, fastest_first.pop(i))
+    return tuple(reversed(fastest_first))
+
+
+def _faster(steps: list[int], other: list[int]) -> bool | None:
+    """Whether an axis stepping `steps` (per operand) goes faster than one stepping `other`:
+    None where no operand steps along both, False where any operand steps no less along
+    `other` (C order wins ties and disagreements)."""
+    vote = None
+    for mine, theirs in zip(steps, other):
+        if mine and theirs:
+            if theirs <= mine:
+                return False
+            vote = True
+    return vote
+
+
+def _c_order(order: tuple[int, ...], shape: tuple) -> bool:
+    """Whether axis `order` lays out `shape` as C order does (length-1 axes go anywhere)."""
+    longer = [a for a in order if shape[a] > 1]
+    return longer == sorted(longer)
+
+
+def _strides_in(shape: tuple, order: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides (in elements) of a contiguous array of `shape` laid out in axis `order`
+    (slowest first; () for C order)."""
+    order = order or tuple(range(len(shape)))
+    strides, step = [0] * len(shape), 1
+    for axis in reversed(order):
+        strides[axis] = step
+        step *= max(shape[axis], 1)
+    return tuple(strides)

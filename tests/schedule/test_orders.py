@@ -1,0 +1,111 @@
+"""numpy's memory orders (_schedule/orders.py): elementwise values a sum or a view sees are
+computed in the order numpy's memory would have, so the sums add in numpy's order: the cpu's
+results equal numpy's and the reference device's bit for bit, fused or not."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import lazyinfini as li
+from lazyinfini._schedule.orders import _axis_order, _strides_in
+from tests.layouts import layouts
+
+F32, F64 = np.dtype("float32"), np.dtype("float64")
+small_shapes = hnp.array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=4)
+
+
+def _same_layout(ours: tuple, numpys: tuple, shape: tuple) -> bool:
+    """Strides equal wherever they matter (a length-1 axis has none)."""
+    return all(a == b for a, b, n in zip(ours, numpys, shape, strict=True) if n > 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), shape=small_shapes, count=st.integers(1, 3))
+def test_axis_order_is_the_order_of_numpys_ufunc_results(data, shape, count):
+    operands = [data.draw(layouts(shape, F64)) for _ in range(count)]
+    ufunc = {1: np.negative, 2: np.add, 3: np.clip}[count]
+    result = ufunc(*operands)
+    order = _axis_order(shape, [a.strides for a in operands])
+    assert sorted(order) == list(range(len(shape)))
+    ours = tuple(s * 8 for s in _strides_in(shape, order))
+    assert _same_layout(ours, result.strides, shape), (order, result.strides, operands)
+
+
+def _differential(program, *arrays):
+    """`program` on the ndarrays and on lazyinfini arrays of them: the cpu fused and unfused
+    and the reference device all give numpy's bits."""
+    expected = np.asarray(program(np, *arrays))
+    for device, fuse in (("cpu", True), ("cpu", False), ("reference", True)):
+        with li.options(device=device, fuse=fuse):
+            got = np.asarray(program(li, *(li.asarray(a) for a in arrays)))
+        assert got.dtype == expected.dtype, (device, fuse)
+        np.testing.assert_array_equal(got, expected, err_msg=f"{device} fuse={fuse}")
+
+
+def _sum(xp, x, axis):
+    return xp.sum(x, axis=axis)
+
+
+def _mean(xp, x, axis):
+    return xp.mean(x, axis=axis)
+
+
+def _var(xp, x, axis):
+    return xp.var(x, axis=axis)
+
+
+@pytest.mark.parametrize("reduce", [_sum, _mean, _var])
+@pytest.mark.parametrize("axis", [0, 1, None])
+def test_a_sum_of_a_transposed_programs_value_adds_in_numpys_order(reduce, axis):
+    # NOTE: numpy writes x.T ** 2 F-ordered and adds its rows a value at a time; a C-ordered
+    # square would be added pairwise (172 of 200 sums differed in the last bit)
+    x = np.random.default_rng(0).standard_normal((300, 200))
+    w = np.random.default_rng(1).standard_normal(300)
+    _differential(lambda xp, x: reduce(xp, x.T**2, axis), x)
+    _differential(lambda xp, x, w: reduce(xp, x.T * w - 1.0, axis), x, w)
+    _differential(lambda xp, x: reduce(xp, xp.exp(x.T).astype(xp.float32), axis), x)
+
+
+def test_a_fortran_ordered_input_sums_as_numpys():
+    x = np.asfortranarray(np.random.default_rng(2).standard_normal((517, 129)).astype(F32))
+    y = np.asfortranarray(np.random.default_rng(3).standard_normal((517, 129)).astype(F32))
+    for axis in (0, 1, None):
+        _differential(lambda xp, x, y, axis=axis: xp.sum(x * y + 1.0, axis=axis), x, y)
+
+
+def test_a_materialized_transposed_value_keeps_numpys_strides():
+    # NOTE: a value read back before it is summed: the sum then reads the buffer it became
+    x = np.random.default_rng(4).standard_normal((300, 200))
+    y = li.asarray(x).T * 2
+    value = np.asarray(y)
+    assert value.strides == (x.T * 2).strides
+    np.testing.assert_array_equal(np.asarray(li.sum(y, axis=1)), (x.T * 2).sum(axis=1))
+
+
+def test_a_chain_in_one_order_is_one_kernel_and_its_sum_another():
+    x = li.asarray(np.random.default_rng(5).standard_normal((300, 200)))
+    y = li.sum(li.exp(x.T * 2) - 1.0, axis=1)
+    kinds = [k.kind.name for k in li.inspect.schedule(y).kernels]
+    assert kinds == ["ELEMENTWISE", "OPAQUE"], li.explain(y)
+    assert "computed exp in numpy's memory order (axes (1, 0)" in li.explain(y)
+
+
+def test_c_ordered_programs_are_not_rewritten():
+    x = li.asarray(np.random.default_rng(6).standard_normal((300, 200)))
+    text = li.explain(li.sum(x * 2 - 1.0, axis=1))
+    assert "numpy's memory order" not in text, text
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), shape=small_shapes, dtype=st.sampled_from([F32, F64]))
+def test_sums_of_elementwise_values_of_any_layout_equal_numpys(data, shape, dtype):
+    a = data.draw(layouts(shape, dtype))
+    b = data.draw(layouts(shape, dtype))
+    axes = data.draw(st.lists(st.integers(0, len(shape) - 1), unique=True, max_size=len(shape)))
+    axis = tuple(axes) if axes else None
+    _differential(lambda xp, a, b: xp.sum(a * b - a, axis=axis), a, b)
+    _differential(lambda xp, a, b: xp.mean(xp.abs(a) + b, axis=axis), a, b)
