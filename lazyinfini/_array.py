@@ -353,7 +353,8 @@ class Array(NumpyMethods):
     __mod__ = _binary_method("remainder")
 
     def __divmod__(self, other, /):
-        """divmod(x, y): (x // y, x % y), numpy's divmod's values (its loop computes both alike)."""
+        """divmod(x, y): (x // y, x % y), numpy's divmod's values (its loop computes both alike),
+        but for the standard's x // y at infinities (docs/numpy.md)."""
         quotient = self.__floordiv__(other)
         return quotient if quotient is NotImplemented else (quotient, self.__mod__(other))
 

@@ -5,9 +5,11 @@ holding the data; any other call computes its Array inputs and runs numpy's."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from . import _realize
+from . import _dtypes, _realize
 from ._api import checks as _checks
 from ._api import creation as _creation
 from ._api import elementwise as _elementwise
@@ -15,6 +17,8 @@ from ._api import linear_algebra as _linalg
 from ._api import manipulation as _manipulation
 from ._api import placement as _placement
 from ._array import Array
+from ._graph import Node
+from ._graph.ops import CORRECTED, NUMPY_VALUES, Op
 
 
 def numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
@@ -83,8 +87,59 @@ _FUNCTIONS = {
     "matmul": _linalg.matmul,
     "vecdot": _linalg.vecdot,
 }
+
+
+def _numpy_values(function, op: Op, kinds: str):
+    """`function`'s twin for numpy's ufunc where numpy's values differ from the standard's
+    special cases `function` gives: its node, where of a dtype of `kinds`, recorded again with
+    arg NUMPY_VALUES (computed as numpy's own loop computes it)."""
+
+    @functools.wraps(function)  # NOTE: its name and docstring; __wrapped__ is `function`
+    def twin(*inputs):
+        result = function(*inputs)
+        node = result._n
+        if node.op is not op or _dtypes.compute_dtype(node.dtype).kind not in kinds:
+            return result
+        return Array(Node(op, node.srcs, node.shape, node.dtype, NUMPY_VALUES, node.source))
+
+    return twin
+
+
+def _twin(name: str, function):
+    """np.<name>'s twin: the namespace's `function`, or, for an op whose special values the
+    namespace corrects to the standard's, its numpy-values twin. Note (numpy): np.floor_divide
+    and np.expm1 give numpy's values (inf // 2 is nan, expm1(-0j) is -0j); li.floor_divide,
+    `x // y` and li.expm1 the standard's (inf, 0j)."""
+    declared = _elementwise.DECLARED.get(name)
+    if declared is None or declared.op not in CORRECTED:
+        return function
+    return _numpy_values(function, declared.op, CORRECTED[declared.op])
+
+
 TWINS = {
-    ufunc: function
+    ufunc: _twin(name, function)
     for name, function in _FUNCTIONS.items()
     if isinstance(ufunc := getattr(np, name, None), np.ufunc)
 }
+
+
+def _reciprocal(twin):
+    """np.reciprocal: `twin` (the namespace's reciprocal) for floats and complex; of integers
+    (bools as int8) numpy's integer loop, 1.0 / x in float64 cast back to x's dtype (1 and -1
+    stay, the rest give 0; 1 / 0 casts inf: 0, or the least int32 or int64 on x86, as numpy's)."""
+
+    @functools.wraps(twin)
+    def reciprocal(x):
+        from ._api.data_types import astype  # NOTE: it imports _array, which imports this
+
+        ints = x if isinstance(x, Array) else _creation.asarray(x)
+        if ints.dtype == _dtypes.bool:
+            ints = astype(ints, _dtypes.int8)
+        if ints.dtype not in _dtypes.INTEGER:
+            return twin(x)
+        return astype(_elementwise.reciprocal(ints), ints.dtype)
+
+    return reciprocal
+
+
+TWINS[np.reciprocal] = _reciprocal(TWINS[np.reciprocal])

@@ -178,3 +178,19 @@ class Op(enum.Enum):
 # is +inf): the API records them as those ops (elementwise.pow), so a POW node is pow's loop on
 # every device (ufuncs._power).
 POWER_SHORTCUTS = (-1.0, 0.0, 0.5, 1.0, 2.0)
+
+# The ops whose library results _runtime/special_values.py corrects to the standard's special
+# cases, and the dtype kinds it corrects: floor division by an infinity (inf // 2 is inf, numpy's
+# nan), complex functions at infinite, NaN and zero parts (expm1(-0j) is 0j, numpy's -0j).
+CORRECTED = {Op.FLOOR_DIVIDE: "f"}
+CORRECTED.update(
+    dict.fromkeys(
+        (Op.EXP, Op.EXPM1, Op.LOG, Op.LOG1P, Op.LOG2, Op.LOG10, Op.SQRT, Op.RECIPROCAL, Op.SIGN),
+        "c",
+    )
+)
+CORRECTED.update(dict.fromkeys((Op.SIN, Op.COS, Op.TAN, Op.ASIN, Op.ACOS, Op.ATAN), "c"))
+CORRECTED.update(dict.fromkeys((Op.SINH, Op.COSH, Op.TANH, Op.ASINH, Op.ACOSH, Op.ATANH), "c"))
+# The arg of such a node that numpy's ufunc recorded (np.floor_divide(x, y) of floats, np.expm1(z)
+# of complex z): the host computes it as numpy's own loop does, uncorrected.
+NUMPY_VALUES = "numpy"

@@ -44,12 +44,23 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
     dtype, shape = _like(a, dtype, shape)
     if isinstance(fill_value, Array):
         return broadcast_to(_cast(fill_value, dtype), shape)
-    # numpy copies the fill value in with unsafe casting (2.7 fills an integer array with 2)
+    # numpy copies the fill value in with unsafe casting (2.7 fills an integer array with 2;
+    # a Python int the dtype cannot hold raises OverflowError, as numpy's copyto does)
     with np.errstate(over="ignore", invalid="ignore"):
-        value = np.asarray(fill_value).astype(dtype)
+        value = _filled(fill_value, dtype)
     if value.ndim:
         return broadcast_to(array(value), shape)
     return _creation.full(shape, value.item(), dtype=dtype, device=device)
+
+
+def _filled(fill_value, dtype: np.dtype) -> np.ndarray:
+    """`fill_value` as numpy's full_like copies it into an array of `dtype` (copyto, unsafe
+    casting): a sequence converted first, a number into one element."""
+    if np.ndim(fill_value):
+        return np.asarray(fill_value).astype(dtype)
+    value = np.empty((), dtype)
+    np.copyto(value, fill_value, casting="unsafe")
+    return value
 
 
 def _cast(x: Array, dtype: np.dtype) -> Array:

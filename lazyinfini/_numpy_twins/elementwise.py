@@ -55,18 +55,35 @@ def clip(a, a_min=NOT_GIVEN, a_max=NOT_GIVEN, *, min=NOT_GIVEN, max=NOT_GIVEN):
 
 
 def _clip_bound(x: Array, name: str, bound):
-    """A bound as numpy's clip reads it: an array-like or a number, a Python int past an
-    integer x's range clamped into it."""
+    """A bound as numpy's clip reads it: an array-like or a number; None for a Python int past
+    an integer x's range that clips nothing."""
     if isinstance(bound, (str, bytes)):
         raise TypeError(f"clip: {name} must be a number or an array, got {bound!r}")
     if type(bound) is builtins.bool and x.dtype != _dtypes.bool:
         bound = int(bound)  # numpy's: a number (the namespace's clip takes no bool bound)
     if type(bound) is int and x.dtype in _dtypes.INTEGER:
-        # Note (numpy): numpy 2's clip takes a Python int past x's range (arithmetic would
-        # refuse it) as a bound that clips nothing; clamped into the range, it does that.
-        low, high = _dtypes.RANGES[x.dtype]
-        return builtins.min(builtins.max(bound, low), high)
+        return _int_bound(x.dtype, name, bound)
     return bound
+
+
+def _int_bound(dtype: np.dtype, name: str, bound: int) -> int | None:
+    """Note (numpy): numpy 2's clip drops a Python int bound past an integer x's range that
+    clips nothing (a min below it, a max above it), and raises OverflowError for one that
+    would clip everything (a min above it, a max below it), as its arithmetic does."""
+    low, high = _dtypes.RANGES[dtype]
+    if low <= bound <= high:
+        return bound
+    if (bound < low) == (name == "min"):
+        return None
+    raise OverflowError(_out_of_bounds(bound, dtype))
+
+
+def _out_of_bounds(value: int, dtype: np.dtype) -> str:
+    """numpy's OverflowError message for a Python int an integer `dtype` cannot hold (past a
+    C long, its conversion's)."""
+    if not -(2**63) <= value < 2**63:
+        return "Python int too large to convert to C long"
+    return f"Python integer {value} out of bounds for {dtype.name}"
 
 
 def _clip_bounds(a_min, a_max, min, max):

@@ -75,15 +75,22 @@ def _ddof(ddof, correction):
 def max(a, axis=None, keepdims=False):
     x = real_only("max", array(a))
     if x.dtype == _dtypes.bool:
-        return _utility.any(x, axis=axis, keepdims=keepdims)  # NOTE: the largest bool
+        return _of_bools("max", _utility.any, x, axis, keepdims)  # NOTE: the largest bool
     return _statistics.max(x, axis=axis, keepdims=keepdims)
 
 
 def min(a, axis=None, keepdims=False):
     x = real_only("min", array(a))
     if x.dtype == _dtypes.bool:
-        return _utility.all(x, axis=axis, keepdims=keepdims)
+        return _of_bools("min", _utility.all, x, axis, keepdims)
     return _statistics.min(x, axis=axis, keepdims=keepdims)
+
+
+def _of_bools(func: str, truth, x, axis, keepdims):
+    """numpy's max (min) of bools: any (all), but an empty reduction raises ValueError, as for
+    numbers (numpy's maximum has no identity; any's would give False)."""
+    _statistics.check_nonempty(func, x, _statistics.reduction_axes(func, axis, x.ndim))
+    return truth(x, axis=axis, keepdims=keepdims)
 
 
 def ptp(a, axis=None, keepdims=False):

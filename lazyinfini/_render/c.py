@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._graph import Op
+from .._graph.ops import NUMPY_VALUES
 
 CONTIGUOUS, BROADCAST, STRIDED = "contiguous", "broadcast", "strided"
 
@@ -489,6 +490,9 @@ def borrowed(step, dtypes) -> str | None:
 
 
 def after_borrowed(step, operands, result: str) -> str | None:
-    """The expression fixing numpy's loop result where the numpy path fixes it (None: none)."""
+    """The expression fixing numpy's loop result where the numpy path fixes it (None: none; a
+    node numpy's ufunc recorded keeps numpy's values)."""
     form = _BORROWED_AFTER.get(step.node.op)
-    return None if form is None else form.format(*operands, r=result)
+    if form is None or step.node.arg == NUMPY_VALUES:
+        return None
+    return form.format(*operands, r=result)

@@ -157,10 +157,13 @@ def library_call(nodes, library: Library = NUMPY, in_place=False) -> LibraryCall
 # - sort: an unstable sort leaves ties (-0.0 and 0.0, equal values' indices) in the order its
 #   algorithm does, a float32 sort's differ (bfloat16 still sorts in float32: ml_dtypes' sort
 #   leaves NaN where it was);
-# - cross: a1 * b2 - a2 * b1 with each product rounded to the dtype.
+# - cross: a1 * b2 - a2 * b1 with each product rounded to the dtype;
+# - max, min: numpy's float16 maximum keeps the first of two equal values (-0.0 and 0.0, in
+#   that order, give -0.0), its float32 one the second (ml_dtypes' bfloat16 too); exact anyway.
 _BFLOAT16, _WIDEN_HALF = (_dtypes.bfloat16,), (_dtypes.HALF, _dtypes.HALF)
 _OWN_DTYPE = {"sort": (_BFLOAT16, _dtypes.HALF), "argsort": (_BFLOAT16, _dtypes.HALF)}
 _OWN_DTYPE["cross"] = ((), _BFLOAT16)
+_OWN_DTYPE["max"] = _OWN_DTYPE["min"] = ((), _dtypes.HALF)
 
 
 def _widened(xp, x):

@@ -26,10 +26,11 @@ INF, NAN, PI = math.inf, math.nan, math.pi
 # -- real: floor division by infinities -------------------------------------------------------
 
 
-def floor_divided(xp, x1, x2):
+def floor_divided(xp, x1, x2, quotient=None):
     """floor_divide with the standard's infinities: an infinite over a finite (or the reverse)
-    is x1 / x2, where numpy's floor of fmod gives NaN for inf // 2 and -1 for -1 // inf."""
-    out = xp.floor_divide(x1, x2)
+    is x1 / x2, where numpy's floor of fmod gives NaN for inf // 2 and -1 for -1 // inf.
+    `quotient`: the namespace's floor_divide(x1, x2), where already computed."""
+    out = xp.floor_divide(x1, x2) if quotient is None else quotient
     if not xp.isdtype(out.dtype, "real floating"):
         return out
     inf1, inf2 = xp.isinf(x1), xp.isinf(x2)
@@ -199,7 +200,9 @@ _ODD = frozenset({"asinh", "atanh", "sinh", "tanh"})
 _EVEN = frozenset({"cosh"})
 # f(z) = -i g(i z) (sin, tan, asin, atan) or g(i z) (cos): their special cases are g's
 _ROTATED = {"sin": "sinh", "tan": "tanh", "asin": "asinh", "atan": "atanh", "cos": "cosh"}
-_SCALED = {"log2": 1 / math.log(2), "log10": 1 / math.log(10)}  # numpy's log(z) * LOG2E, ...
+# numpy's log2(z) and log10(z) are log(z) times its NPY_LOG2E and NPY_LOG10E, these doubles (the
+# rounded 1 / log(10) is an ulp below NPY_LOG10E: log10(2.5j) would be an ulp off numpy's)
+_SCALED = {"log2": math.log2(math.e), "log10": math.log10(math.e)}
 
 
 def _parts(xp, name: str, z, signs=None):

@@ -10,8 +10,8 @@ import numpy as np
 
 from .._compat import compat
 from .._graph import Op
-from .._graph.ops import POWER_SHORTCUTS
-from .special_values import COMPLEX, complex_values, floor_divided
+from .._graph.ops import CORRECTED, NUMPY_VALUES, POWER_SHORTCUTS
+from .special_values import complex_values, floor_divided
 
 
 def _ufunc(fn):
@@ -90,20 +90,39 @@ def _round(inputs, arg, out=None):
 
 def _special(op: Op):
     """An op whose numpy function misses some of the standard's special values: it runs in
-    numpy, then special_values.py corrects the elements concerned (complex results only)."""
-    if op is Op.FLOOR_DIVIDE:
-        return lambda inputs, arg, out=None: _into(out, floor_divided(compat, *inputs))
-    ufunc = getattr(compat, op.label)
+    numpy, then special_values.py corrects the elements concerned (complex results only; a real
+    floor division's infinities). A node numpy's ufunc recorded (arg NUMPY_VALUES) keeps
+    numpy's values: its loop alone."""
+    # NOTE: numpy's ufunc, not array_api_compat's sign (z / abs(z), a complex division: an ulp
+    # off numpy's parts divided by hypot in most elements); the corrections give the rest.
+    ufunc = getattr(np, op.label)
+    correct = _floor_divided if op is Op.FLOOR_DIVIDE else _complex_values(op.label)
 
     def run(inputs, arg, out=None):
-        result = ufunc(*inputs, out=out) if isinstance(ufunc, np.ufunc) else ufunc(*inputs)
-        if result.dtype.kind != "c":
-            return _into(out, result)
-        return _into(out, complex_values(compat, op.label, inputs[0], result))
+        # NOTE: the inputs' dtype (their results' kind), not out's: a bfloat16 `out` is kind V
+        if arg == NUMPY_VALUES or (out is not None and not _corrected(op, inputs[0].dtype)):
+            return ufunc(*inputs, out=out)
+        # NOTE: not into `out` first: the corrections read the inputs, which it may be
+        return _into(out, correct(inputs, ufunc(*inputs)))
 
-    if isinstance(ufunc, np.ufunc):  # NOTE: a real result has no special values to correct
-        run.ufunc_for = lambda arg, dtype: None if dtype.kind == "c" else ufunc
+    # NOTE: a result these leave alone is the ufunc's
+    run.ufunc_for = lambda arg, dtype: (
+        ufunc if arg == NUMPY_VALUES or not _corrected(op, np.dtype(dtype)) else None
+    )
     return run
+
+
+def _floor_divided(inputs, result):
+    return floor_divided(compat, *inputs, quotient=result)
+
+
+def _complex_values(label: str):
+    return lambda inputs, result: complex_values(compat, label, inputs[0], result)
+
+
+def _corrected(op: Op, dtype: np.dtype) -> bool:
+    """Whether special_values.py corrects `op`'s results of `dtype`."""
+    return dtype.kind in CORRECTED[op]
 
 
 def _where(inputs, arg, out=None):
@@ -132,7 +151,6 @@ UFUNCS = {
     Op.GREATER: _ufunc(np.greater),
     Op.GREATER_EQUAL: _ufunc(np.greater_equal),
     Op.WHERE: _where,
-    Op.FLOOR_DIVIDE: _special(Op.FLOOR_DIVIDE),
     Op.REMAINDER: _ufunc(np.remainder),
     Op.POW: _power,
     Op.SQUARE: _ufunc(np.square),
@@ -184,7 +202,7 @@ UFUNCS = {
     Op.LOGICAL_XOR: _ufunc(np.logical_xor),
     Op.LOGICAL_NOT: _ufunc(np.logical_not),
 }
-UFUNCS.update({op: _special(op) for op in Op if op.label in COMPLEX})
+UFUNCS.update({op: _special(op) for op in CORRECTED})
 # Ops whose result depends on the spacing of their own dtype: half floats run them in that
 # dtype, not in float32 (nextafter of float16 1.0 is 1 + 2**-10, which float32 rounds away).
 OWN_DTYPE = frozenset({Op.NEXTAFTER})
