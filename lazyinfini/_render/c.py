@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._graph import Op
-from .._graph.ops import NUMPY_VALUES
+from .._graph.ops import HALF_MATH, NUMPY_VALUES
 
 CONTIGUOUS, BROADCAST, STRIDED = "contiguous", "broadcast", "strided"
 
@@ -484,7 +484,8 @@ def borrowed(step, dtypes) -> str | None:
         return None
     if any(_dtypes.compute_dtype(dtypes[r]) != step.dtype for r in step.srcs):
         return None
-    if step.node.op in _OWN_DTYPE and step.node.dtype != step.dtype:
+    own = step.node.op in _OWN_DTYPE or step.node.op in HALF_MATH  # NOTE: numpy's half loops
+    if own and step.node.dtype != step.dtype:
         return None
     return name
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._compat import compat
 from .._graph import Op
-from .._graph.ops import CORRECTED, NUMPY_VALUES, POWER_SHORTCUTS
+from .._graph.ops import CORRECTED, HALF_MATH, NUMPY_VALUES, POWER_SHORTCUTS
 from .special_values import complex_values, floor_divided
 
 
@@ -100,7 +100,8 @@ def _special(op: Op):
 
     def run(inputs, arg, out=None):
         # NOTE: the inputs' dtype (their results' kind), not out's: a bfloat16 `out` is kind V
-        if arg == NUMPY_VALUES or (out is not None and not _corrected(op, inputs[0].dtype)):
+        # (and a half float math function's inputs are half floats: ops.HALF_MATH)
+        if arg == NUMPY_VALUES or not _corrected(op, inputs[0].dtype):
             return ufunc(*inputs, out=out)
         # NOTE: not into `out` first: the corrections read the inputs, which it may be
         return _into(out, correct(inputs, ufunc(*inputs)))
@@ -212,8 +213,10 @@ _FLOAT16_TIES = frozenset({Op.MAXIMUM, Op.MINIMUM, Op.CLIP})
 
 
 def own_dtype(node) -> bool:
-    """Whether a half float `node` computes in its own dtype rather than in float32."""
-    return node.op in OWN_DTYPE or (node.op in _FLOAT16_TIES and node.dtype == np.float16)
+    """Whether a half float `node` computes in its own dtype rather than in float32 (numpy's
+    half loops of the math functions, ops.HALF_MATH, too)."""
+    op = node.op
+    return op in OWN_DTYPE or op in HALF_MATH or (op in _FLOAT16_TIES and node.dtype == np.float16)
 
 
 # NOTE: ASTYPE is evaluated by each device directly (its target dtype is the node's dtype).

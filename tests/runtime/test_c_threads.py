@@ -141,7 +141,9 @@ CASES = [
     for name in sorted(PROGRAMS)
     for dtype in DTYPES
     for n in SIZES
-    if name != "exp" or np.dtype(dtype).kind != "i"  # exp of integers is a float program
+    # NOTE: exp of integers is a float program; of half floats numpy's own half loop, run in
+    # numpy (ops.HALF_MATH)
+    if name != "exp" or np.dtype(dtype) in (np.float32, np.float64)
 ]
 
 
