@@ -130,7 +130,11 @@ class NumpyMethods:
     cumprod = numpy_method(np.cumprod)
     trace = numpy_method(np.trace)
     ravel = numpy_method(np.ravel)
-    copy = numpy_method(np.copy)
+
+    def copy(self, order="C"):
+        """numpy's ndarray.copy: C order by default (np.copy's is "K")."""
+        return _numpy(np.copy, (self,), {"order": order})
+
     squeeze = numpy_method(np.squeeze)
     swapaxes = numpy_method(np.swapaxes)
     round = numpy_method(np.round)

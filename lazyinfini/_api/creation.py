@@ -74,9 +74,10 @@ def _from_array(x: Array, dtype, copy) -> Array:
     return astype(x, dtype)
 
 
-def copied(x: Array) -> Array:
+def copied(x: Array, order: str = "K") -> Array:
     """A copy of x that no later write into anyone's memory changes (asarray and astype with
-    copy=True).
+    copy=True). `order`: numpy's memory order of a copy made now (np.copy's "K", ndarray.copy's
+    "C": a later sum adds in it); a pending x's value takes numpy's order of x (orders.py).
 
     Nodes are immutable, so a pending computed x is copied by sharing its node: its value will
     be written into fresh memory. A computed buffer, or views of one, may be memory a caller
@@ -86,7 +87,8 @@ def copied(x: Array) -> Array:
     node = x._node
     value = _view_value(node)
     if value is not None:
-        return Array(buffer_node(_readonly(np.array(value, copy=True)), caller_source()))
+        copy = np.array(value, copy=True, order=order)
+        return Array(buffer_node(_readonly(copy), caller_source()))
     if node.op is Op.BUFFER and (device := get_device(node.arg.device)).namespace is not None:
         data = device.namespace().asarray(node.arg.data, copy=True)
         return Array(buffer_node(data, caller_source(), device.name))

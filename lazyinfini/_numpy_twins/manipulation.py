@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtypes
 from .._api import manipulation as _manipulation
 from .._api.checks import normalize_axis
-from .._api.creation import asarray
+from .._api.creation import copied
 from .._api.elementwise import clip, remainder
 from .._api.indexing import check_bounds
 from .._api.indexing import take as _take
@@ -152,8 +152,10 @@ def broadcast_arrays(*args, subok=False):
 
 
 def copy(a, order="K", subok=False):
-    # Note: a lazy array has no memory order; every order gives the same values.
-    return asarray(array(a), copy=True)
+    # Note (numpy): the copy's memory order is numpy's ("K" keeps x.T's, "C" does not), which a
+    # later sum adds in; a pending value's is numpy's order of it either way (docs/numpy.md).
+    check_order(order, "KACF")
+    return copied(array(a), order)
 
 
 # -- axes -------------------------------------------------------------------------------------

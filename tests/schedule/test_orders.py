@@ -109,3 +109,20 @@ def test_sums_of_elementwise_values_of_any_layout_equal_numpys(data, shape, dtyp
     axis = tuple(axes) if axes else None
     _differential(lambda xp, a, b: xp.sum(a * b - a, axis=axis), a, b)
     _differential(lambda xp, a, b: xp.mean(xp.abs(a) + b, axis=axis), a, b)
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda xp, x: x.T.copy().sum(axis=1),  # ndarray.copy: C order
+        lambda xp, x: x.T.copy(order="K").sum(axis=1),
+        lambda xp, x: np.copy(x.T).sum(axis=1),  # np.copy: K order
+        lambda xp, x: np.copy(x.T, order="C").sum(axis=1),
+    ],
+)
+def test_a_copy_of_a_transposed_input_has_numpys_memory_order(program):
+    # NOTE: a later sum adds in the copy's memory order (184 of 200 sums differed)
+    x = np.random.default_rng(8).standard_normal((300, 200))
+    want = program(np, x)
+    got = np.asarray(program(li, li.asarray(x)))
+    assert got.tobytes() == want.tobytes()
