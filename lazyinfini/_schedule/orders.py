@@ -35,7 +35,8 @@ def numpy_orders(graph: Dag, keep) -> tuple[Dag, dict[Node, Node], list[str]]:
     for node in nodes:
         srcs = tuple(new_of.get(s, s) for s in inputs_of(node))
         if node in chosen:
-            new_of[node] = _reordered(node, srcs, orders[node])
+            reorder = _reordered if node.op.is_elementwise else _reordered_reduction
+            new_of[node] = reorder(node, srcs, orders[node])
             log.append(
                 f"computed {node.op.label} in numpy's memory order (axes {orders[node]}, "
                 f"slowest first) at {node.source or '?'}"
@@ -71,9 +72,38 @@ def _orders(nodes) -> dict[Node, tuple[int, ...]]:
                 orders[node] = order
         elif node.op.is_movement:
             strides[node] = _view_strides(node, srcs[0], strides[srcs[0]])
+        elif node.op in _KEEPS_ORDER:
+            order = _reduced_order(node, srcs[0], strides[srcs[0]])
+            strides[node] = _strides_in(node.shape, order)
+            if not _c_order(order, node.shape):
+                orders[node] = order
         else:
             strides[node] = base_strides(node)
     return orders
+
+
+# Reductions whose result numpy writes in its input's memory order (its iterator's, over the
+# kept axes): a ufunc's reduce, and mean, var, std built on add.reduce. (argmax and argmin
+# index the logical order: left alone.)
+_KEEPS_ORDER = frozenset(
+    {Op.SUM, Op.PROD, Op.MEAN, Op.VAR, Op.STD, Op.MAX, Op.MIN, Op.ALL, Op.ANY, Op.COUNT_NONZERO}
+)
+
+
+def _reduced_order(node: Node, src: Node, strides: tuple) -> tuple[int, ...]:
+    """numpy's axis order of the reduction `node`'s result: its input's, over the kept axes
+    (renumbered where they are dropped)."""
+    order = _axis_order(src.shape, [strides])
+    axes, keepdims = _reduced_axes(node)
+    if keepdims:
+        return order
+    kept = [a for a in range(len(src.shape)) if a not in axes]
+    return tuple(kept.index(a) for a in order if a not in axes)
+
+
+def _reduced_axes(node: Node) -> tuple[tuple[int, ...], bool]:
+    arg = dict(node.arg)
+    return arg["axis"], arg["keepdims"]
 
 
 def _view_strides(node: Node, src: Node, strides: tuple) -> tuple:
@@ -112,6 +142,27 @@ def _reordered(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
     shape = tuple(node.shape[a] for a in order)
     moved = tuple(Node(Op.PERMUTE, (s,), shape, s.dtype, order, node.source) for s in srcs)
     inner = Node(node.op, moved, shape, node.dtype, node.arg, node.source)
+    back = tuple(sorted(range(len(order)), key=order.__getitem__))
+    return Node(Op.PERMUTE, (inner,), node.shape, node.dtype, back, node.source)
+
+
+def _reordered_reduction(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
+    """The reduction `node` of `srcs[0]` with its result in axis `order`: the same reduction
+    of its input with the kept axes permuted into that order (the reduced ones last: numpy
+    adds in the input's memory order whatever the axes' numbering), seen back through the
+    inverse permute."""
+    (x,) = srcs
+    axes, keepdims = _reduced_axes(node)
+    if keepdims:
+        full, reduced = order, tuple(order.index(a) for a in axes)
+    else:
+        kept = [a for a in range(len(x.shape)) if a not in axes]
+        full = (*(kept[i] for i in order), *axes)
+        reduced = tuple(range(len(kept), len(full)))
+    moved = Node(Op.PERMUTE, (x,), tuple(x.shape[a] for a in full), x.dtype, full, node.source)
+    arg = tuple((k, reduced if k == "axis" else v) for k, v in node.arg)
+    shape = tuple(node.shape[a] for a in order)
+    inner = Node(node.op, (moved,), shape, node.dtype, arg, node.source)
     back = tuple(sorted(range(len(order)), key=order.__getitem__))
     return Node(Op.PERMUTE, (inner,), node.shape, node.dtype, back, node.source)
 
