@@ -484,10 +484,21 @@ def borrowed(step, dtypes) -> str | None:
         return None
     if any(_dtypes.compute_dtype(dtypes[r]) != step.dtype for r in step.srcs):
         return None
-    own = step.node.op in _OWN_DTYPE or step.node.op in HALF_MATH  # NOTE: numpy's half loops
-    if own and step.node.dtype != step.dtype:
+    if step.node.op in _OWN_DTYPE and step.node.dtype != step.dtype:
         return None
+    if step.node.op in HALF_MATH and step.node.dtype not in (step.dtype, _FLOAT16):
+        return None  # NOTE: bfloat16's are ml_dtypes' loops, not in numpy's table: numpy runs it
     return name
+
+
+def loop_dtype(step) -> np.dtype:
+    """The dtype of the numpy loop a borrowed `step` calls: float16's own for a math function
+    (numpy's half loop is its own code, ops.HALF_MATH), else its registers'."""
+    half = step.node.op in HALF_MATH and step.node.dtype == _FLOAT16
+    return _FLOAT16 if half else step.dtype
+
+
+_FLOAT16 = np.dtype(np.float16)
 
 
 def after_borrowed(step, operands, result: str) -> str | None:

@@ -71,7 +71,7 @@ def borrowed(kernel) -> list[tuple[str, np.dtype]]:
     for step in kernel.program.steps:
         name = c.borrowed(step, dtypes)
         if name is not None:
-            found.append((name, step.dtype))
+            found.append((name, c.loop_dtype(step)))
     return found
 
 
@@ -316,14 +316,21 @@ def _call(walk: _Walk, step, index: int) -> list[str]:
     """numpy's loop over the block buffers of one borrowed step, then its rounding to a half
     float and the numpy path's fix-up, where there are."""
     regs = [*step.srcs, step.dst]
-    size = np.dtype(step.dtype).itemsize
-    lines = [
-        "{",
-        f"    char *args[{len(regs)}] = {{{', '.join(f'(char *)li_b{r}' for r in regs)}}};",
+    half = c.loop_dtype(step) != step.dtype  # NOTE: float16's own loop, over half copies
+    names = [f"li_h{k}" if half else f"li_b{r}" for k, r in enumerate(regs)]
+    size = np.dtype(c.loop_dtype(step)).itemsize
+    lines = ["{"]
+    if half:  # NOTE: the registers hold float16 values (a function's operand is rounded): exact
+        lines += [f"    _Float16 {name}[LI_BLOCK];" for name in names]
+        lines += [f"    li_f32_to_f16(li_b{r}, {n}, m);" for r, n in zip(step.srcs, names)]
+    lines += [
+        f"    char *args[{len(regs)}] = {{{', '.join(f'(char *){n}' for n in names)}}};",
         f"    int64_t steps[{len(regs)}] = {{{', '.join([str(size)] * len(regs))}}};",
         f"    ((li_loop)ext[{2 * index}])(args, &m, steps, ext[{2 * index + 1}]);",
-        "}",
     ]
+    if half:
+        lines.append(f"    li_f16_to_f32({names[-1]}, li_b{step.dst}, m);")
+    lines.append("}")
     value = f"li_b{step.dst}[jb]"
     fixed = c.after_borrowed(step, [f"li_b{r}[jb]" for r in step.srcs], value)
     if step.rounds:
