@@ -143,7 +143,7 @@ def _empty(shape, dtype, settings) -> np.ndarray:
 
 REFERENCE = Device(
     "reference",
-    Target("reference", fuse=False),
+    Target("reference", fuse=False, numpy_orders=True),
     dict.fromkeys(Kind, _evaluate_kernel),
     _empty,
     value_of,

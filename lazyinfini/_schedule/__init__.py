@@ -31,7 +31,7 @@ def schedule(graph: Dag, target: Target, *, fuse: bool = True, keep=frozenset())
     """The kernels computing graph.graph["outputs"] on a device with `target`; values of `keep`
     nodes that some kernel writes anyway are returned too (live arrays hold them)."""
     if not target.fuse:
-        return schedule_nodes(graph, keep)
+        return _reference_schedule(graph, target, keep)
     requested = list(graph.graph["outputs"])
     graph, ordered, reordered = (
         numpy_orders(graph, keep) if target.numpy_orders else (graph, {}, [])
@@ -62,8 +62,20 @@ def _written_too(kept) -> frozenset:
     return frozenset(n for n in kept if n.op.is_elementwise and n.nbytes <= KEEP_WRITTEN_BYTES)
 
 
-def schedule_nodes(graph: Dag, keep=frozenset()) -> Schedule:
-    """One kernel per pending node, in topological order: what the reference executor runs."""
+def _reference_schedule(graph: Dag, target: Target, keep) -> Schedule:
+    """schedule_nodes, after numpy's orders where the target asks (the reference device's
+    values then have numpy's memory order, its sums numpy's bits)."""
+    if not target.numpy_orders:
+        return schedule_nodes(graph, keep)
+    requested = list(graph.graph["outputs"])
+    graph, ordered, _ = numpy_orders(graph, keep)
+    return schedule_nodes(graph, {n: ordered.get(n, n) for n in keep}, requested)
+
+
+def schedule_nodes(graph: Dag, keep=frozenset(), requested=None) -> Schedule:
+    """One kernel per pending node, in topological order: what the reference executor runs.
+    `keep`: the kept nodes (or each one mapped to the node computing it); `requested`: the
+    nodes asked for, where graph.graph["outputs"] compute them under other names."""
     kernels = []
     for node in graph.graph["order"]:
         if node.op is Op.BUFFER:
@@ -71,8 +83,9 @@ def schedule_nodes(graph: Dag, keep=frozenset()) -> Schedule:
         kind = _KIND_OF_GROUP.get(node.op.group.value, Kind.OPAQUE)
         loads = tuple(whole_load(src) for src in dict.fromkeys(inputs_of(node)))
         kernels.append(Kernel(kind, (node,), (node,), loads))
-    requested = list(graph.graph["outputs"])
-    return with_lifetimes(kernels, requested, requested, keep={n: n for n in keep})
+    outputs = list(graph.graph["outputs"])
+    kept = keep if isinstance(keep, dict) else {n: n for n in keep}
+    return with_lifetimes(kernels, requested or outputs, outputs, keep=kept)
 
 
 def with_lifetimes(kernels, requested, outputs, decisions=(), rewrites=(), keep=None) -> Schedule:

@@ -68,6 +68,10 @@ def _orders(nodes) -> dict[Node, tuple[int, ...]]:
         if node.op.is_elementwise and srcs and all(s.shape == node.shape for s in srcs):
             order = _axis_order(node.shape, [strides[s] for s in srcs])
             strides[node] = _strides_in(node.shape, order)
+            if node.op is Op.ASTYPE:
+                # NOTE: numpy casts inside its loop: a scalar or a broadcast vector cast has no
+                # say in the order (an astype's own result is in its input's order anyway)
+                strides[node] = strides[srcs[0]]
             if not _c_order(order, node.shape):
                 orders[node] = order
         elif node.op.is_movement:

@@ -164,3 +164,34 @@ def test_sums_of_reductions_of_any_layout_equal_numpys(data, shape):
     _differential(
         lambda xp, a: xp.sum(xp.mean(a * 2, axis=first, keepdims=keepdims) - 1.0, axis=0), a
     )
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda xp, i, x, d: (i.T / 3).sum(axis=1),
+        lambda xp, i, x, d: np.hypot(i.T, 3).sum(axis=0),
+        lambda xp, i, x, d: ((x.T > 0) / 3).sum(axis=1),
+        lambda xp, i, x, d: (i.T / d).sum(axis=1),
+    ],
+)
+def test_a_cast_scalar_or_vector_has_no_say_in_the_order(program):
+    # NOTE: numpy casts a scalar (or a vector) before broadcasting it; recorded as a cast of a
+    # broadcast fill, it took C strides and outvoted the transposed operand (237 of 262 differed)
+    rng = np.random.default_rng(10)
+    i, x = rng.integers(-50, 50, (300, 262)), rng.standard_normal((300, 262))
+    d = rng.integers(1, 9, 300)
+    want = program(np, i, x, d)
+    got = np.asarray(program(li, *(li.asarray(a) for a in (i, x, d))))
+    assert got.tobytes() == want.tobytes()
+
+
+def test_the_reference_device_sums_a_cast_scalars_program_as_numpy():
+    # NOTE: the reference runs numpy's orders too (one kernel a node, values in numpy's order)
+    i = np.random.default_rng(11).integers(-50, 50, (300, 262))
+    x = np.random.default_rng(12).standard_normal((30, 40, 2))
+    with li.options(device="reference"):
+        got = np.asarray(li.sum(li.permute_dims(li.asarray(i), (1, 0)) / 3, axis=1))
+        twice = np.asarray(li.sum(li.sum(li.permute_dims(li.asarray(x), (2, 1, 0)) * 2, axis=2), 1))
+    assert got.tobytes() == (i.T / 3).sum(axis=1).tobytes()
+    assert twice.tobytes() == (x.T * 2).sum(axis=2).sum(axis=1).tobytes()
