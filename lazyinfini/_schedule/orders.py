@@ -35,7 +35,7 @@ def numpy_orders(graph: Dag, keep) -> tuple[Dag, dict[Node, Node], list[str]]:
     for node in nodes:
         srcs = tuple(new_of.get(s, s) for s in inputs_of(node))
         if node in chosen:
-            reorder = _reordered if node.op.is_elementwise else _reordered_reduction
+            reorder = _REORDERED.get(node.op, _reordered_reduction)
             new_of[node] = reorder(node, srcs, orders[node])
             log.append(
                 f"computed {node.op.label} in numpy's memory order (axes {orders[node]}, "
@@ -76,6 +76,11 @@ def _orders(nodes) -> dict[Node, tuple[int, ...]]:
                 orders[node] = order
         elif node.op.is_movement:
             strides[node] = _view_strides(node, srcs[0], strides[srcs[0]])
+        elif node.op in (Op.CONCAT, Op.STACK):
+            order = _joined_order(node, srcs, [strides[s] for s in srcs])
+            strides[node] = _strides_in(node.shape, order)
+            if not _c_order(order, node.shape):
+                orders[node] = order
         elif node.op in _KEEPS_ORDER:
             order = _reduced_order(node, srcs[0], strides[srcs[0]])
             strides[node] = _strides_in(node.shape, order)
@@ -103,6 +108,55 @@ def _reduced_order(node: Node, src: Node, strides: tuple) -> tuple[int, ...]:
         return order
     kept = [a for a in range(len(src.shape)) if a not in axes]
     return tuple(kept.index(a) for a in order if a not in axes)
+
+
+def _joined_order(node: Node, srcs, strides: list[tuple]) -> tuple[int, ...]:
+    """numpy's axis order of a concatenate's result (a stack's: of its inputs with the new
+    axis, length 1, inserted): its stride permutation common to the inputs (shape.c,
+    PyArray_CreateMultiSortedStridePerm, the iterator's rules sorted from the slowest axis)."""
+    shapes = [s.shape for s in srcs]
+    if node.op is Op.STACK:
+        axis = dict(node.arg)["axis"]
+        shapes = [(*shape[:axis], 1, *shape[axis:]) for shape in shapes]
+        strides = [(*st[:axis], 0, *st[axis:]) for st in strides]
+    order = list(range(len(node.shape)))
+    for i in range(1, len(order)):
+        axis, place = order[i], i
+        for j in range(i - 1, -1, -1):
+            steps = [_step(sh, st, axis) for sh, st in zip(shapes, strides)]
+            others = [_step(sh, st, order[j]) for sh, st in zip(shapes, strides)]
+            known = [(a, b) for a, b in zip(steps, others) if a is not None and b is not None]
+            if not known:
+                continue  # NOTE: no input tells these two apart: look further
+            if any(a <= b for a, b in known):
+                break  # NOTE: C order wins ties and disagreements
+            place = j
+        order.insert(place, order.pop(i))
+    return tuple(order)
+
+
+def _step(shape: tuple, strides: tuple, axis: int) -> int | None:
+    """An input's stride along `axis` by size, None where its length is 1 (it has no say)."""
+    return None if shape[axis] == 1 else abs(strides[axis])
+
+
+def _reordered_join(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
+    """The concatenate (stack) `node` of `srcs` with its result in axis `order`: the same join
+    of the inputs permuted into that order, seen back through the inverse permute."""
+    axis = dict(node.arg)["axis"]
+    moved_axes = order
+    if node.op is Op.STACK:  # NOTE: the inputs lack the new axis: the order without it
+        moved_axes = tuple(a - (a > axis) for a in order if a != axis)
+    moved = tuple(
+        Node(Op.PERMUTE, (s,), tuple(s.shape[a] for a in moved_axes), s.dtype, moved_axes,
+             node.source)
+        for s in srcs
+    )  # fmt: skip
+    arg = tuple((k, order.index(axis) if k == "axis" else v) for k, v in node.arg)
+    shape = tuple(node.shape[a] for a in order)
+    inner = Node(node.op, moved, shape, node.dtype, arg, node.source)
+    back = tuple(sorted(range(len(order)), key=order.__getitem__))
+    return Node(Op.PERMUTE, (inner,), node.shape, node.dtype, back, node.source)
 
 
 def _reduced_axes(node: Node) -> tuple[tuple[int, ...], bool]:
@@ -221,3 +275,8 @@ def _strides_in(shape: tuple, order: tuple[int, ...]) -> tuple[int, ...]:
         strides[axis] = step
         step *= max(shape[axis], 1)
     return tuple(strides)
+
+
+# How a node is computed in numpy's order, by op (a reduction's otherwise)
+_REORDERED = {op: _reordered for op in Op if op.is_elementwise}
+_REORDERED |= {Op.CONCAT: _reordered_join, Op.STACK: _reordered_join}
