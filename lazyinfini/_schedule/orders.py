@@ -1,15 +1,17 @@
-"""numpy's memory order for the elementwise values a host device writes, so sums add as numpy's.
+"""numpy's memory order for the values a host device writes, so sums add as numpy's.
 
 numpy adds a reduction's values in the order of its input's memory: a row of a C-ordered array
 pairwise, a row of an F-ordered one a value at a time. And numpy writes a ufunc's result in the
 order of its operands' memory (order="K": the iterator's best axis ordering, C order where the
-operands disagree). So numpy sums `(x.T ** 2).sum(axis=1)` a value at a time where a C-ordered
-square would be summed pairwise: other bits, in the last place. A device whose reductions give
-numpy's bits (the cpu's) asks for numpy's orders (Target.numpy_orders): every elementwise value
-whose numpy order is not C's, and that a reduction, a view, a library call or the user may see
-(see _seen), is computed over its operands permuted into that order (a C-ordered result: numpy's
-memory) and seen back through the inverse permute (numpy's strides). The permutes over buffers
-are strided loads; a chain of such values in one order cancels its permutes (simplify).
+operands disagree), a reduction's in its input's order over the kept axes, a concatenate's in
+its inputs' common order. So numpy sums `(x.T ** 2).sum(axis=1)` a value at a time where a
+C-ordered square would be summed pairwise: other bits, in the last place. A device whose
+reductions give numpy's bits (the cpu's, the reference's) asks for numpy's orders
+(Target.numpy_orders): every such value whose numpy order is not C's, and that a reduction, a
+view, a library call or the user may see (_chosen), is computed over its inputs permuted into
+that order (a C-ordered result: numpy's memory) and seen back through the inverse permute
+(numpy's strides). The permutes over buffers are strided loads; a chain of values in one order
+cancels its permutes (simplify).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from .layout import base_strides
 
 
 def numpy_orders(graph: Dag, keep) -> tuple[Dag, dict[Node, Node], list[str]]:
-    """`graph` with its seen elementwise values in numpy's memory order, the node each
+    """`graph` with its seen values in numpy's memory order, the node each
     rewritten one became, and a line per rewrite for explain() (the same graph, {} and []
     where every value is in C order already)."""
     nodes = graph.graph["order"]
@@ -58,37 +60,36 @@ def _reorders(node: Node) -> bool:
 
 
 def _orders(nodes) -> dict[Node, tuple[int, ...]]:
-    """numpy's axis order (slowest first) of each elementwise node's value that is not laid out
-    as C order would, worked out from the strides numpy's values would have (a buffer's own, a
-    view's from its base's)."""
+    """numpy's axis order (slowest first) of each value that is not laid out as C order would,
+    worked out from the strides numpy's values would have (a buffer's own, a view's from its
+    base's, a computed value's from its order)."""
     strides: dict[Node, tuple] = {}
     orders: dict[Node, tuple[int, ...]] = {}
     for node in nodes:
         srcs = inputs_of(node)
-        if node.op.is_elementwise and srcs and all(s.shape == node.shape for s in srcs):
-            order = _axis_order(node.shape, [strides[s] for s in srcs])
-            strides[node] = _strides_in(node.shape, order)
-            if node.op is Op.ASTYPE:
-                # NOTE: numpy casts inside its loop: a scalar or a broadcast vector cast has no
-                # say in the order (an astype's own result is in its input's order anyway)
-                strides[node] = strides[srcs[0]]
-            if not _c_order(order, node.shape):
-                orders[node] = order
-        elif node.op.is_movement:
-            strides[node] = _view_strides(node, srcs[0], strides[srcs[0]])
-        elif node.op in (Op.CONCAT, Op.STACK):
-            order = _joined_order(node, srcs, [strides[s] for s in srcs])
-            strides[node] = _strides_in(node.shape, order)
-            if not _c_order(order, node.shape):
-                orders[node] = order
-        elif node.op in _KEEPS_ORDER:
-            order = _reduced_order(node, srcs[0], strides[srcs[0]])
-            strides[node] = _strides_in(node.shape, order)
-            if not _c_order(order, node.shape):
-                orders[node] = order
-        else:
-            strides[node] = base_strides(node)
+        order = _order_of(node, srcs, strides)
+        if order is None:
+            moved = node.op.is_movement
+            strides[node] = _view_strides(node, srcs[0], strides) if moved else base_strides(node)
+            continue
+        # NOTE: numpy casts inside its loop: a scalar or a broadcast vector cast has no say in
+        # the order (an astype's own result is in its input's order anyway)
+        cast = node.op is Op.ASTYPE
+        strides[node] = strides[srcs[0]] if cast else _strides_in(node.shape, order)
+        if not _c_order(order, node.shape):
+            orders[node] = order
     return orders
+
+
+def _order_of(node: Node, srcs: tuple, strides: dict) -> tuple[int, ...] | None:
+    """numpy's axis order of `node`'s value (None: not one numpy orders by its inputs)."""
+    if node.op.is_elementwise and srcs and all(s.shape == node.shape for s in srcs):
+        return _axis_order(node.shape, [strides[s] for s in srcs])
+    if node.op in (Op.CONCAT, Op.STACK):
+        return _joined_order(node, srcs, [strides[s] for s in srcs])
+    if node.op in _KEEPS_ORDER:
+        return _reduced_order(node, srcs[0], strides[srcs[0]])
+    return None
 
 
 # Reductions whose result numpy writes in its input's memory order (its iterator's, over the
@@ -113,26 +114,19 @@ def _reduced_order(node: Node, src: Node, strides: tuple) -> tuple[int, ...]:
 def _joined_order(node: Node, srcs, strides: list[tuple]) -> tuple[int, ...]:
     """numpy's axis order of a concatenate's result (a stack's: of its inputs with the new
     axis, length 1, inserted): its stride permutation common to the inputs (shape.c,
-    PyArray_CreateMultiSortedStridePerm, the iterator's rules sorted from the slowest axis)."""
+    PyArray_CreateMultiSortedStridePerm: the iterator's rules, sorted from the slowest axis)."""
     shapes = [s.shape for s in srcs]
     if node.op is Op.STACK:
-        axis = dict(node.arg)["axis"]
-        shapes = [(*shape[:axis], 1, *shape[axis:]) for shape in shapes]
-        strides = [(*st[:axis], 0, *st[axis:]) for st in strides]
-    order = list(range(len(node.shape)))
-    for i in range(1, len(order)):
-        axis, place = order[i], i
-        for j in range(i - 1, -1, -1):
-            steps = [_step(sh, st, axis) for sh, st in zip(shapes, strides)]
-            others = [_step(sh, st, order[j]) for sh, st in zip(shapes, strides)]
-            known = [(a, b) for a, b in zip(steps, others) if a is not None and b is not None]
-            if not known:
-                continue  # NOTE: no input tells these two apart: look further
-            if any(a <= b for a, b in known):
-                break  # NOTE: C order wins ties and disagreements
-            place = j
-        order.insert(place, order.pop(i))
-    return tuple(order)
+        new = dict(node.arg)["axis"]
+        shapes = [(*shape[:new], 1, *shape[new:]) for shape in shapes]
+        strides = [(*st[:new], 0, *st[new:]) for st in strides]
+
+    def slower(axis: int, other: int) -> bool | None:
+        steps = [(_step(sh, st, axis), _step(sh, st, other)) for sh, st in zip(shapes, strides)]
+        known = [(a, b) for a, b in steps if a is not None and b is not None]
+        return None if not known else not any(a <= b for a, b in known)
+
+    return _insertion_sorted(list(range(len(node.shape))), slower)
 
 
 def _step(shape: tuple, strides: tuple, axis: int) -> int | None:
@@ -154,9 +148,7 @@ def _reordered_join(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
     )  # fmt: skip
     arg = tuple((k, order.index(axis) if k == "axis" else v) for k, v in node.arg)
     shape = tuple(node.shape[a] for a in order)
-    inner = Node(node.op, moved, shape, node.dtype, arg, node.source)
-    back = tuple(sorted(range(len(order)), key=order.__getitem__))
-    return Node(Op.PERMUTE, (inner,), node.shape, node.dtype, back, node.source)
+    return _seen_back(Node(node.op, moved, shape, node.dtype, arg, node.source), node, order)
 
 
 def _reduced_axes(node: Node) -> tuple[tuple[int, ...], bool]:
@@ -164,17 +156,18 @@ def _reduced_axes(node: Node) -> tuple[tuple[int, ...], bool]:
     return arg["axis"], arg["keepdims"]
 
 
-def _view_strides(node: Node, src: Node, strides: tuple) -> tuple:
-    """numpy's strides of the movement `node` over a value of `strides` (its view rules on a
-    stand-in; C's where the view must copy, as numpy's reshape does)."""
-    view = apply_movement(node, stand_in(src.shape, strides))
+def _view_strides(node: Node, src: Node, strides: dict) -> tuple:
+    """numpy's strides of the movement `node` over `src` (its view rules on a stand-in with
+    `src`'s strides; C's where the view must copy, as numpy's reshape does)."""
+    view = apply_movement(node, stand_in(src.shape, strides[src]))
     return tuple(view.strides) if view is not None else _strides_in(node.shape, ())
 
 
 def _chosen(graph: Dag, orders: dict, seen: set) -> set[Node]:
-    """The elementwise nodes to compute in numpy's order: those out of C order that are seen
-    (_seen), and those feeding such a node in the same order (their permutes then cancel and
-    the chain stays one kernel). Consumers first: a reverse walk of the order."""
+    """The nodes to compute in numpy's order: those out of C order that are `seen` (asked for,
+    kept) or read by a node that sees their order (_seen_by), and those feeding a chosen node
+    in the same order (their permutes then cancel and the chain stays one kernel). Consumers
+    first: a reverse walk of the order."""
     chosen: set[Node] = set()
     for node in reversed(graph.graph["order"]):
         order = orders.get(node)
@@ -199,7 +192,11 @@ def _reordered(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
     (a C-ordered value), seen back through the inverse permute."""
     shape = tuple(node.shape[a] for a in order)
     moved = tuple(Node(Op.PERMUTE, (s,), shape, s.dtype, order, node.source) for s in srcs)
-    inner = Node(node.op, moved, shape, node.dtype, node.arg, node.source)
+    return _seen_back(Node(node.op, moved, shape, node.dtype, node.arg, node.source), node, order)
+
+
+def _seen_back(inner: Node, node: Node, order: tuple[int, ...]) -> Node:
+    """`inner`, `node`'s value computed in axis `order`, through the inverse permute."""
     back = tuple(sorted(range(len(order)), key=order.__getitem__))
     return Node(Op.PERMUTE, (inner,), node.shape, node.dtype, back, node.source)
 
@@ -220,31 +217,38 @@ def _reordered_reduction(node: Node, srcs: tuple, order: tuple[int, ...]) -> Nod
     moved = Node(Op.PERMUTE, (x,), tuple(x.shape[a] for a in full), x.dtype, full, node.source)
     arg = tuple((k, reduced if k == "axis" else v) for k, v in node.arg)
     shape = tuple(node.shape[a] for a in order)
-    inner = Node(node.op, (moved,), shape, node.dtype, arg, node.source)
-    back = tuple(sorted(range(len(order)), key=order.__getitem__))
-    return Node(Op.PERMUTE, (inner,), node.shape, node.dtype, back, node.source)
+    return _seen_back(Node(node.op, (moved,), shape, node.dtype, arg, node.source), node, order)
 
 
 def _axis_order(shape: tuple, operands: list[tuple]) -> tuple[int, ...]:
     """numpy's iterator's best axis ordering (nditer_constr.c, find_best_axis_ordering), axes
-    slowest first: a stable insertion sort from the fastest axis on, where an axis moves
-    faster than another when some operand steps less along it and none steps more (strides
-    compared by size; length-1 axes and broadcast operands, stride 0, have no say; where two
-    operands disagree C order wins)."""
+    slowest first: sorted from the fastest axis on, an axis moving faster than another when
+    some operand steps less along it and none steps more (strides compared by size; length-1
+    axes and broadcast operands, stride 0, have no say; where operands disagree C order wins)."""
     ndim = len(shape)
     steps = [[0 if shape[axis] == 1 else abs(s[axis]) for s in operands] for axis in range(ndim)]
-    fastest_first = list(range(ndim - 1, -1, -1))
-    for i in range(1, ndim):
-        axis, place = fastest_first[i], i
+
+    def faster(axis: int, other: int) -> bool | None:
+        return _faster(steps[axis], steps[other])
+
+    return tuple(reversed(_insertion_sorted(list(range(ndim - 1, -1, -1)), faster)))
+
+
+def _insertion_sorted(axes: list[int], before) -> tuple[int, ...]:
+    """numpy's stable insertion sort of `axes`: each axis moves ahead of the earlier ones that
+    `before(axis, other)` says it goes before, past those it cannot tell apart (None), and
+    stops at the first it does not go before."""
+    for i in range(1, len(axes)):
+        axis, place = axes[i], i
         for j in range(i - 1, -1, -1):
-            vote = _faster(steps[axis], steps[fastest_first[j]])
+            vote = before(axis, axes[j])
             if vote is None:
                 continue  # NOTE: no operand tells these two apart: look further
             if not vote:
                 break
             place = j
-        fastest_first.insert(place, fastest_first.pop(i))
-    return tuple(reversed(fastest_first))
+        axes.insert(place, axes.pop(i))
+    return tuple(axes)
 
 
 def _faster(steps: list[int], other: list[int]) -> bool | None:
