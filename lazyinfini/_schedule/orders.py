@@ -89,7 +89,43 @@ def _order_of(node: Node, srcs: tuple, strides: dict) -> tuple[int, ...] | None:
         return _joined_order(node, srcs, [strides[s] for s in srcs])
     if node.op in _KEEPS_ORDER:
         return _reduced_order(node, srcs[0], strides[srcs[0]])
+    if node.op is Op.SETITEM and _basic_update(node, srcs):
+        # NOTE: numpy writes x[key] = v into x's memory: the result keeps x's order
+        return _axis_order(node.shape, [strides[srcs[0]]])
     return None
+
+
+def _basic_update(node: Node, srcs: tuple) -> bool:
+    """Whether `node` is x[key] = v with a key of an int or a slice per axis and v of the
+    selection's shape (the updates numpy scripts write through views: z[0] *= 2)."""
+    key = dict(node.arg)["key"]
+    if len(srcs) != 2 or len(key) != len(node.shape):
+        return False
+    if not all(entry[0] in ("int", "slice") for entry in key):
+        return False
+    return srcs[1].shape == _selected(srcs[0].shape, key)
+
+
+def _selected(shape: tuple, key: tuple) -> tuple:
+    """The shape of x[key] for a key of an int or a slice (start, stop, step) per axis."""
+    return tuple(
+        len(range(n)[slice(*entry[1:])]) for n, entry in zip(shape, key) if entry[0] == "slice"
+    )
+
+
+def _reordered_update(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
+    """The update x[key] = v with its result in axis `order`: the update of x permuted into it,
+    with the key's entries and v's axes permuted alike, seen back through the inverse permute."""
+    x, value = srcs
+    key = dict(node.arg)["key"]
+    sliced = [a for a in range(len(key)) if key[a][0] == "slice"]
+    value_axes = tuple(sliced.index(a) for a in order if a in sliced)
+    shape = tuple(node.shape[a] for a in order)
+    moved = Node(Op.PERMUTE, (x,), shape, x.dtype, order, node.source)
+    v = Node(Op.PERMUTE, (value,), tuple(value.shape[a] for a in value_axes), value.dtype,
+             value_axes, node.source)  # fmt: skip
+    arg = tuple((k, tuple(key[a] for a in order) if k == "key" else v) for k, v in node.arg)
+    return _seen_back(Node(node.op, (moved, v), shape, node.dtype, arg, node.source), node, order)
 
 
 # Reductions whose result numpy writes in its input's memory order (its iterator's, over the
@@ -284,3 +320,4 @@ def _strides_in(shape: tuple, order: tuple[int, ...]) -> tuple[int, ...]:
 # How a node is computed in numpy's order, by op (a reduction's otherwise)
 _REORDERED = {op: _reordered for op in Op if op.is_elementwise}
 _REORDERED |= {Op.CONCAT: _reordered_join, Op.STACK: _reordered_join}
+_REORDERED[Op.SETITEM] = _reordered_update

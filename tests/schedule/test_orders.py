@@ -216,3 +216,33 @@ def test_a_concatenate_of_transposed_arrays_has_numpys_strides():
     got = np.asarray(np.concatenate([li.asarray(x).T, li.asarray(x).T * 2], axis=1))
     assert got.strides == want.strides
     np.testing.assert_array_equal(got, want)
+
+
+def _updated_value(z):
+    y = z.T * 2
+    y[0] *= 2
+    return np.sum(y, axis=1)
+
+
+def _updated_through_a_view(z):
+    z.T[0] *= 2
+    return np.sum(z, axis=0)
+
+
+def _updated_in_slices(z):
+    z[1:3, ::2] = 7.0
+    z[:, 5] += 1
+    z[::-1, -3] = 1.5
+    return np.concatenate([np.sum(z, axis=1), np.sum(z, axis=0)])
+
+
+@pytest.mark.parametrize("program", [_updated_value, _updated_through_a_view, _updated_in_slices])
+@pytest.mark.parametrize("layout", ["C", "F", "T"])
+def test_an_update_keeps_the_memory_order_numpy_writes_it_in(program, layout):
+    # NOTE: numpy writes z[key] = v into z's memory: a later sum adds in z's order (235 of
+    # 262 sums differed where the update was written C-ordered)
+    x = np.random.default_rng(14).standard_normal((300, 262))
+    base = {"C": x, "F": np.asfortranarray(x), "T": x.T.copy().T}[layout]
+    want = program(base.copy(order="K"))
+    got = np.asarray(program(li.asarray(base.copy(order="K"))))
+    assert got.tobytes() == want.tobytes()
