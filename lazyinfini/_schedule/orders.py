@@ -69,8 +69,8 @@ def _orders(nodes) -> dict[Node, tuple[int, ...]]:
         srcs = inputs_of(node)
         order = _order_of(node, srcs, strides)
         if order is None:
-            moved = node.op.is_movement
-            strides[node] = _view_strides(node, srcs[0], strides) if moved else base_strides(node)
+            view = node.op.is_movement and node.op is not Op.COPY  # NOTE: a copy is C-ordered
+            strides[node] = _view_strides(node, srcs[0], strides) if view else base_strides(node)
             continue
         # NOTE: numpy casts inside its loop: a scalar or a broadcast vector cast has no say in
         # the order (an astype's own result is in its input's order anyway)

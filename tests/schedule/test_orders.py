@@ -246,3 +246,19 @@ def test_an_update_keeps_the_memory_order_numpy_writes_it_in(program, layout):
     want = program(base.copy(order="K"))
     got = np.asarray(program(li.asarray(base.copy(order="K"))))
     assert got.tobytes() == want.tobytes()
+
+
+def test_a_copy_node_is_c_ordered_and_the_pass_reads_its_strides_so():
+    from lazyinfini._graph import Dag, Node, Op, buffer_node
+    from lazyinfini._schedule.orders import numpy_orders
+
+    x = buffer_node(np.ones((3, 4)))
+    moved = Node(Op.PERMUTE, (x,), (4, 3), x.dtype, (1, 0))
+    copy = Node(Op.COPY, (moved,), (4, 3), x.dtype)
+    total = Node(Op.SUM, (Node(Op.NEGATIVE, (copy,), (4, 3), x.dtype),), (4,), x.dtype,
+                 (("axis", (1,)), ("keepdims", False)))  # fmt: skip
+    graph, new_of, log = numpy_orders(Dag([total]), ())
+    assert not new_of and not log  # NOTE: the negative of a C-ordered copy stays C-ordered
+    moved_only = Node(Op.SUM, (Node(Op.NEGATIVE, (moved,), (4, 3), x.dtype),), (4,), x.dtype,
+                      (("axis", (1,)), ("keepdims", False)))  # fmt: skip
+    assert numpy_orders(Dag([moved_only]), ())[1]  # NOTE: without the copy: F, rewritten
