@@ -9,6 +9,9 @@ Half floats' running sums and products round every partial result to the dtype, 
 
 from __future__ import annotations
 
+import builtins
+import math
+
 import numpy as np
 
 from .. import _dtypes
@@ -16,7 +19,7 @@ from .._api import statistics as _statistics
 from .._api import utility as _utility
 from .._api.checks import check_int, normalize_axis
 from .._api.data_types import astype
-from .._api.elementwise import not_equal, subtract
+from .._api.elementwise import divide, multiply, not_equal, sqrt, subtract
 from .._api.manipulation import broadcast_to, reshape
 from .._api.searching import argmax as _argmax
 from .._api.searching import argmin as _argmin
@@ -53,13 +56,44 @@ def mean(a, axis=None, dtype=None, keepdims=False):
 
 
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=NOT_GIVEN):
-    x = real_only("std", floating(array(a), dtype))
-    return _statistics.std(x, axis=axis, correction=_ddof(ddof, correction), keepdims=keepdims)
+    x, ddof = array(a), _ddof(ddof, correction)
+    if _narrowing(x, dtype):
+        return sqrt(_narrowed_var("std", x, axis, np.dtype(dtype), ddof, keepdims))
+    x = real_only("std", floating(x, dtype))
+    return _statistics.std(x, axis=axis, correction=ddof, keepdims=keepdims)
 
 
 def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=NOT_GIVEN):
-    x = real_only("var", floating(array(a), dtype))
-    return _statistics.var(x, axis=axis, correction=_ddof(ddof, correction), keepdims=keepdims)
+    x, ddof = array(a), _ddof(ddof, correction)
+    if _narrowing(x, dtype):
+        return _narrowed_var("var", x, axis, np.dtype(dtype), ddof, keepdims)
+    x = real_only("var", floating(x, dtype))
+    return _statistics.var(x, axis=axis, correction=ddof, keepdims=keepdims)
+
+
+def _narrowing(x, dtype) -> bool:
+    """Whether numpy's var of x in `dtype` (float32 or float64) computes its deviations in a
+    wider dtype than `dtype` (float64 data, integers: its _var subtracts the mean from x)."""
+    if dtype is None or x.dtype in _dtypes.COMPLEX or np.dtype(dtype) not in _WIDE_FLOATS:
+        return False
+    return np.result_type(x.dtype, dtype) != np.dtype(dtype)
+
+
+_WIDE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _narrowed_var(func: str, x, axis, dtype: np.dtype, ddof, keepdims):
+    """Note (numpy): its var (std) of x in a narrower `dtype` sums x in `dtype` for the mean,
+    subtracts it from x and squares in their common (wider) dtype, sums the squares in `dtype`
+    and divides by the intp count in float64 (an ulp apart from computing all in `dtype`)."""
+    wide = np.result_type(x.dtype, dtype)
+    mean = _statistics.mean(astype(x, dtype), axis=axis, keepdims=True)
+    deviations = subtract(astype(x, wide), astype(mean, wide))
+    squares = astype(multiply(deviations, deviations), dtype)
+    total = _statistics.sum(squares, axis=axis, dtype=dtype, keepdims=keepdims)
+    axes = _statistics.reduction_axes(func, axis, x.ndim)
+    count = builtins.max(math.prod(x.shape[a] for a in axes) - ddof, 0)
+    return astype(divide(astype(total, _dtypes.float64), count), dtype)
 
 
 def _ddof(ddof, correction):

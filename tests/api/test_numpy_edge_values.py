@@ -251,3 +251,22 @@ def test_t_of_an_array_that_is_not_2d_reverses_its_axes_as_numpys(shape):
     assert got.shape == x.T.shape
     np.testing.assert_array_equal(np.asarray(got), x.T)
     np.testing.assert_array_equal(np.asarray(np.sum(got * 2)), np.sum(x.T * 2))
+
+
+@pytest.mark.parametrize("function", [np.var, np.std])
+@pytest.mark.parametrize("source", ["float64", "int64", "int32", "float64-F"])
+def test_var_in_a_narrower_dtype_is_numpys(function, source):
+    # NOTE: numpy subtracts its float32 mean from the float64 (or integer) data and squares in
+    # float64, then sums in float32: computed all in float32, a third of the results were an
+    # ulp off
+    rng = np.random.default_rng(15)
+    x = rng.standard_normal((40, 9)) * 37
+    x = {"float64": x, "int64": (x * 3).astype(np.int64), "int32": x.astype(np.int32)}.get(
+        source, np.asfortranarray(x)
+    )
+    for axis in (None, 0, 1):
+        for ddof in (0, 1):
+            want = function(x, axis=axis, dtype=np.float32, ddof=ddof)
+            got = np.asarray(function(li.asarray(x), axis=axis, dtype=np.float32, ddof=ddof))
+            assert got.dtype == np.asarray(want).dtype
+            assert got.tobytes() == np.asarray(want).tobytes(), (axis, ddof)
