@@ -56,19 +56,22 @@ def mean(a, axis=None, dtype=None, keepdims=False):
 
 
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=NOT_GIVEN):
-    x, ddof = array(a), _ddof(ddof, correction)
-    if _narrowing(x, dtype):
-        return sqrt(_narrowed_var("std", x, axis, np.dtype(dtype), ddof, keepdims))
-    x = real_only("std", floating(x, dtype))
-    return _statistics.std(x, axis=axis, correction=ddof, keepdims=keepdims)
+    return _spread("std", a, axis, dtype, _ddof(ddof, correction), keepdims)
 
 
 def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=NOT_GIVEN):
-    x, ddof = array(a), _ddof(ddof, correction)
+    return _spread("var", a, axis, dtype, _ddof(ddof, correction), keepdims)
+
+
+def _spread(func: str, a, axis, dtype, ddof, keepdims):
+    """numpy's var or std (`func`): the namespace's, in `dtype`, or numpy's own steps where
+    `dtype` is narrower than the data (_narrowed_var)."""
+    x = array(a)
     if _narrowing(x, dtype):
-        return _narrowed_var("var", x, axis, np.dtype(dtype), ddof, keepdims)
-    x = real_only("var", floating(x, dtype))
-    return _statistics.var(x, axis=axis, correction=ddof, keepdims=keepdims)
+        variance = _narrowed_var(func, x, axis, np.dtype(dtype), ddof, keepdims)
+        return sqrt(variance) if func == "std" else variance
+    x = real_only(func, floating(x, dtype))
+    return getattr(_statistics, func)(x, axis=axis, correction=ddof, keepdims=keepdims)
 
 
 def _narrowing(x, dtype) -> bool:

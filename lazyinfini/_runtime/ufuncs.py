@@ -212,11 +212,15 @@ OWN_DTYPE = frozenset({Op.NEXTAFTER})
 _FLOAT16_TIES = frozenset({Op.MAXIMUM, Op.MINIMUM, Op.CLIP})
 
 
-def own_dtype(node) -> bool:
-    """Whether a half float `node` computes in its own dtype rather than in float32 (numpy's
-    half loops of the math functions, ops.HALF_MATH, too)."""
+def own_dtype(node, numpy_loops: bool = True) -> bool:
+    """Whether a half float `node` computes in its own dtype rather than in float32: numpy's
+    spacing and float16 ties, and where numpy's loops compute (`numpy_loops`: the host's
+    devices) its half loops of the math functions (ops.HALF_MATH). A GPU's math functions are
+    its own either way: it keeps computing them in float32."""
     op = node.op
-    return op in OWN_DTYPE or op in HALF_MATH or (op in _FLOAT16_TIES and node.dtype == np.float16)
+    if op in OWN_DTYPE or (op in _FLOAT16_TIES and node.dtype == np.float16):
+        return True
+    return numpy_loops and op in HALF_MATH
 
 
 # NOTE: ASTYPE is evaluated by each device directly (its target dtype is the node's dtype).

@@ -30,18 +30,19 @@ _KIND_OF_GROUP = {"source": Kind.SOURCE, "elementwise": Kind.ELEMENTWISE, "movem
 def schedule(graph: Dag, target: Target, *, fuse: bool = True, keep=frozenset()):
     """The kernels computing graph.graph["outputs"] on a device with `target`; values of `keep`
     nodes that some kernel writes anyway are returned too (live arrays hold them)."""
-    if not target.fuse:
-        return _reference_schedule(graph, target, keep)
     requested = list(graph.graph["outputs"])
     graph, ordered, reordered = (
         numpy_orders(graph, keep) if target.numpy_orders else (graph, {}, [])
     )
+    # NOTE: a kept node under the name the passes gave it (a rewrite of its inputs, a merge)
+    keep = {n: ordered.get(n, n) for n in keep}
+    if not target.fuse:
+        return schedule_nodes(graph, keep, requested)
     graph, outputs, rewrites, new_of = simplify(graph)
     rewrites = reordered + rewrites
     reductions, transposed = target.reduce_prologues, target.transposed_copy_min
     groups, decisions = fuse_groups(graph, outputs, fuse, reductions, transposed)
-    # NOTE: a kept node under the name the passes gave it (a rewrite of its inputs, a merge)
-    keep = {n: new_of.get(m := ordered.get(n, n), m) for n in keep}
+    keep = {n: new_of.get(m, m) for n, m in keep.items()}
     lowering = Lowering(graph, groups, outputs, target, _written_too(keep.values()))
     held = lowering.run(outputs)
     rewrites = rewrites + lowering.notes
@@ -62,20 +63,10 @@ def _written_too(kept) -> frozenset:
     return frozenset(n for n in kept if n.op.is_elementwise and n.nbytes <= KEEP_WRITTEN_BYTES)
 
 
-def _reference_schedule(graph: Dag, target: Target, keep) -> Schedule:
-    """schedule_nodes, after numpy's orders where the target asks (the reference device's
-    values then have numpy's memory order, its sums numpy's bits)."""
-    if not target.numpy_orders:
-        return schedule_nodes(graph, keep)
-    requested = list(graph.graph["outputs"])
-    graph, ordered, _ = numpy_orders(graph, keep)
-    return schedule_nodes(graph, {n: ordered.get(n, n) for n in keep}, requested)
-
-
-def schedule_nodes(graph: Dag, keep=frozenset(), requested=None) -> Schedule:
+def schedule_nodes(graph: Dag, keep=None, requested=None) -> Schedule:
     """One kernel per pending node, in topological order: what the reference executor runs.
-    `keep`: the kept nodes (or each one mapped to the node computing it); `requested`: the
-    nodes asked for, where graph.graph["outputs"] compute them under other names."""
+    `keep`: each kept node and the node computing it; `requested`: the nodes asked for, where
+    graph.graph["outputs"] compute them under other names (numpy's orders)."""
     kernels = []
     for node in graph.graph["order"]:
         if node.op is Op.BUFFER:
@@ -84,8 +75,7 @@ def schedule_nodes(graph: Dag, keep=frozenset(), requested=None) -> Schedule:
         loads = tuple(whole_load(src) for src in dict.fromkeys(inputs_of(node)))
         kernels.append(Kernel(kind, (node,), (node,), loads))
     outputs = list(graph.graph["outputs"])
-    kept = keep if isinstance(keep, dict) else {n: n for n in keep}
-    return with_lifetimes(kernels, requested or outputs, outputs, keep=kept)
+    return with_lifetimes(kernels, requested or outputs, outputs, keep=keep or {})
 
 
 def with_lifetimes(kernels, requested, outputs, decisions=(), rewrites=(), keep=None) -> Schedule:

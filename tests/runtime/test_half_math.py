@@ -52,3 +52,13 @@ def test_a_fused_chain_rounds_each_half_math_result_as_numpy():
     got = np.asarray(np.exp(li.asarray(x)) * np.float16(2) - np.float16(1))
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+
+
+def test_only_the_hosts_devices_run_half_math_in_the_half_dtype():
+    # NOTE: a GPU's math functions are its own (libdevice): it keeps computing them in float32
+    from lazyinfini._runtime.ufuncs import own_dtype
+
+    node = li.exp(li.asarray(np.ones(3, np.float16)))._node
+    assert own_dtype(node) and not own_dtype(node, numpy_loops=False)
+    clipped = li.clip(li.asarray(np.ones(3, np.float16)), 0.0, 1.0)._node
+    assert own_dtype(clipped, numpy_loops=False)  # NOTE: numpy's float16 ties, everywhere

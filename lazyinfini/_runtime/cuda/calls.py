@@ -88,7 +88,7 @@ def evaluate(node: Node, inputs: list, xp):
     """One elementwise node's value (ufuncs.py's numpy table, in the namespace)."""
     if node.op is Op.ASTYPE:
         return xp.astype(inputs[0], node.dtype)
-    if not own_dtype(node):
+    if not own_dtype(node, numpy_loops=False):
         inputs = [xp.astype(x, _dtypes.compute_dtype(x.dtype), copy=False) for x in inputs]
     if node.op is Op.CLIP:
         result = _clip(node, inputs, xp)
