@@ -16,6 +16,8 @@ cancels its permutes (simplify).
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._graph import Dag, Node, Op, inputs_of
 from .._graph.views import apply_movement, stand_in
 from .layout import base_strides
@@ -89,43 +91,60 @@ def _order_of(node: Node, srcs: tuple, strides: dict) -> tuple[int, ...] | None:
         return _joined_order(node, srcs, [strides[s] for s in srcs])
     if node.op in _KEEPS_ORDER:
         return _reduced_order(node, srcs[0], strides[srcs[0]])
-    if node.op is Op.SETITEM and _basic_update(node, srcs):
+    if node.op is Op.SETITEM and _is_update(node, srcs):
         # NOTE: numpy writes x[key] = v into x's memory: the result keeps x's order
         return _axis_order(node.shape, [strides[srcs[0]]])
     return None
 
 
-def _basic_update(node: Node, srcs: tuple) -> bool:
-    """Whether `node` is x[key] = v with a key of an int or a slice per axis and v of the
-    selection's shape (the updates numpy scripts write through views: z[0] *= 2)."""
+def _is_update(node: Node, srcs: tuple) -> bool:
+    """Whether `node` is x[key] = v with v of the selection's shape and no new axis in the key
+    (what numpy's scripts write: z[0] *= 2, z[idx] = v, z[:, cols] = 0)."""
     key = dict(node.arg)["key"]
-    if len(srcs) != 2 or len(key) != len(node.shape):
+    if len(key) != len(node.shape) or any(entry[0] == "none" for entry in key):
         return False
-    if not all(entry[0] in ("int", "slice") for entry in key):
-        return False
-    return srcs[1].shape == _selected(srcs[0].shape, key)
+    dims, sizes = _selection(node.shape, srcs, key)
+    return srcs[1].shape == tuple(sizes[d] for d in dims)
 
 
-def _selected(shape: tuple, key: tuple) -> tuple:
-    """The shape of x[key] for a key of an int or a slice (start, stop, step) per axis."""
-    return tuple(
-        len(range(n)[slice(*entry[1:])]) for n, entry in zip(shape, key) if entry[0] == "slice"
-    )
+def _selection(shape: tuple, srcs: tuple, key: tuple) -> tuple[list, dict]:
+    """The dims of the selection x[key], each named by where it comes from: ("s", axis) for a
+    slice, ("b", k) for the k-th dim of the index arrays' broadcast block, placed where numpy's
+    advanced indexing puts it (at its entries when they are next to each other, else first);
+    and their sizes."""
+    sliced = [axis for axis, entry in enumerate(key) if entry[0] == "slice"]
+    sizes = {("s", a): len(range(shape[a])[slice(*key[a][1:])]) for a in sliced}
+    dims = [("s", a) for a in sliced]
+    arrays = [srcs[2 + entry[1]].shape for entry in key if entry[0] == "array"]
+    if arrays:  # NOTE: with index arrays, ints are advanced indices too (0-d ones)
+        block = np.broadcast_shapes(*arrays)
+        sizes |= {("b", k): n for k, n in enumerate(block)}
+        advanced = [a for a, entry in enumerate(key) if entry[0] != "slice"]
+        together = advanced == list(range(advanced[0], advanced[-1] + 1))
+        at = sum(a < advanced[0] for a in sliced) if together else 0
+        dims[at:at] = [("b", k) for k in range(len(block))]
+    return dims, sizes
 
 
 def _reordered_update(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
     """The update x[key] = v with its result in axis `order`: the update of x permuted into it,
-    with the key's entries and v's axes permuted alike, seen back through the inverse permute."""
-    x, value = srcs
+    with the key's entries and v's dims permuted alike, seen back through the inverse permute."""
+    x, value, *indices = srcs
     key = dict(node.arg)["key"]
-    sliced = [a for a in range(len(key)) if key[a][0] == "slice"]
-    value_axes = tuple(sliced.index(a) for a in order if a in sliced)
+    moved_key = tuple(key[a] for a in order)
     shape = tuple(node.shape[a] for a in order)
+    dims = _selection(node.shape, srcs, key)[0]
+    # NOTE: a slice's dim is named by its axis of x: renamed to its axis in the moved x
+    moved_dims = [
+        d if d[0] == "b" else ("s", order[d[1]]) for d in _selection(shape, srcs, moved_key)[0]
+    ]
+    value_axes = tuple(dims.index(d) for d in moved_dims)
     moved = Node(Op.PERMUTE, (x,), shape, x.dtype, order, node.source)
     v = Node(Op.PERMUTE, (value,), tuple(value.shape[a] for a in value_axes), value.dtype,
              value_axes, node.source)  # fmt: skip
-    arg = tuple((k, tuple(key[a] for a in order) if k == "key" else v) for k, v in node.arg)
-    return _seen_back(Node(node.op, (moved, v), shape, node.dtype, arg, node.source), node, order)
+    arg = tuple((k, moved_key if k == "key" else v) for k, v in node.arg)
+    update = Node(node.op, (moved, v, *indices), shape, node.dtype, arg, node.source)
+    return _seen_back(update, node, order)
 
 
 # Reductions whose result numpy writes in its input's memory order (its iterator's, over the
