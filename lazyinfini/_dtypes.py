@@ -138,9 +138,12 @@ SPEC_PROMOTIONS: dict[tuple[np.dtype, np.dtype], np.dtype] = {
 #     gets here): no integer dtype holds both, and numpy's float64 would be a surprise;
 #   - the wider of two real floats (a half float with a float), and float32 for float16 with
 #     bfloat16, as neither holds the other;
-#   - else the dtype of the higher kind as it is, bool < integer < real floating < complex
-#     (int64 with float16 is float16, float16 with complex64 complex64): like JAX, so that
-#     numpy-style code mixing kinds keeps working.
+#   - an integer (or bool) with a float or complex dtype: numpy's, the float that holds both the
+#     integer's values (float_holding: int8 float16, int16 float32, int32 float64) and the
+#     other's: int32 with float32 is float64, int16 with float16 float32, int64 with
+#     complex64 complex128; an 8-bit integer or bool with a half float is that half float
+#     (numpy's and ml_dtypes'). A script mixing kinds gets numpy's dtype, so numpy's numbers.
+#   - else the dtype of the higher kind as it is (float16 with complex64 is complex64).
 _KIND_RANK = {"bool": 0, "int": 1, "uint": 1, "float": 2, "complex": 3}
 
 
@@ -153,7 +156,12 @@ def _extension(a: np.dtype, b: np.dtype) -> np.dtype | None:
         if {a, b} == {float16, bfloat16}:
             return float32
         return a if a.itemsize >= b.itemsize else b
-    return a if _KIND_RANK[ka] > _KIND_RANK[kb] else b
+    if _KIND_RANK[ka] > _KIND_RANK[kb]:
+        a, b, ka, kb = b, a, kb, ka
+    if _KIND_RANK[ka] < 2 <= _KIND_RANK[kb]:
+        holding = float_holding(a)
+        return b if holding == float16 and b in HALF else _promote_pair(holding, b)
+    return b
 
 
 def _promote_pair(a: np.dtype, b: np.dtype) -> np.dtype | None:

@@ -275,16 +275,38 @@ def test_the_literal_table_is_the_standard_s_by_array_api_strict():
         (li.float16, li.float64, li.float64),  # two floats: the wider
         (li.bfloat16, li.float16, li.float32),  # neither half holds the other
         (li.float16, li.float16, li.float16),
-        (li.int64, li.float16, li.float16),  # else the higher kind's dtype, as it is
-        (li.bool, li.uint8, li.uint8),
-        (li.uint64, li.float32, li.float32),
+        (li.int64, li.float16, li.float64),  # an integer with a float: numpy's, the float
+        (li.int16, li.float16, li.float32),  # holding both
+        (li.uint64, li.float32, li.float64),
+        (li.int8, li.bfloat16, li.bfloat16),
+        (li.int16, li.bfloat16, li.float32),  # numpy (ml_dtypes) has none: the float holding both
         (li.int8, li.complex64, li.complex64),
+        (li.int32, li.complex64, li.complex128),
+        (li.bool, li.uint8, li.uint8),  # else the higher kind's dtype, as it is
+        (li.float16, li.complex64, li.complex64),
         (li.bfloat16, li.complex128, li.complex128),
     ],
 )
 def test_the_extension_rule_for_pairs_the_standard_leaves_out(a, b, expected):
     assert (a, b) not in _dtypes.SPEC_PROMOTIONS and (b, a) not in _dtypes.SPEC_PROMOTIONS
     assert _dtypes.promote(a, b) == expected and _dtypes.promote(b, a) == expected
+
+
+def test_an_integer_with_a_float_promotes_as_numpys():
+    # NOTE: float32_array * int64_array is float64 in numpy; the kind's dtype as it is (float32,
+    # JAX's rule) gave numpy scripts other numbers
+    kinds = [*_dtypes.CATEGORIES["integer"], li.bool, li.float16, li.float32, li.float64]
+    kinds += [li.complex64, li.complex128]
+    for a in kinds:
+        for b in kinds:
+            if {_dtypes.kind(a), _dtypes.kind(b)} == {"int", "uint"} and li.uint64 in (a, b):
+                continue  # NOTE: uint64 with a signed integer stays a TypeError
+            assert _dtypes.promote(a, b) == np.result_type(a, b), (a, b)
+    x, i = np.linspace(0, 1, 5, dtype=np.float32), np.arange(5) * 10**9
+    got = li.asarray(x) * li.asarray(i)
+    assert got.dtype == li.float64
+    assert np.asarray(got).tobytes() == (x * i).tobytes()
+    assert np.asarray(np.int64(3) * li.asarray(x)).dtype == np.float64
 
 
 def test_result_type_of_several():
