@@ -163,7 +163,7 @@ def elementwise(
     if dtype == _dtypes.bool and on_bool is not None:
         nodes, dtype = _on_bool(name, nodes, on_bool, shape, source)
     if result in _FLOAT_RESULTS and dtype not in _dtypes.CATEGORIES["floating"]:
-        dtype = _float_of(result, dtype)
+        dtype = _float_of(result, _typed(values) or (dtype,))
         nodes = [conform(n, dtype, shape, source) for n in nodes]
     out_dtype = {"bool": _dtypes.bool, "real": quick.REAL_OF.get(dtype, dtype)}.get(result, dtype)
     return record(op, tuple(nodes), shape, out_dtype, arg, source)
@@ -172,10 +172,20 @@ def elementwise(
 _FLOAT_RESULTS = frozenset({"floating", "quotient"})
 
 
-def _float_of(result: str, dtype: np.dtype) -> np.dtype:
-    """The float a `result` of bool or integer operands of `dtype` computes in: int / int is a
-    float64 array, exp(int8) float16, as in numpy (_dtypes.float_holding)."""
-    return _dtypes.DEFAULT_FLOAT if result == "quotient" else _dtypes.float_holding(dtype)
+def _float_of(result: str, dtypes) -> np.dtype:
+    """The float a `result` of bool or integer operands of `dtypes` computes in: int / int is a
+    float64 array, exp(int8) float16, as in numpy: the float holding each (_dtypes.float_holding;
+    numpy's loop is the first both cast to safely: atan2(int8, uint8) is float16, where their
+    promoted int16 would need float32)."""
+    if result == "quotient":
+        return _dtypes.DEFAULT_FLOAT
+    return _dtypes.promote(*(_dtypes.float_holding(d) for d in dtypes))
+
+
+def _typed(values) -> tuple:
+    """The dtypes of the operands that have one (arrays and numpy scalars; a Python scalar is
+    weak: it takes theirs)."""
+    return tuple(v.dtype for v in values if isinstance(v, (Array, np.generic)))
 
 
 def _wide_ints_meet_floats(values, result: str, source: str):
@@ -189,7 +199,7 @@ def _wide_ints_meet_floats(values, result: str, source: str):
     dtype = _dtypes.promote(*(a.dtype for a in arrays))
     if not any(_beyond(dtype, v) for v in ints):
         return values
-    floating = _float_of(result, dtype)
+    floating = _float_of(result, [a.dtype for a in arrays])
     return [
         Array(conform(v._node, floating, v.shape, source)) if isinstance(v, Array) else v
         for v in values

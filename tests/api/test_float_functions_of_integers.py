@@ -66,6 +66,18 @@ def test_a_binary_float_function_of_integers_is_numpys(name, dtype, size):
         _same(fn(li.asarray(x), 2), fn(x, 2))
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", BINARY)
+@pytest.mark.parametrize("other", ["bool", "int8", "uint8", "int16", "uint16", "int32"])
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "uint16", "uint32"])
+def test_integers_of_two_dtypes_compute_in_numpys_float(name, dtype, other):
+    # NOTE: numpy's loop is the first float both cast to: atan2(int8, uint8) is float16, where
+    # their promoted int16 holds in float32 only (a float32 was computed here)
+    x, y = _values(dtype, 33), _values(other, 33)[::-1].copy()
+    fn = getattr(np, name)
+    _same(fn(li.asarray(x), li.asarray(y)), fn(x, y))
+
+
 @pytest.mark.parametrize(
     "dtype, want",
     [("bool", "float16"), ("int8", "float16"), ("uint16", "float32"), ("int32", "float64")],
