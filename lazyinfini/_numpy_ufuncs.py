@@ -31,6 +31,8 @@ def numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
             inputs = listed(inputs)
             break
     twin = TWINS.get(ufunc)
+    if ufunc in ORDERING and any(_complex(v) for v in inputs):
+        twin = None  # NOTE: numpy orders complex numbers (by real part, then imaginary)
     if twin is not None and method == "__call__":
         if not kwargs:
             return twin(*inputs)
@@ -52,6 +54,16 @@ def numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
 
 
 SEQUENCES = (list, tuple)
+# The ufuncs that order their operands: the standard's functions take no complex numbers,
+# numpy's order them lexicographically (np.maximum(z, w), np.greater(z, w)): those run numpy's
+ORDERING = frozenset(
+    {np.maximum, np.minimum, np.fmax, np.fmin, np.greater, np.greater_equal, np.less}
+    | {np.less_equal}
+)
+
+
+def _complex(value) -> bool:
+    return isinstance(value, complex) or getattr(getattr(value, "dtype", None), "kind", "") == "c"
 
 
 def _into(ufunc, result: Array, out: Array) -> Array:

@@ -20,7 +20,7 @@ from .._api.data_types import astype, finfo
 from .._api.manipulation import broadcast_shapes
 from .._api.utility import all as _all
 from .._array import Array
-from .arguments import NOT_GIVEN, Fallback, array, given, result_dtype
+from .arguments import NOT_GIVEN, Fallback, array, given, real_only, result_dtype
 
 _REAL_SCALARS = (int, float)
 _QUICK_BOUNDS = frozenset((float, type(None)))
@@ -44,7 +44,7 @@ def clip(a, a_min=NOT_GIVEN, a_max=NOT_GIVEN, *, min=NOT_GIVEN, max=NOT_GIVEN):
     x = array(a)
     low, high = _clip_bound(x, "min", low), _clip_bound(x, "max", high)
     dtype = result_dtype(x, *(b for b in (low, high) if b is not None))
-    x = array(x, dtype)
+    x = real_only("clip", array(x, dtype))  # NOTE: numpy orders complex numbers
     # Note: Python bounds stay weak (they take x's dtype, as in numpy); others are cast to it.
     low, high = (b if b is None or _is_scalar(b) else array(b, dtype) for b in (low, high))
     if dtype == _dtypes.bool:

@@ -168,6 +168,30 @@ def test_complex_sign_is_numpys_in_the_namespace_too(device):
     )
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda a, b: np.maximum(a, b), lambda a, b: np.minimum(a, b), lambda a, b: np.fmax(a, b),
+        lambda a, b: np.fmin(a, b), lambda a, b: np.greater(a, b), lambda a, b: np.less(a, 1j),
+        lambda a, b: np.greater_equal(0.5, b), lambda a, b: np.less_equal(a, b),
+        lambda a, b: np.clip(a, -1j, 1 + 1j), lambda a, b: a.clip(0, 1),
+    ],
+)  # fmt: skip
+def test_numpys_ordering_calls_order_complex_numbers_as_numpy(call):
+    # NOTE: numpy orders complex numbers by real part, then imaginary; the standard's functions
+    # take none (a TypeError here before, li.maximum and z > w still raise)
+    z, w = VALUES.astype(np.complex128), VALUES[::-1].astype(np.complex128)
+    assert_bits(call(li.asarray(z), li.asarray(w)), call(z, w))
+
+
+def test_the_namespaces_ordering_of_complex_numbers_raises():
+    z = li.asarray(VALUES)
+    for call in (lambda: li.maximum(z, z), lambda: z > z, lambda: li.clip(z, 0, 1)):
+        with pytest.raises(TypeError, match="real numeric"):
+            call()
+
+
 def test_complex_log10_with_a_zero_part_is_numpys_in_the_namespace_too():
     z = np.array([2.5j, -2.5j, 3 + 0j, -3 + 0j, 0.1j], np.complex128)
     assert_bits(li.log10(li.asarray(z)), np.log10(z))
