@@ -68,7 +68,7 @@ def _spread(func: str, a, axis, dtype, ddof, keepdims):
     `dtype` is narrower than the data (_narrowed_var)."""
     x = array(a)
     if _narrowing(x, dtype):
-        variance = _narrowed_var(func, x, axis, np.dtype(dtype), ddof, keepdims)
+        variance = _narrowed_var(func, x, axis, dtype, ddof, keepdims)
         return sqrt(variance) if func == "std" else variance
     x = real_only(func, floating(x, dtype))
     return getattr(_statistics, func)(x, axis=axis, correction=ddof, keepdims=keepdims)
@@ -76,8 +76,11 @@ def _spread(func: str, a, axis, dtype, ddof, keepdims):
 
 def _narrowing(x, dtype) -> bool:
     """Whether numpy's var of x in `dtype` (float32 or float64) computes its deviations in a
-    wider dtype than `dtype` (float64 data, integers: its _var subtracts the mean from x)."""
-    if dtype is None or x.dtype in _dtypes.COMPLEX or np.dtype(dtype) not in _WIDE_FLOATS:
+    wider dtype than `dtype` (float64 data, integers: its _var subtracts the mean from x), or
+    x is float16 (its _var computes each step in float16, its sums in numpy's float16 loop)."""
+    if dtype is None:
+        return x.dtype == _dtypes.float16
+    if x.dtype in _dtypes.COMPLEX or np.dtype(dtype) not in _WIDE_FLOATS:
         return False
     return np.result_type(x.dtype, dtype) != np.dtype(dtype)
 
@@ -85,17 +88,26 @@ def _narrowing(x, dtype) -> bool:
 _WIDE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _narrowed_var(func: str, x, axis, dtype: np.dtype, ddof, keepdims):
-    """Note (numpy): its var (std) of x in a narrower `dtype` sums x in `dtype` for the mean,
-    subtracts it from x and squares in their common (wider) dtype, sums the squares in `dtype`
-    and divides by the intp count in float64 (an ulp apart from computing all in `dtype`)."""
+def _narrowed_var(func: str, x, axis, dtype, ddof, keepdims):
+    """Note (numpy): its var (std) of x in a narrower `dtype` (x's own for float16) sums x in
+    `dtype` for the mean, subtracts it from x and squares in their common (wider) dtype, sums
+    the squares in `dtype`, and divides each sum by the intp count in float64 (an ulp apart
+    from computing all in `dtype`; float16's mean summed in float32 differs more)."""
+    dtype = x.dtype if dtype is None else np.dtype(dtype)
     wide = np.result_type(x.dtype, dtype)
-    mean = _statistics.mean(astype(x, dtype), axis=axis, keepdims=True)
-    deviations = subtract(astype(x, wide), astype(mean, wide))
-    squares = astype(multiply(deviations, deviations), dtype)
-    total = _statistics.sum(squares, axis=axis, dtype=dtype, keepdims=keepdims)
     axes = _statistics.reduction_axes(func, axis, x.ndim)
-    count = builtins.max(math.prod(x.shape[a] for a in axes) - ddof, 0)
+    count = math.prod(x.shape[a] for a in axes)
+    mean = _divided(_statistics.sum(x, axis=axis, dtype=dtype, keepdims=True), count, dtype)
+    deviations = subtract(astype(x, wide), astype(mean, wide))
+    # NOTE: summed in `dtype` from the wide squares, as numpy's is: its cast happens in the
+    # reduction's buffers, which are summed one after another (pairwise within each)
+    squares = multiply(deviations, deviations)
+    total = _statistics.sum(squares, axis=axis, dtype=dtype, keepdims=keepdims)
+    return _divided(total, builtins.max(count - ddof, 0), dtype)
+
+
+def _divided(total, count: int, dtype: np.dtype):
+    """numpy's true_divide(total, intp count, out=total): in float64, cast back to `dtype`."""
     return astype(divide(astype(total, _dtypes.float64), count), dtype)
 
 

@@ -149,6 +149,8 @@ def library_call(nodes, library: Library = NUMPY, in_place=False) -> LibraryCall
         function = getattr(xp if space is None else getattr(xp, space), name)
     items = tuple((dict(n.arg or ()).get("_index"), n.dtype, n.shape) for n in nodes)
     widens = _OWN_DTYPE.get(name, _WIDEN_HALF)[library is not NUMPY]
+    if name in ("sum", "prod") and nodes[0].dtype not in widens and kwargs.get("dtype") == _F32:
+        kwargs["dtype"] = nodes[0].dtype  # NOTE: a float16 sum in numpy's float16 loop
     return LibraryCall(function, kwargs, items, library, widens)
 
 
@@ -160,10 +162,18 @@ def library_call(nodes, library: Library = NUMPY, in_place=False) -> LibraryCall
 # - cross: a1 * b2 - a2 * b1 with each product rounded to the dtype;
 # - max, min: numpy's float16 maximum keeps the first of two equal values (-0.0 and 0.0, in
 #   that order, give -0.0), its float32 one the second (ml_dtypes' bfloat16 too); exact anyway.
+# - sum, prod: numpy's float16 loop adds a row it reduces in float32 (pairwise), but along an
+#   axis its iterator does not make the inner loop (axis 0 of a C-ordered array) it adds row to
+#   row, each sum rounded to float16; numpy's own reduce gives its bits in every layout (the
+#   orders pass gives the value numpy's memory order). ml_dtypes' bfloat16 reduce rounds at
+#   every step, even along a row: bfloat16 keeps float32's and one rounding (docs/numpy.md).
 _BFLOAT16, _WIDEN_HALF = (_dtypes.bfloat16,), (_dtypes.HALF, _dtypes.HALF)
 _OWN_DTYPE = {"sort": (_BFLOAT16, _dtypes.HALF), "argsort": (_BFLOAT16, _dtypes.HALF)}
 _OWN_DTYPE["cross"] = ((), _BFLOAT16)
 _OWN_DTYPE["max"] = _OWN_DTYPE["min"] = ((), _dtypes.HALF)
+_OWN_DTYPE["sum"] = _OWN_DTYPE["prod"] = (_BFLOAT16, _dtypes.HALF)
+_OWN_DTYPE["var"] = _OWN_DTYPE["std"] = (_BFLOAT16, _dtypes.HALF)
+_F32 = _dtypes.float32
 
 
 def _widened(xp, x):
