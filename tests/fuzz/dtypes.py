@@ -30,6 +30,13 @@ def compute_dtype(dtype):
     return li.float32 if dtype in (li.float16, li.bfloat16) else dtype
 
 
+def reduce_dtype(dtype):
+    """The dtype a sum, product or variance of `dtype` may round its partial results to: numpy's
+    float16 loops round each step along an axis they do not make their inner loop (float16
+    stays float16), other dtypes accumulate in their compute dtype."""
+    return dtype if dtype == li.float16 else compute_dtype(dtype)
+
+
 def dtype_text(dtype) -> str:
     return f"li.{np.dtype(dtype).name}"
 

@@ -56,12 +56,13 @@ def row_sums(a, axes) -> np.ndarray:
     return np.where(np.isfinite(w), w, 0).sum(axis=axes)
 
 
-def exactly_summable(a, axes) -> bool:
-    """Every partial sum over `axes`, in any order, is exact in the accumulator's dtype."""
+def exactly_summable(a, axes, acc=None) -> bool:
+    """Every partial sum over `axes`, in any order, is exact in the accumulator's dtype `acc`
+    (the compute dtype where not given)."""
     a = np.asarray(a)
     if a.dtype not in FLOATS:
         return True
-    acc = compute_dtype(a.dtype)
+    acc = compute_dtype(a.dtype) if acc is None else acc
     rows = row_sums(a, axes)
     largest = float(rows.max()) if rows.size else 0.0
     return (
@@ -75,7 +76,7 @@ def below_power(x: float, exponent: int) -> bool:
     return x == 0 or math.log2(x) < exponent
 
 
-def exactly_multipliable(a, axes) -> bool:
+def exactly_multipliable(a, axes, acc=None) -> bool:
     """Every partial product over `axes` is an exact integer (or involves inf/NaN/0 the same)."""
     a = np.asarray(a)
     if a.dtype not in FLOATS:
@@ -84,7 +85,8 @@ def exactly_multipliable(a, axes) -> bool:
         return False
     w = np.abs(wide(a))
     bits = np.log2(np.where(np.isfinite(w) & (w > 1), w, 1)).sum(axis=axes)
-    return bits.size == 0 or float(bits.max()) < MANTISSA[compute_dtype(a.dtype)] - 1
+    acc = compute_dtype(a.dtype) if acc is None else acc
+    return bits.size == 0 or float(bits.max()) < MANTISSA[acc] - 1
 
 
 def fits_int(values, dtype) -> bool:

@@ -20,6 +20,7 @@ from tests.fuzz.dtypes import (
     broadcasts,
     compute_dtype,
     promote,
+    reduce_dtype,
 )
 from tests.fuzz.errors import approximate, propagate, require_exact
 from tests.fuzz.numbers import (
@@ -63,9 +64,10 @@ def step_sum(b: Builder) -> None:
     keepdims = b.flag()
     text = _reduce_text(name, x, axis, keepdims)
     if name == "prod":
-        out = b.emit(text, _product_err(x, axes, n))
+        out = b.emit(text, _product_err(x, axes, n, reduce_dtype(x.dtype)))
     else:
-        out = b.emit(text, _sum_err(x, axes, n, mean=name == "mean"))
+        acc = compute_dtype(x.dtype) if name == "mean" else reduce_dtype(x.dtype)
+        out = b.emit(text, _sum_err(x, axes, n, mean=name == "mean", acc=acc))
     if x.dtype in INTEGER:  # integer sums wrap the same in any order
         agree_with(out, lambda: getattr(np, name)(x.value, axis=axes, keepdims=keepdims))
 
@@ -87,7 +89,8 @@ def step_row_sum(b: Builder) -> None:
     axis = -1 if count == 1 and b.flag() else axes
     prologue = b.emit(expression, 0.0)  # NOTE: each op rounds once, the same on any device
     text = f"li.sum({expression}, axis={axis!r})"
-    b.emit(text, _sum_err(prologue, axes, math.prod(x.shape[a] for a in axes), False))
+    n = math.prod(x.shape[a] for a in axes)
+    b.emit(text, _sum_err(prologue, axes, n, False, reduce_dtype(x.dtype)))
     runs = []
     for fuse in (True, False):
         with li.options(device="cpu", fuse=fuse):
@@ -95,29 +98,31 @@ def step_row_sum(b: Builder) -> None:
     assert_close(*runs, exact=True)
 
 
-def _sum_err(x: Value, axes, n: int, mean: bool):
-    if x.exact and exactly_summable(x.value, axes):
+def _sum_err(x: Value, axes, n: int, mean: bool, acc):
+    """A sum's error: none where every partial sum is exact in `acc`, the dtype its partial
+    sums may round to; else a bound grown by each addition."""
+    if x.exact and exactly_summable(x.value, axes, acc):
         return 0.0
     rows = row_sums(x.value, axes)
     largest = float(rows.max()) if rows.size else 0.0
     # NOTE: rows with inf or NaN give inf or NaN in any order, unless a finite sum overflows.
-    if largest > float(li.finfo(compute_dtype(x.dtype)).max) / 16:
+    if largest > float(li.finfo(acc).max) / 16:
         raise Reject("a sum at the edge of overflow")
-    bound = n * x.err + max(n - 1, 0) * eps(compute_dtype(x.dtype)) * largest
+    bound = n * x.err + max(n - 1, 0) * eps(acc) * largest
     if mean:
         bound = bound / max(n, 1)
     return lambda out: approximate(out, bound + eps(compute_dtype(x.dtype)) * magnitude(out))
 
 
-def _product_err(x: Value, axes, n: int):
-    if x.exact and exactly_multipliable(x.value, axes):
+def _product_err(x: Value, axes, n: int, acc):
+    if x.exact and exactly_multipliable(x.value, axes, acc):
         return 0.0
     require_exact(x)
     w = np.abs(wide(x.value))
     nonzero = w[w != 0]
     if not all_finite(x.value) or n > 16 or (nonzero.size and not (nonzero > 2**-8).all()):
         raise Reject("an inexact product at the edge")
-    return lambda out: approximate(out, 2 * n * eps(compute_dtype(x.dtype)) * magnitude(out))
+    return lambda out: approximate(out, 2 * n * eps(acc) * magnitude(out))
 
 
 def step_extreme(b: Builder) -> None:
@@ -151,7 +156,7 @@ def step_statistics(b: Builder) -> None:
     if n - correction <= 0:
         raise Reject("no degrees of freedom")
     big = magnitude(x.value)
-    var = (8 * n + 16) * eps(compute_dtype(x.dtype)) * big * big * n / (n - correction)
+    var = (8 * n + 16) * eps(reduce_dtype(x.dtype)) * big * big * n / (n - correction)
     if not var < float(li.finfo(x.dtype).max) / 16:
         raise Reject("a variance at the edge of overflow")
 
@@ -173,9 +178,9 @@ def step_cumulative(b: Builder) -> None:
     initial = ", include_initial=True" if b.flag() else ""
     text = f"li.{name}({x.name}, axis={axis}{initial})"
     if name == "cumulative_sum":
-        out = b.emit(text, _sum_err(x, (axis % x.value.ndim,), n, mean=False))
+        out = b.emit(text, _sum_err(x, (axis % x.value.ndim,), n, False, compute_dtype(x.dtype)))
     else:
-        out = b.emit(text, _product_err(x, (axis % x.value.ndim,), n))
+        out = b.emit(text, _product_err(x, (axis % x.value.ndim,), n, compute_dtype(x.dtype)))
     if x.dtype in INTEGER and not initial:
         numpy_name = "cumsum" if name == "cumulative_sum" else "cumprod"
         agree_with(out, lambda: getattr(np, numpy_name)(x.value, axis=axis))
