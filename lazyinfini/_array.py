@@ -420,7 +420,7 @@ class Array(NumpyMethods):
         """Take `node` (same dtype and shape) as this array's value in place, as `func` (x += 1,
         sort, out=) does: through the memory it shares with views, if any (_api/views.py)."""
         if self._view is None:
-            self._hold(node)
+            self._hold(_indexing.written_into(self._n, node, node.source))
         else:
             _views.write(self, node, func)
 

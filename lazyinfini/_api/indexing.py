@@ -439,7 +439,23 @@ def _masked_fill(x: Array, key, value, source: str) -> Array | None:
         return None
     from .elementwise import where
 
-    return where(mask, Array(_value_node(x, value, (), source)), x)
+    filled = where(mask, Array(_value_node(x, value, (), source)), x)
+    return Array(written_into(x._node, filled._node, source))
+
+
+def written_into(x: Node, node: Node, source: str) -> Node:
+    """`node`, x's new value written into x's memory (an in-place operation, a masked fill), as
+    the update of every element of x where x is a buffer laid out otherwise than C order: numpy
+    writes there, so its result keeps x's order whatever its operands' (x += w of a C-ordered
+    w: orders.py), and a later sum adds in it. `node` itself elsewhere (simplify drops such an
+    update; a pending x's order is left to the ufunc's rule)."""
+    if x.op is not Op.BUFFER or node.shape != x.shape or node.dtype != x.dtype:
+        return node
+    steps = [abs(s) for s, n in zip(x.arg.strides, x.shape) if n > 1 and s]
+    if steps == sorted(steps, reverse=True):
+        return node
+    key = tuple(("slice", 0, n, 1) for n in x.shape)
+    return Node(Op.SETITEM, (x, node), x.shape, x.dtype, (("key", key),), source)
 
 
 def basic_setitem_parts(x: Array, key: tuple, value, source: str) -> tuple[tuple, Node]:

@@ -21,6 +21,7 @@ import numpy as np
 from .._graph import Dag, Node, Op, inputs_of
 from .._graph.views import apply_movement, stand_in
 from .layout import base_strides
+from .simplify import whole_update
 
 
 def numpy_orders(graph: Dag, keep) -> tuple[Dag, dict[Node, Node], list[str]]:
@@ -130,6 +131,9 @@ def _reordered_update(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
     """The update x[key] = v with its result in axis `order`: the update of x permuted into it,
     with the key's entries and v's dims permuted alike, seen back through the inverse permute."""
     x, value, *indices = srcs
+    if whole_update(node, srcs) and value.op.is_elementwise:
+        # NOTE: x[...] = v is v (simplify drops the update): v computed in x's order
+        return _reordered(value, inputs_of(value), order)
     key = dict(node.arg)["key"]
     moved_key = tuple(key[a] for a in order)
     shape = tuple(node.shape[a] for a in order)

@@ -33,7 +33,7 @@ def _rewrite(node: Node, srcs: tuple[Node, ...], seen: dict, log: list[str]) -> 
         result, what = folded
         log.append(f"{what} at {node.source or '?'}")
         # NOTE: a cancelled pair of permutes gives its inner input, simplified already
-        if result is srcs[0] or result.op is Op.BUFFER or result in srcs[0].srcs:
+        if result in srcs or result.op is Op.BUFFER or result in srcs[0].srcs:
             return result
         node, srcs = result, inputs_of(result)
     key = _key(node, srcs)
@@ -60,6 +60,8 @@ def _fold(node: Node, srcs: tuple[Node, ...]) -> tuple[Node, str] | None:
         return Node(Op.PERMUTE, (inner,), node.shape, node.dtype, axes, node.source), (
             "folded a chain of permutes"
         )
+    if op is Op.SETITEM and whole_update(node, srcs):
+        return srcs[1], "dropped an update of every element (its value)"
     if op is Op.RESHAPE and src.op is Op.RESHAPE:
         inner = src.srcs[0]
         if inner.shape == node.shape:
@@ -68,6 +70,18 @@ def _fold(node: Node, srcs: tuple[Node, ...]) -> tuple[Node, str] | None:
             "folded a chain of reshapes"
         )
     return None
+
+
+def whole_update(node: Node, srcs: tuple[Node, ...]) -> bool:
+    """Whether `node` is x[...] = v, every element of x written, with v of x's shape and
+    dtype: its value is v's (numpy's `out[:] = a + b`)."""
+    key = dict(node.arg)["key"]
+    if len(srcs) != 2 or len(key) != len(node.shape):
+        return False
+    value = srcs[1]
+    if value.shape != node.shape or value.dtype != node.dtype:
+        return False
+    return all(entry == ("slice", 0, n, 1) for entry, n in zip(key, node.shape))
 
 
 def _identity(node: Node, src: Node) -> bool:

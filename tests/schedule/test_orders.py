@@ -310,3 +310,48 @@ def test_an_index_array_update_of_a_fortran_array_sums_as_numpys():
     z[:, cols] = z[:, cols] * 2
     got = np.asarray(np.sum(z, axis=1))
     assert got.tobytes() == np.sum(want, axis=1).tobytes()
+
+
+def _masked(z, w):
+    z[w > 0] = 0.0
+    return np.sum(z * 1.5, axis=1)
+
+
+def _added(z, w):
+    z += w
+    return np.sum(z, axis=1)
+
+
+def _multiplied_out(z, w):
+    np.multiply(z, w, out=z)
+    return np.sum(z, axis=0)
+
+
+def _subtracted(z, w):
+    z -= w * 2
+    return np.mean(z, axis=1)
+
+
+@pytest.mark.parametrize("program", [_masked, _added, _multiplied_out, _subtracted])
+@pytest.mark.parametrize("layout", ["F", "T"])
+def test_a_value_written_into_an_arrays_memory_keeps_its_order(program, layout):
+    # NOTE: numpy writes z += w, z[mask] = 0 and out=z into z's memory whatever w's order:
+    # a C-ordered w made the result C-ordered here, and 179-276 of 300 sums differed
+    rng = np.random.default_rng(16)
+    x, w = rng.standard_normal((300, 262)), rng.standard_normal((300, 262))
+    base = {"F": np.asfortranarray(x), "T": x.T.copy().T}[layout]
+    want = program(base.copy(order="K"), w)
+    got = np.asarray(program(li.asarray(base.copy(order="K")), li.asarray(w)))
+    assert got.tobytes() == want.tobytes()
+
+
+def test_an_update_of_every_element_is_its_value():
+    # NOTE: numpy's `out[:] = a + b`: no update kernel, the value fuses with its consumers
+    a = li.asarray(np.arange(12.0).reshape(3, 4))
+    out = li.zeros((3, 4))
+    out[:] = a + 1
+    out[...] = out * 2
+    plan = li.inspect.schedule(out)
+    assert [k.kind.name for k in plan.kernels] == ["ELEMENTWISE"]
+    assert "dropped an update of every element" in li.explain(out)
+    np.testing.assert_array_equal(np.asarray(out), (np.arange(12.0).reshape(3, 4) + 1) * 2)
