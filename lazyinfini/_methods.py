@@ -102,8 +102,6 @@ def _dtype(func: str, dtype) -> np.dtype | None:
 
 
 def _check_order(func: str, order, allowed: str) -> None:
-    # Note (numpy): an Array has no memory layout to follow: it reads in C order, so 'A' and
-    # 'K' (numpy's "as laid out") mean 'C' here; 'F' would ask for a transposed copy.
     if not (isinstance(order, str) and len(order) == 1 and order in allowed):
         shown = ", ".join(repr(o) for o in allowed)
         raise error(ValueError, func, f"order={order!r} is not supported (only {shown})")
@@ -222,9 +220,8 @@ class NumpyMethods:
     @named("flatten")
     def flatten(self, order="C"):
         """numpy's ndarray.flatten: a copy of x as 1-d."""
-        _check_order("flatten", order, "CAK")
-        li = _li()
-        return li.asarray(li.reshape(self, (-1,)), copy=True)
+        _check_order("flatten", order, "CFAK")
+        return _li().asarray(_numpy(np.ravel, (self,), {"order": order}), copy=True)
 
     @named("astype")
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):

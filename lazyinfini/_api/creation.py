@@ -85,7 +85,7 @@ def copied(x: Array, order: str = "K") -> Array:
     a GPU's buffer (a torch tensor taken by DLPack) too, on its device, in its namespace.
     """
     node = x._node
-    value = _view_value(node)
+    value = view_value(node)
     if value is not None:
         copy = np.array(value, copy=True, order=order)
         return Array(buffer_node(_readonly(copy), caller_source()))
@@ -95,7 +95,7 @@ def copied(x: Array, order: str = "K") -> Array:
     return Array(node)
 
 
-def _view_value(node: Node) -> np.ndarray | None:
+def view_value(node: Node) -> np.ndarray | None:
     """The value of `node` when it is a computed buffer or a chain of views of one (numpy
     views: nothing is computed); None when some node on the way still has to be computed."""
     chain = []

@@ -115,7 +115,6 @@ def as_tuple(value) -> tuple:
 
 def check_order(order, lazy: str = "CA") -> None:
     """Only numpy's row-major order has a lazy form: 'F' and the rest go to numpy."""
-    # Note (numpy): an Array has no memory layout to follow: it reads in C order, so 'A' and
-    # 'K' (numpy's "as laid out") mean 'C' here.
+    # Note (numpy): 'A' and 'K' read in the memory order numpy's value would have (layout.py)
     if order is not None and not (isinstance(order, str) and len(order) == 1 and order in lazy):
         raise Fallback(f"order={order!r}")

@@ -17,6 +17,7 @@ from .._api.indexing import check_bounds
 from .._api.indexing import take as _take
 from .._api.indexing import take_along_axis as _take_along_axis
 from .arguments import Fallback, array, as_tuple, check_order, converted, promoted
+from .layout import read_in
 
 
 # -- joining ----------------------------------------------------------------------------------
@@ -124,12 +125,17 @@ def _each(arys, lift):
 
 def reshape(a, shape, order="C", *, copy=None):
     check_order(order)
-    return _manipulation.reshape(array(a), as_tuple(shape), copy=copy)
+    x = array(a)
+    if order == "A" and read_in(x, "A", "reshape") is not x:
+        raise Fallback("order='A' of a Fortran-contiguous array")  # NOTE: numpy's 'F' reshape
+    return _manipulation.reshape(x, as_tuple(shape), copy=copy)
 
 
 def ravel(a, order="C"):
+    # Note (numpy): "K" reads x as laid out in memory, "A" in Fortran order where x is
+    # Fortran-contiguous: the memory numpy's x would have (layout.py)
     check_order(order, "CAK")
-    return _manipulation.reshape(array(a), (-1,))
+    return _manipulation.reshape(read_in(array(a), order, "ravel"), (-1,))
 
 
 def squeeze(a, axis=None):

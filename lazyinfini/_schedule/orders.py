@@ -59,13 +59,25 @@ def _reorders(node: Node) -> bool:
         return True
     if node.op is not Op.BUFFER:
         return False
-    return not _c_order(_axis_order(node.shape, [base_strides(node)]), node.shape)
+    return not _c_order(axis_order(node.shape, [base_strides(node)]), node.shape)
 
 
 def _orders(nodes) -> dict[Node, tuple[int, ...]]:
+    """numpy's axis order (slowest first) of each value that is not laid out as C order would."""
+    return _layouts(nodes)[0]
+
+
+def numpy_strides(nodes) -> tuple:
+    """The strides numpy's value of the last of `nodes` (a pending graph in post-order) would
+    have: a buffer's own and views' of it in bytes, a computed value's and views' of it in
+    elements (only their order and signs compare)."""
+    return _layouts(nodes)[1][nodes[-1]]
+
+
+def _layouts(nodes) -> tuple[dict[Node, tuple[int, ...]], dict[Node, tuple]]:
     """numpy's axis order (slowest first) of each value that is not laid out as C order would,
-    worked out from the strides numpy's values would have (a buffer's own, a view's from its
-    base's, a computed value's from its order)."""
+    and the strides of every value: numpy's values' (a buffer's own, a view's from its base's,
+    a computed value's from its order)."""
     strides: dict[Node, tuple] = {}
     orders: dict[Node, tuple[int, ...]] = {}
     for node in nodes:
@@ -81,20 +93,20 @@ def _orders(nodes) -> dict[Node, tuple[int, ...]]:
         strides[node] = strides[srcs[0]] if cast else _strides_in(node.shape, order)
         if not _c_order(order, node.shape):
             orders[node] = order
-    return orders
+    return orders, strides
 
 
 def _order_of(node: Node, srcs: tuple, strides: dict) -> tuple[int, ...] | None:
     """numpy's axis order of `node`'s value (None: not one numpy orders by its inputs)."""
     if node.op.is_elementwise and srcs and all(s.shape == node.shape for s in srcs):
-        return _axis_order(node.shape, [strides[s] for s in srcs])
+        return axis_order(node.shape, [strides[s] for s in srcs])
     if node.op in (Op.CONCAT, Op.STACK):
         return _joined_order(node, srcs, [strides[s] for s in srcs])
     if node.op in _KEEPS_ORDER:
         return _reduced_order(node, srcs[0], strides[srcs[0]])
     if node.op is Op.SETITEM and _is_update(node, srcs):
         # NOTE: numpy writes x[key] = v into x's memory: the result keeps x's order
-        return _axis_order(node.shape, [strides[srcs[0]]])
+        return axis_order(node.shape, [strides[srcs[0]]])
     return None
 
 
@@ -162,7 +174,7 @@ _KEEPS_ORDER = frozenset(
 def _reduced_order(node: Node, src: Node, strides: tuple) -> tuple[int, ...]:
     """numpy's axis order of the reduction `node`'s result: its input's, over the kept axes
     (renumbered where they are dropped)."""
-    order = _axis_order(src.shape, [strides])
+    order = axis_order(src.shape, [strides])
     axes, keepdims = _reduced_axes(node)
     if keepdims:
         return order
@@ -279,8 +291,8 @@ def _reordered_reduction(node: Node, srcs: tuple, order: tuple[int, ...]) -> Nod
     return _seen_back(Node(node.op, (moved,), shape, node.dtype, arg, node.source), node, order)
 
 
-def _axis_order(shape: tuple, operands: list[tuple]) -> tuple[int, ...]:
-    """numpy's iterator's best axis ordering (nditer_constr.c, find_best_axis_ordering), axes
+def axis_order(shape: tuple, operands: list[tuple]) -> tuple[int, ...]:
+    """numpy's iterator's best axis ordering (nditer_constr.c, find_bestaxis_ordering), axes
     slowest first: sorted from the fastest axis on, an axis moving faster than another when
     some operand steps less along it and none steps more (strides compared by size; length-1
     axes and broadcast operands, stride 0, have no say; where operands disagree C order wins)."""

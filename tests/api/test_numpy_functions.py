@@ -8,9 +8,13 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import lazyinfini as li
 from lazyinfini import _numpy_functions
+from tests.layouts import layouts
 from tests.oracle import assert_within_normwise_bound, assert_within_sum_bound
 
 RNG = np.random.default_rng(7)
@@ -653,3 +657,23 @@ def test_clip_of_a_float_array_between_python_floats_is_numpys(dtype, bounds):
         got = np.asarray(np.clip(pending(x_np), *bounds))
     assert got.dtype == expected.dtype
     assert got.tobytes() == expected.tobytes()
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), shape=hnp.array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=4))
+def test_orders_k_and_a_read_numpys_memory_order(data, shape):
+    # NOTE: np.ravel(x, order="K") of an F-ordered x read it in C order here (other values:
+    # [0, 1, 2, 3, 4, 5] where numpy's are [0, 3, 1, 4, 2, 5])
+    a = data.draw(layouts(shape, np.float64))
+    computed = data.draw(st.booleans())
+    for order in "KA":
+        want = np.ravel(a * 2 if computed else a, order=order)
+        x = li.asarray(a) * 2 if computed else li.asarray(a)
+        np.testing.assert_array_equal(np.asarray(np.ravel(x, order=order)), want)
+        np.testing.assert_array_equal(np.asarray(x.flatten(order)), want)
+        np.testing.assert_array_equal(np.asarray(x.ravel(order)), want)
+        if order == "A":  # NOTE: "F" runs numpy's (a transposed read)
+            f = np.asarray(x.flatten("F"))
+            np.testing.assert_array_equal(f, (a * 2 if computed else a).flatten("F"))
+        reshaped = np.reshape(a * 2 if computed else a, (-1, 1), order="A")
+        np.testing.assert_array_equal(np.asarray(np.reshape(x, (-1, 1), order="A")), reshaped)

@@ -359,7 +359,7 @@ BAD = [
     ("argmax tuple", lambda: X.argmax(axis=(0, 1)), TypeError, "argmax"),
     ("reshape size", lambda: X.reshape(4, 2), ValueError, "reshape"),
     ("reshape nothing", lambda: X.reshape(), TypeError, "reshape"),
-    ("flatten F", lambda: X.flatten(order="F"), ValueError, "flatten"),
+    ("flatten Z", lambda: X.flatten(order="Z"), ValueError, "flatten"),
     ("astype F", lambda: X.astype("int8", order="F"), ValueError, "astype"),
     ("astype safe", lambda: X.astype("int8", casting="safe"), TypeError, "astype"),
     ("astype str", lambda: X.astype("float128x"), TypeError, "astype"),

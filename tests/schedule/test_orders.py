@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import lazyinfini as li
-from lazyinfini._schedule.orders import _axis_order, _strides_in
+from lazyinfini._schedule.orders import _strides_in, axis_order
 from tests.layouts import layouts
 
 F32, F64 = np.dtype("float32"), np.dtype("float64")
@@ -29,7 +29,7 @@ def test_axis_order_is_the_order_of_numpys_ufunc_results(data, shape, count):
     operands = [data.draw(layouts(shape, F64)) for _ in range(count)]
     ufunc = {1: np.negative, 2: np.add, 3: np.clip}[count]
     result = ufunc(*operands)
-    order = _axis_order(shape, [a.strides for a in operands])
+    order = axis_order(shape, [a.strides for a in operands])
     assert sorted(order) == list(range(len(shape)))
     ours = tuple(s * 8 for s in _strides_in(shape, order))
     assert _same_layout(ours, result.strides, shape), (order, result.strides, operands)

@@ -1,0 +1,55 @@
+"""The memory layout numpy's value of an Array would have, where numpy's result depends on it:
+ravel, flatten and reshape reading in order "K" (as laid out in memory) or "A" (Fortran order
+when the array is Fortran-contiguous). An array made from an ndarray has the ndarray's layout,
+views of it numpy's view rules'; a computed value numpy writes in its operands' memory order
+(_schedule/orders.py)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .._api.creation import view_value
+from .._api.manipulation import permute_dims
+from .._array import Array
+from .._graph import Op, walk
+from .._schedule.orders import axis_order, numpy_strides
+from .arguments import Fallback
+
+
+class Layout(NamedTuple):
+    axes: tuple[int, ...]  # slowest in memory first (strides by size: a reversed axis too)
+    fortran: bool | None  # Fortran-contiguous and not C-contiguous; None: not known here
+
+
+def layout_of(x: Array) -> Layout:
+    node = x._node
+    value = view_value(node)
+    if value is not None:
+        fortran = value.flags.f_contiguous and not value.flags.c_contiguous
+        return _layout(value.strides, value.shape, fortran)
+    strides = numpy_strides(walk([node])[0])
+    # NOTE: a computed value numpy writes contiguous in its order; a view of one may not be
+    layout = _layout(strides, node.shape, None)
+    if node.op.is_movement or node.op is Op.BUFFER:
+        return layout
+    longer = [a for a in layout.axes if node.shape[a] > 1]
+    return layout._replace(fortran=longer == sorted(longer, reverse=True) and len(longer) > 1)
+
+
+def _layout(strides, shape, fortran) -> Layout:
+    # NOTE: numpy's ravel copies such an x with its iterator in order "K": the iterator's axis
+    # ordering (a broadcast axis has no say, C order wins ties and disagreements)
+    return Layout(axis_order(shape, [strides]), fortran)
+
+
+def read_in(x: Array, order: str, func: str) -> Array:
+    """x laid out so that reading it in C order reads numpy's x in `order` ("C", "K" or "A")."""
+    if order == "C" or x.ndim < 2 and order == "A":
+        return x
+    layout = layout_of(x)
+    if order == "A":
+        if layout.fortran is None:
+            raise Fallback(f"{func} with order='A' of a view of a computed value")
+        return permute_dims(x, tuple(reversed(range(x.ndim)))) if layout.fortran else x
+    # NOTE: numpy's ravel reads a reversed axis as it is (not backwards, as its docs say)
+    return x if layout.axes == tuple(range(x.ndim)) else permute_dims(x, layout.axes)
