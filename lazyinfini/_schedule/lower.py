@@ -223,15 +223,16 @@ class Lowering:
 
 
 def _transposed(load) -> bool:
-    """Whether `load` permutes the axes of a value this schedule computes: numpy's transpose
-    of a result is a view of it (its strides are what a later sum adds in, orders.py), and the
-    value is the view's alone; a buffer's permute is the rearrange the user asked for. (A
-    device that does not sum in numpy's order copies it into C order, as it always did.)"""
-    return (
-        bool(load.chain)
-        and all(step.op is Op.PERMUTE for step in load.chain)
-        and load.base.op not in (Op.BUFFER, Op.FULL)
-    )
+    """Whether requested `load` is a numpy view whose strides numpy's value has: a permute of
+    a value this schedule computes (numpy's transpose of a result is a view of it, and the
+    value is the view's alone), or slices and flips of any value (x[:, 1:3],
+    x[::-1] of an ndarray: numpy's views, whose strides are what a later sum adds in,
+    orders.py). A buffer's permute is the rearrange the user asked for. (A device that does
+    not sum in numpy's order copies it into C order, as it always did.)"""
+    if not load.chain or load.base.op is Op.FULL or 0 in load.strides:
+        return False  # NOTE: a materialized broadcast is contiguous (every element its own)
+    permuted = any(step.op is Op.PERMUTE for step in load.chain)
+    return not permuted or load.base.op is not Op.BUFFER
 
 
 def order_kernels(kernels: list[Kernel]) -> list[Kernel]:

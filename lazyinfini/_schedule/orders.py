@@ -104,6 +104,8 @@ def _order_of(node: Node, srcs: tuple, strides: dict) -> tuple[int, ...] | None:
         return _joined_order(node, srcs, [strides[s] for s in srcs])
     if node.op in _KEEPS_ORDER:
         return _reduced_order(node, srcs[0], strides[srcs[0]])
+    if node.op in _ALONG_AN_AXIS:
+        return axis_order(srcs[0].shape, [strides[srcs[0]]])
     if node.op is Op.SETITEM and _is_update(node, srcs):
         # NOTE: numpy writes x[key] = v into x's memory: the result keeps x's order
         return axis_order(node.shape, [strides[srcs[0]]])
@@ -169,6 +171,21 @@ def _reordered_update(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
 _KEEPS_ORDER = frozenset(
     {Op.SUM, Op.PROD, Op.MEAN, Op.VAR, Op.STD, Op.MAX, Op.MIN, Op.ALL, Op.ANY, Op.COUNT_NONZERO}
 )
+
+
+# Ops along one axis whose result numpy writes in its input's memory order: an accumulate
+# (np.cumsum, np.cumprod) and np.sort (a copy in order "K", sorted in place)
+_ALONG_AN_AXIS = frozenset({Op.CUMULATIVE_SUM, Op.CUMULATIVE_PROD, Op.SORT})
+
+
+def _reordered_along(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
+    """The op along an axis `node` with its result in axis `order`: the same op of its input
+    permuted into that order, along the axis where it moved, seen back."""
+    (x,) = srcs
+    moved = Node(Op.PERMUTE, (x,), tuple(x.shape[a] for a in order), x.dtype, order, node.source)
+    arg = tuple((k, order.index(v) if k == "axis" else v) for k, v in node.arg)
+    shape = tuple(node.shape[a] for a in order)
+    return _seen_back(Node(node.op, (moved,), shape, node.dtype, arg, node.source), node, order)
 
 
 def _reduced_order(node: Node, src: Node, strides: tuple) -> tuple[int, ...]:
@@ -356,3 +373,4 @@ def _strides_in(shape: tuple, order: tuple[int, ...]) -> tuple[int, ...]:
 _REORDERED = {op: _reordered for op in Op if op.is_elementwise}
 _REORDERED |= {Op.CONCAT: _reordered_join, Op.STACK: _reordered_join}
 _REORDERED[Op.SETITEM] = _reordered_update
+_REORDERED |= {op: _reordered_along for op in _ALONG_AN_AXIS}

@@ -355,3 +355,22 @@ def test_an_update_of_every_element_is_its_value():
     assert [k.kind.name for k in plan.kernels] == ["ELEMENTWISE"]
     assert "dropped an update of every element" in li.explain(out)
     np.testing.assert_array_equal(np.asarray(out), (np.arange(12.0).reshape(3, 4) + 1) * 2)
+
+
+@pytest.mark.parametrize(
+    "view",
+    [lambda v: v[::-1], lambda v: v[:, 1:200:2], lambda v: v[::-2, 3:], lambda v: v[5]],
+)
+@pytest.mark.parametrize("computed", [False, True])
+def test_a_materialized_slice_is_numpys_view_and_later_sums_add_as_numpys(view, computed):
+    # NOTE: a slice or flip of an ndarray or of a computed value was copied C-ordered when
+    # materialized alone: a later var over it added in another order than numpy's view
+    a = np.asfortranarray(np.random.default_rng(17).standard_normal((300, 262)))
+    x = li.asarray(a)
+    want = view(a * 2 if computed else a)
+    got = view(x * 2 if computed else x)
+    value = np.asarray(got)
+    assert value.strides == want.strides
+    np.testing.assert_array_equal(value, want)
+    for axis in range(want.ndim):
+        assert np.asarray(np.var(got, axis=axis)).tobytes() == np.var(want, axis=axis).tobytes()
