@@ -374,3 +374,21 @@ def test_a_materialized_slice_is_numpys_view_and_later_sums_add_as_numpys(view, 
     np.testing.assert_array_equal(value, want)
     for axis in range(want.ndim):
         assert np.asarray(np.var(got, axis=axis)).tobytes() == np.var(want, axis=axis).tobytes()
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda xp, v: xp.std(np.cumsum(v, axis=1) / (np.abs(v) + 1), axis=0),
+        lambda xp, v: np.sum(np.cumprod(v * 0.01 + 1, axis=0), axis=1),
+        lambda xp, v: np.mean(np.sort(v * 2, axis=1), axis=0),
+        lambda xp, v: np.nanmean((v.T + 1)[1:], axis=0),
+        lambda xp, v: np.average((v.T * 2)[::-1], axis=1),
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.float16, np.float64])
+def test_ops_along_an_axis_keep_their_inputs_order(program, dtype):
+    # NOTE: numpy writes np.cumsum's, np.cumprod's and np.sort's result in its input's memory
+    # order: the std of a cumsum of an F-ordered array added in another order here
+    a = np.asfortranarray(np.random.default_rng(18).standard_normal((300, 262))).astype(dtype)
+    _differential(program, a)
