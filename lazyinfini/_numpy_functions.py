@@ -20,6 +20,7 @@ Spec: https://numpy.org/neps/nep-0018-array-function-protocol.html
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import sys
@@ -28,11 +29,12 @@ import warnings
 import numpy as np
 
 from . import _dtypes, _realize
-from ._api.creation import asarray
+from ._api.creation import asarray, view_value
 from ._api.data_types import astype
 from ._api.placement import owner_among
 from ._array import Array
 from ._counters import counters
+from ._graph import Op
 from ._numpy_twins import OUT_CASTING, TWINS
 from ._numpy_twins.arguments import Fallback
 from ._options import current, options
@@ -191,14 +193,19 @@ def fallback(func, args: tuple, kwargs: dict, reason: str):
     counters.numpy_fallbacks += 1
     args, kwargs, out = _take_array_out(func, args, kwargs)
     arrays = [a for a in _leaves((args, kwargs)) if isinstance(a, Array)]
-    _realize.realize(*arrays)  # NOTE: one materialization for all of them
     implementation = getattr(func, "_implementation", func)
     if func in _MUTATING and args and isinstance(args[0], Array):
+        _realize.realize(*arrays)
         return _in_place(implementation, args, kwargs)
+    # NOTE: a view of an ndarray (X.T, X[:, 1:]) is numpy's view, its strides numpy's (a sum
+    # adds in them: np.nanmean(X.T, axis=0)), not a copy computed in C order
+    views = {id(a): v for a in arrays if (v := _view_of(a)) is not None}
+    _realize.realize(*(a for a in arrays if id(a) not in views))  # NOTE: one for all
+    values = functools.partial(_values, views=views)
     if func in _READS_COPIED:
-        result = implementation(*map(_writeable, _values(args)), **_values(kwargs))
+        result = implementation(*map(_writeable, values(args)), **values(kwargs))
     else:
-        result = implementation(*_values(args), **_values(kwargs))
+        result = implementation(*values(args), **values(kwargs))
     if out is not None:
         return deliver(func, _wrap(result, ()), out)
     return _wrap(result, [v for v in _leaves((args, kwargs)) if isinstance(v, np.ndarray)])
@@ -217,6 +224,20 @@ _MUTATING = frozenset(
 # a writeable array), as every computed value is: np.convolve of 2M float64 9.8 -> 2.5 ms given
 # a writeable view. They never write into their inputs.
 _READS_COPIED = frozenset(getattr(np, name) for name in ("convolve", "correlate"))
+
+
+def _view_of(x: Array) -> np.ndarray | None:
+    """numpy's read-only view of the ndarray memory x views (a movement of a computed buffer
+    or a user's array), where it is not x's buffer itself; None for anything to compute."""
+    node = x._node
+    if node.op is Op.BUFFER or not node.op.is_movement:
+        return None
+    value = view_value(node)
+    if value is None:
+        return None
+    value = value.view()
+    value.flags.writeable = False
+    return value
 
 
 def _writeable(value):
@@ -288,16 +309,18 @@ def _leaves(value):
         yield value
 
 
-def _values(value):
-    """`value` with every Array replaced by its (computed) ndarray, nesting kept."""
+def _values(value, views=None):
+    """`value` with every Array replaced by its (computed) ndarray, or its numpy view where
+    `views` (id of the Array -> view) has one, nesting kept."""
     if isinstance(value, Array):
-        return value._value()
+        view = views.get(id(value)) if views else None
+        return value._value() if view is None else view
     if isinstance(value, dict):
-        return {k: _values(v) for k, v in value.items()}
+        return {k: _values(v, views) for k, v in value.items()}
     if isinstance(value, list):
-        return [_values(v) for v in value]
+        return [_values(v, views) for v in value]
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
-        return tuple(_values(v) for v in value)
+        return tuple(_values(v, views) for v in value)
     return value
 
 

@@ -677,3 +677,24 @@ def test_orders_k_and_a_read_numpys_memory_order(data, shape):
             np.testing.assert_array_equal(f, (a * 2 if computed else a).flatten("F"))
         reshaped = np.reshape(a * 2 if computed else a, (-1, 1), order="A")
         np.testing.assert_array_equal(np.asarray(np.reshape(x, (-1, 1), order="A")), reshaped)
+
+
+@pytest.mark.filterwarnings("ignore::lazyinfini.NumpyFallbackWarning")
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda v: np.nanmean(v.T, axis=0),
+        lambda v: np.nanstd(v[:, ::2], axis=1),
+        lambda v: np.average(v.T, axis=1, weights=np.arange(300.0) + 1),
+        lambda v: np.trapezoid(v.T[::-1], axis=0),
+        lambda v: np.nanvar(np.swapaxes(v, 0, 1)[1:], axis=0),
+    ],
+)
+def test_a_fallback_reads_a_view_of_an_ndarray_as_numpys_view(call):
+    # NOTE: the view was computed into a C-ordered copy first: numpy's nanmean of X.T adds in
+    # the view's order, and 263 of 300 means differed in the last bit
+    x = np.random.default_rng(19).standard_normal((300, 262))
+    before = x.flags.writeable
+    got = np.asarray(call(li.asarray(x)))
+    assert got.tobytes() == np.asarray(call(x)).tobytes()
+    assert x.flags.writeable == before
