@@ -15,6 +15,7 @@ from .._api import quick
 from .._api import searching as _searching
 from .._api import sets as _sets
 from .._api import sorting as _sorting
+from .._api.creation import asarray
 from .._api.data_types import astype
 from .._api.manipulation import reshape, stack
 from .._array import Array, implicit_value, known_value
@@ -119,11 +120,38 @@ def unique(
     if not any(flags):
         values = _sets.unique_values(x)
         _check_nans(values, equal_nan)
-        return values
+        return _numpys_zero(values, x, "sort")
     found = _sets.unique_all(x)
     _check_nans(found.values, equal_nan)
     chosen = (found.indices, found.inverse_indices, found.counts)
-    return (found.values, *(a for a, flag in zip(chosen, flags, strict=True) if flag))
+    # NOTE: numpy's unique sorts stably for return_index (the first zero met: ours), with its
+    # quicksort argsort for return_inverse, in place for counts alone
+    how = "first" if return_index else "argsort" if return_inverse else "sort"
+    values = _numpys_zero(found.values, x, how)
+    return (values, *(a for a, flag in zip(chosen, flags, strict=True) if flag))
+
+
+def _numpys_zero(values: Array, x: Array, how: str) -> Array:
+    """`values` (unique, computed) with its zero of the sign numpy's unique keeps where x holds
+    both zeros: the first in the order numpy's sort (`how`) puts x in, whose unstable sorts
+    may put -0.0 or 0.0 first (the namespace's keeps the first x holds)."""
+    found = known_value(values)
+    if how == "first" or found is None or values.dtype not in _dtypes.REAL_FLOATING:
+        return values
+    at = np.flatnonzero(found == 0)
+    if not at.size:
+        return values
+    data = np.ravel(implicit_value(x, "unique"))
+    signs = np.signbit(data[data == 0])
+    if signs.all() or not signs.any():
+        return values
+    ordered = np.sort(data) if how == "sort" else data[np.argsort(data, kind="quicksort")]
+    zero = ordered[np.searchsorted(ordered, 0)]  # NOTE: the first zero (-0.0 == 0.0)
+    if np.signbit(zero) == np.signbit(found[at[0]]):
+        return values
+    fixed = found.copy()
+    fixed[at[0]] = zero
+    return asarray(fixed, device=values.device)
 
 
 def _check_nans(values, equal_nan: bool) -> None:
