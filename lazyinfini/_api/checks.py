@@ -10,8 +10,9 @@ import numpy as np
 from .. import _dtypes
 
 
-class AxisError(ValueError, IndexError):
-    """An axis out of range (both a ValueError and an IndexError, as in numpy)."""
+class AxisError(np.exceptions.AxisError):
+    """An axis out of range: numpy's AxisError (both a ValueError and an IndexError), so
+    `except np.exceptions.AxisError` catches it as it catches numpy's."""
 
 
 class OutOfRangeError(OverflowError, ValueError):

@@ -23,6 +23,7 @@ from . import (
     searching,
     statistics,
 )
+from .arguments import axis_of_0d
 
 TWINS = {
     # statistics
@@ -140,6 +141,11 @@ TWINS = {
     np.linalg.matrix_power: linear_algebra.matrix_power,
     np.linalg.norm: linear_algebra.norm,
 }
+
+# numpy's functions that take axis 0 or -1 of a 0-d array (its one element's), as axis=None
+_OF_0D = (np.sum, np.prod, np.max, np.amax, np.min, np.amin, np.ptp, np.argmax, np.argmin)
+_OF_0D += (np.any, np.all, np.count_nonzero, np.cumsum, np.cumprod, np.argsort, np.take)
+TWINS.update({func: axis_of_0d(TWINS[func]) for func in _OF_0D if func in TWINS})
 
 if hasattr(np, "cumulative_sum"):  # numpy 2.1 added the standard's names
     TWINS[np.cumulative_sum] = statistics.cumulative_sum

@@ -9,6 +9,8 @@ mix of kinds promotes where the standard leaves it open) before a namespace func
 from __future__ import annotations
 
 import builtins
+import functools
+import inspect
 
 import numpy as np
 
@@ -98,6 +100,27 @@ def real_only(func: str, x: Array) -> Array:
     if x.dtype in _dtypes.COMPLEX:
         raise Fallback(f"{func} of complex input")
     return x
+
+
+def axis_of_0d(twin):
+    """`twin` taking axis 0 or -1 of a 0-d array as axis=None, as numpy's function does (the
+    axis of its one element: np.sum(np.array(2.5), axis=0) is 2.5, np.cumsum's [2.5]); the
+    namespace's raise (the standard's axes are within the dimensions)."""
+    signature = inspect.signature(twin)
+
+    @functools.wraps(twin)
+    def call(a, *args, **kwargs):
+        if getattr(a, "ndim", None) != 0:
+            return twin(a, *args, **kwargs)
+        bound = signature.bind(a, *args, **kwargs)
+        if bound.arguments.get("axis") in _AXES_OF_0D:
+            bound.arguments["axis"] = None
+        return twin(*bound.args, **bound.kwargs)
+
+    return call
+
+
+_AXES_OF_0D = (0, -1, (0,), (-1,))
 
 
 def given(value) -> bool:

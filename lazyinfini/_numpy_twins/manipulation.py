@@ -197,6 +197,8 @@ def tile(A, reps):
 
 
 def repeat(a, repeats, axis=None):
+    if isinstance(repeats, (float, np.floating)):
+        repeats = int(repeats)  # NOTE: numpy takes a float count, truncated (an array raises)
     if not isinstance(repeats, (int, np.integer)):
         repeats = array(repeats)
     return _manipulation.repeat(array(a), repeats, axis=axis)

@@ -27,6 +27,7 @@ from .._api.searching import count_nonzero as _count_nonzero
 from .._graph import Op
 from .arguments import (
     NOT_GIVEN,
+    Fallback,
     array,
     floating,
     given,
@@ -36,19 +37,26 @@ from .arguments import (
 )
 
 
-def _dtype(dtype):
-    return None if dtype is None else np.dtype(dtype)
+def _dtype(dtype, x=None):
+    """numpy's dtype= of a sum or product of x; a real one of complex x runs numpy's, which
+    warns and sums the real parts cast in its buffers (the namespace's raises)."""
+    if dtype is None:
+        return None
+    dtype = np.dtype(dtype)
+    if x is not None and x.dtype in _dtypes.COMPLEX and dtype.kind != "c":
+        raise Fallback(f"dtype={dtype} of complex input (numpy drops the imaginary parts)")
+    return dtype
 
 
 # -- sums and products ------------------------------------------------------------------------
 def sum(a, axis=None, dtype=None, keepdims=False):
     x = summable(array(a))
-    return _statistics.sum(x, axis=axis, dtype=_dtype(dtype), keepdims=keepdims)
+    return _statistics.sum(x, axis=axis, dtype=_dtype(dtype, x), keepdims=keepdims)
 
 
 def prod(a, axis=None, dtype=None, keepdims=False):
     x = summable(array(a))
-    return _statistics.prod(x, axis=axis, dtype=_dtype(dtype), keepdims=keepdims)
+    return _statistics.prod(x, axis=axis, dtype=_dtype(dtype, x), keepdims=keepdims)
 
 
 def mean(a, axis=None, dtype=None, keepdims=False):
@@ -197,7 +205,7 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
 
 def _running(func: str, op, x, axis, dtype, include_initial):
     """numpy's running sum or product: a half float's partial results rounded at each step."""
-    return _statistics.record_cumulative(func, op, x, axis, _dtype(dtype), include_initial, True)
+    return _statistics.record_cumulative(func, op, x, axis, _dtype(dtype, x), include_initial, True)
 
 
 def _along(x, axis):

@@ -698,3 +698,54 @@ def test_a_fallback_reads_a_view_of_an_ndarray_as_numpys_view(call):
     got = np.asarray(call(li.asarray(x)))
     assert got.tobytes() == np.asarray(call(x)).tobytes()
     assert x.flags.writeable == before
+
+
+ZERO_D_AXIS = ["sum", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "any", "all"]
+ZERO_D_AXIS += ["ptp", "count_nonzero", "cumsum", "cumprod", "argsort", "take", "mean"]
+
+
+@pytest.mark.parametrize("axis", [0, -1])
+@pytest.mark.parametrize("name", ZERO_D_AXIS)
+def test_a_0d_array_takes_axis_0_or_minus_1_where_numpy_does(name, axis):
+    # NOTE: numpy reduces a 0-d array over axis 0 or -1 (its one element's); an AxisError
+    # here (np.mean raises in numpy too, and here)
+    a = np.array(2.5)
+    fn = getattr(np, name)
+
+    def call(v):
+        return fn(v, [0], axis=axis) if name == "take" else fn(v, axis=axis)
+
+    try:
+        want = call(a)
+    except np.exceptions.AxisError:
+        with pytest.raises(np.exceptions.AxisError):
+            call(li.asarray(a))
+        return
+    got = np.asarray(call(li.asarray(a)))
+    assert got.shape == np.shape(want) and got.dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_an_axis_out_of_range_is_numpys_axis_error():
+    x = li.asarray(np.ones((2, 2)))
+    for call in (lambda: np.sum(x, axis=2), lambda: li.sum(x, axis=-3), lambda: x.cumsum(5)):
+        with pytest.raises(np.exceptions.AxisError, match="out of bounds"):
+            call()
+
+
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+@pytest.mark.filterwarnings("ignore::lazyinfini.NumpyFallbackWarning")
+def test_a_real_dtype_of_complex_input_drops_the_imaginary_parts_as_numpy():
+    z = np.array([1 + 2j, 3 - 1j, -0.5 + 4j])
+    for fn, dtype in ((np.cumsum, np.float64), (np.sum, np.int64), (np.prod, np.float32)):
+        got = np.asarray(fn(li.asarray(z), dtype=dtype))
+        assert got.tobytes() == np.asarray(fn(z, dtype=dtype)).tobytes()
+    with pytest.raises(TypeError, match="imaginary"):
+        li.sum(li.asarray(z), dtype=li.float64)  # NOTE: the namespace's keeps its error
+
+
+def test_repeat_takes_a_float_count_as_numpy():
+    a = np.arange(3)
+    for count in (2.0, 2.5, np.float32(1.9), -0.5):
+        np.testing.assert_array_equal(np.asarray(np.repeat(li.asarray(a), count)),
+                                      np.repeat(a, count))  # fmt: skip
