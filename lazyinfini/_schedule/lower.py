@@ -56,7 +56,8 @@ class Lowering:
                 self._elementwise(self.last_of[node])
             elif node.op.group in (Group.REDUCE, Group.OPAQUE) and node not in self.shared:
                 siblings = self._call_siblings(node)
-                loads = [self.readable(src) for src in inputs_of(node)]
+                # NOTE: a library call reads its inputs as laid out: numpy's sums add in it
+                loads = [self.readable(src, laid_out=True) for src in inputs_of(node)]
                 self._emit(Kind.OPAQUE, siblings, siblings, loads)
         held = [self._output(node) for node in outputs]
         self.kernels = order_kernels(self.kernels)
@@ -132,15 +133,17 @@ class Lowering:
         parts = Reduction(prologue, Kernel(Kind.OPAQUE, (total,), (total,), (whole_load(summed),)))
         self._emit(Kind.REDUCE, group, (total,), loads.values(), plan=parts)
 
-    def load(self, node: Node) -> Load | None:
+    def load(self, node: Node, laid_out: bool = False) -> Load | None:
         """How a kernel reads `node` given the copies made so far: a view of a materialized
-        base (a pure query); None where numpy cannot view it (a reshape that must copy)."""
+        base (a pure query); None where numpy cannot view it (a reshape that must copy).
+        `laid_out`: the reader sees the layout (a library call's sum adds in it)."""
         base, chain = self._chain(node)
-        if base.op is Op.COPY and chain and base.srcs[0].op is Op.BUFFER:
+        if base.op is Op.COPY and (chain or laid_out) and base.srcs[0].op is Op.BUFFER:
             # NOTE: a buffer copied for another reader: this one reads the buffer itself where
-            # it reads it in rows (a transposed input's permute back, orders.py)
+            # it reads it in rows (a transposed input's permute back, orders.py), or where its
+            # layout matters (a copy made for a ravel is C-ordered, numpy's buffer is not)
             own = view_load(node, base.srcs[0], chain)
-            if own is not None and not own.across_rows:
+            if own is not None and (laid_out or not own.across_rows):
                 return own
         return view_load(node, base, chain)
 
@@ -154,14 +157,14 @@ class Lowering:
             (base,) = inputs_of(base)
         return self.copies.get(base, base), tuple(reversed(chain))
 
-    def readable(self, node: Node) -> Load:
+    def readable(self, node: Node, laid_out: bool = False) -> Load:
         """`node`'s load once the views on its way that numpy cannot express as strides are
         copied: each such copy (the longest viewable prefix of the chain, copied C-contiguous
         by a rearrange) makes the rest of the chain a view again."""
-        load = self.load(node)
+        load = self.load(node, laid_out)
         while load is None:
             self._copy(self._first_copy(node))
-            load = self.load(node)
+            load = self.load(node, laid_out)
         return load
 
     def _first_copy(self, node: Node) -> Node:

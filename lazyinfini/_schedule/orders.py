@@ -53,10 +53,10 @@ def numpy_orders(graph: Dag, keep) -> tuple[Dag, dict[Node, Node], list[str]]:
 
 
 def _reorders(node: Node) -> bool:
-    """Whether `node` may give a value another memory order than C's: a permute, or a buffer
-    whose strides are not C's (an F-ordered or transposed array)."""
-    if node.op is Op.PERMUTE:
-        return True
+    """Whether `node` may give a value another memory order than C's: a permute, a gather, or
+    a buffer whose strides are not C's (an F-ordered or transposed array)."""
+    if node.op is Op.PERMUTE or node.op is Op.GATHER:
+        return True  # NOTE: numpy writes x[:, cols] with the index's dims slowest
     if node.op is not Op.BUFFER:
         return False
     return not _c_order(axis_order(node.shape, [base_strides(node)]), node.shape)
@@ -102,10 +102,12 @@ def _order_of(node: Node, srcs: tuple, strides: dict) -> tuple[int, ...] | None:
         return axis_order(node.shape, [strides[s] for s in srcs])
     if node.op in (Op.CONCAT, Op.STACK):
         return _joined_order(node, srcs, [strides[s] for s in srcs])
-    if node.op in _KEEPS_ORDER:
+    if node.op in _KEEPS_ORDER or node.op is Op.LINALG and _is_norm(node):
         return _reduced_order(node, srcs[0], strides[srcs[0]])
     if node.op in _ALONG_AN_AXIS:
         return axis_order(srcs[0].shape, [strides[srcs[0]]])
+    if node.op is Op.GATHER:
+        return _gathered_order(node, srcs, strides)
     if node.op is Op.SETITEM and _is_update(node, srcs):
         # NOTE: numpy writes x[key] = v into x's memory: the result keeps x's order
         return axis_order(node.shape, [strides[srcs[0]]])
@@ -118,11 +120,11 @@ def _is_update(node: Node, srcs: tuple) -> bool:
     key = dict(node.arg)["key"]
     if len(key) != len(node.shape) or any(entry[0] == "none" for entry in key):
         return False
-    dims, sizes = _selection(node.shape, srcs, key)
+    dims, sizes = _selection(node.shape, srcs[2:], key)
     return srcs[1].shape == tuple(sizes[d] for d in dims)
 
 
-def _selection(shape: tuple, srcs: tuple, key: tuple) -> tuple[list, dict]:
+def _selection(shape: tuple, indices: tuple, key: tuple) -> tuple[list, dict]:
     """The dims of the selection x[key], each named by where it comes from: ("s", axis) for a
     slice, ("b", k) for the k-th dim of the index arrays' broadcast block, placed where numpy's
     advanced indexing puts it (at its entries when they are next to each other, else first);
@@ -130,7 +132,7 @@ def _selection(shape: tuple, srcs: tuple, key: tuple) -> tuple[list, dict]:
     sliced = [axis for axis, entry in enumerate(key) if entry[0] == "slice"]
     sizes = {("s", a): len(range(shape[a])[slice(*key[a][1:])]) for a in sliced}
     dims = [("s", a) for a in sliced]
-    arrays = [srcs[2 + entry[1]].shape for entry in key if entry[0] == "array"]
+    arrays = [indices[entry[1]].shape for entry in key if entry[0] == "array"]
     if arrays:  # NOTE: with index arrays, ints are advanced indices too (0-d ones)
         block = np.broadcast_shapes(*arrays)
         sizes |= {("b", k): n for k, n in enumerate(block)}
@@ -139,6 +141,37 @@ def _selection(shape: tuple, srcs: tuple, key: tuple) -> tuple[list, dict]:
         at = sum(a < advanced[0] for a in sliced) if together else 0
         dims[at:at] = [("b", k) for k in range(len(block))]
     return dims, sizes
+
+
+def _gathered_order(node: Node, srcs: tuple, strides: dict) -> tuple[int, ...] | None:
+    """numpy's axis order of x[key] with index arrays: the index arrays' dims slowest, then
+    the sliced axes in x's memory order (numpy's subspace: x[:, cols] of a C-ordered x is
+    F-ordered). None for a key with a new axis."""
+    x, *indices = srcs
+    key = dict(node.arg)["key"]
+    if len(key) != len(x.shape) or any(entry[0] == "none" for entry in key):
+        return None
+    dims = _selection(x.shape, tuple(indices), key)[0]
+    blocks = [d for d in dims if d[0] == "b"]
+    source = axis_order(x.shape, [strides[x]])
+    numpys = blocks + [("s", a) for a in source if key[a][0] == "slice"]
+    return tuple(dims.index(d) for d in numpys)
+
+
+def _reordered_gather(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
+    """The gather x[key] with its result in numpy's order: the gather of x with its indexed
+    axes moved first and its sliced axes after them in x's memory order (the key alike), whose
+    C-ordered result is numpy's memory, seen back through the inverse permute."""
+    x, *indices = srcs
+    key = dict(node.arg)["key"]
+    dims = _selection(x.shape, tuple(indices), key)[0]
+    sliced = [dims[i][1] for i in order if dims[i][0] == "s"]
+    moves = (*(a for a in range(len(key)) if key[a][0] != "slice"), *sliced)
+    moved = Node(Op.PERMUTE, (x,), tuple(x.shape[a] for a in moves), x.dtype, moves, node.source)
+    arg = tuple((k, tuple(key[a] for a in moves) if k == "key" else v) for k, v in node.arg)
+    shape = tuple(node.shape[a] for a in order)
+    inner = Node(node.op, (moved, *indices), shape, node.dtype, arg, node.source)
+    return _seen_back(inner, node, order)
 
 
 def _reordered_update(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
@@ -151,10 +184,10 @@ def _reordered_update(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
     key = dict(node.arg)["key"]
     moved_key = tuple(key[a] for a in order)
     shape = tuple(node.shape[a] for a in order)
-    dims = _selection(node.shape, srcs, key)[0]
+    dims = _selection(node.shape, indices, key)[0]
     # NOTE: a slice's dim is named by its axis of x: renamed to its axis in the moved x
     moved_dims = [
-        d if d[0] == "b" else ("s", order[d[1]]) for d in _selection(shape, srcs, moved_key)[0]
+        d if d[0] == "b" else ("s", order[d[1]]) for d in _selection(shape, indices, moved_key)[0]
     ]
     value_axes = tuple(dims.index(d) for d in moved_dims)
     moved = Node(Op.PERMUTE, (x,), shape, x.dtype, order, node.source)
@@ -186,6 +219,12 @@ def _reordered_along(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
     arg = tuple((k, order.index(v) if k == "axis" else v) for k, v in node.arg)
     shape = tuple(node.shape[a] for a in order)
     return _seen_back(Node(node.op, (moved,), shape, node.dtype, arg, node.source), node, order)
+
+
+def _is_norm(node: Node) -> bool:
+    """A vector norm over axes: numpy's is a sum (or max) of |x| ** ord over them."""
+    arg = dict(node.arg)
+    return arg.get("_function") == "vector_norm" and arg.get("axis") is not None
 
 
 def _reduced_order(node: Node, src: Node, strides: tuple) -> tuple[int, ...]:
@@ -373,4 +412,5 @@ def _strides_in(shape: tuple, order: tuple[int, ...]) -> tuple[int, ...]:
 _REORDERED = {op: _reordered for op in Op if op.is_elementwise}
 _REORDERED |= {Op.CONCAT: _reordered_join, Op.STACK: _reordered_join}
 _REORDERED[Op.SETITEM] = _reordered_update
+_REORDERED[Op.GATHER] = _reordered_gather
 _REORDERED |= {op: _reordered_along for op in _ALONG_AN_AXIS}

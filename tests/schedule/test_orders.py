@@ -392,3 +392,47 @@ def test_ops_along_an_axis_keep_their_inputs_order(program, dtype):
     # order: the std of a cumsum of an F-ordered array added in another order here
     a = np.asfortranarray(np.random.default_rng(18).standard_normal((300, 262))).astype(dtype)
     _differential(program, a)
+
+
+@pytest.mark.parametrize(
+    "select",
+    [
+        lambda v: v[:, [0, 2, 3, 5, 7, 11, 13, 1, 2, 4]],
+        lambda v: v[[3, 1, 4, 1, 5]],
+        lambda v: v[:, np.array([[0, 1], [2, 3]])],
+        lambda v: v[np.array([0, 2]), 5:],
+    ],
+)
+@pytest.mark.parametrize("layout", ["C", "F"])
+def test_a_gather_has_numpys_memory_order(select, layout):
+    # NOTE: numpy writes x[:, cols] with the index's dims slowest (F-ordered for a C-ordered
+    # x): x[:, cols].sum(axis=1) adds a value at a time there, pairwise here before
+    x = np.random.default_rng(20).standard_normal((300, 40))
+    a = {"C": x, "F": np.asfortranarray(x)}[layout]
+    want = select(a)
+    got = select(li.asarray(a))
+    assert np.asarray(got).strides == want.strides
+    for axis in range(want.ndim):
+        assert np.asarray(np.sum(got, axis=axis)).tobytes() == want.sum(axis=axis).tobytes()
+    assert np.asarray(np.mean(select(li.asarray(a)) * 2)).tobytes() == np.mean(want * 2).tobytes()
+
+
+def test_a_library_call_reads_a_buffer_as_laid_out_where_another_reader_copied_it():
+    # NOTE: a ravel copied an F-ordered buffer into C order; the mean of the same buffer read
+    # that copy and added in C order, numpy's in the buffer's
+    a = np.asfortranarray(np.random.default_rng(21).standard_normal((7, 10, 8)).astype(np.float32))
+    x = li.asarray(a)
+    order, mean = li.compute(np.argsort(x, axis=None), np.mean(x, keepdims=True))
+    assert np.asarray(mean).tobytes() == np.mean(a, keepdims=True).tobytes()
+    np.testing.assert_array_equal(np.asarray(order), np.argsort(a, axis=None, stable=True))
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_a_norm_over_an_axis_keeps_its_inputs_order(axis):
+    # NOTE: numpy's norm over an axis is a sum: its result in its input's order over the kept
+    # axes (a later sum over a norm of an F-ordered array added in C order here)
+    a = np.asfortranarray(np.random.default_rng(22).standard_normal((9, 11, 60)))
+    want = np.linalg.norm(a, axis=axis)
+    got = np.linalg.norm(li.asarray(a), axis=axis)
+    assert np.asarray(got).strides == want.strides
+    assert np.asarray(np.sum(got, axis=0)).tobytes() == want.sum(axis=0).tobytes()
