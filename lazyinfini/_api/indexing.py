@@ -449,13 +449,24 @@ def written_into(x: Node, node: Node, source: str) -> Node:
     writes there, so its result keeps x's order whatever its operands' (x += w of a C-ordered
     w: orders.py), and a later sum adds in it. `node` itself elsewhere (simplify drops such an
     update; a pending x's order is left to the ufunc's rule)."""
-    if x.op is not Op.BUFFER or node.shape != x.shape or node.dtype != x.dtype:
+    if node.shape != x.shape or node.dtype != x.dtype:
         return node
-    steps = [abs(s) for s, n in zip(x.arg.strides, x.shape) if n > 1 and s]
+    memory = x
+    while memory.op is Op.SETITEM and _whole(memory):  # NOTE: written into before: its memory
+        memory = memory.srcs[0]
+    if memory.op is not Op.BUFFER:
+        return node
+    steps = [abs(s) for s, n in zip(memory.arg.strides, x.shape) if n > 1 and s]
     if steps == sorted(steps, reverse=True):
         return node
     key = tuple(("slice", 0, n, 1) for n in x.shape)
     return Node(Op.SETITEM, (x, node), x.shape, x.dtype, (("key", key),), source)
+
+
+def _whole(node: Node) -> bool:
+    """Whether `node` is an update of every element (written_into's)."""
+    key = dict(node.arg)["key"]
+    return len(node.srcs) == 2 and key == tuple(("slice", 0, n, 1) for n in node.shape)
 
 
 def basic_setitem_parts(x: Array, key: tuple, value, source: str) -> tuple[tuple, Node]:

@@ -332,7 +332,14 @@ def _subtracted(z, w):
     return np.mean(z, axis=1)
 
 
-@pytest.mark.parametrize("program", [_masked, _added, _multiplied_out, _subtracted])
+def _written_twice(z, w):
+    z[w > 0] = 0.0
+    z *= w
+    z += w * 2
+    return np.sum(z, axis=1)
+
+
+@pytest.mark.parametrize("program", [_masked, _added, _multiplied_out, _subtracted, _written_twice])
 @pytest.mark.parametrize("layout", ["F", "T"])
 def test_a_value_written_into_an_arrays_memory_keeps_its_order(program, layout):
     # NOTE: numpy writes z += w, z[mask] = 0 and out=z into z's memory whatever w's order:
