@@ -156,4 +156,6 @@ def step_repeat_tile(b: Builder) -> None:
 def step_unstack(b: Builder) -> None:
     x = b.pick(lambda v: v.value.ndim >= 1 and all(v.shape))
     axis = b.integer(-x.value.ndim, x.value.ndim - 1)
+    if x.shape[axis] > 64:  # NOTE: an array per index: a large program's 1M-long axis is 1M
+        raise Reject("unstack of a long axis")
     b.emit(f"li.unstack({x.name}, axis={axis})[{b.integer(0, x.shape[axis] - 1)}]", x.err)
