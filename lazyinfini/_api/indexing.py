@@ -13,6 +13,7 @@ import numpy as np
 from .. import _dtypes
 from .._array import Array, implicit_value, known_value, record
 from .._graph import Node, Op, caller_source, quick_node
+from .._graph.views import whole_key, whole_update
 from .checks import (
     OutOfRangeError,
     broadcast_shapes,
@@ -452,21 +453,15 @@ def written_into(x: Node, node: Node, source: str) -> Node:
     if node.shape != x.shape or node.dtype != x.dtype:
         return node
     memory = x
-    while memory.op is Op.SETITEM and _whole(memory):  # NOTE: written into before: its memory
+    while whole_update(memory, memory.srcs):  # NOTE: written into before: its memory
         memory = memory.srcs[0]
     if memory.op is not Op.BUFFER:
         return node
     steps = [abs(s) for s, n in zip(memory.arg.strides, x.shape) if n > 1 and s]
     if steps == sorted(steps, reverse=True):
         return node
-    key = tuple(("slice", 0, n, 1) for n in x.shape)
+    key = whole_key(x.shape)
     return Node(Op.SETITEM, (x, node), x.shape, x.dtype, (("key", key),), source)
-
-
-def _whole(node: Node) -> bool:
-    """Whether `node` is an update of every element (written_into's)."""
-    key = dict(node.arg)["key"]
-    return len(node.srcs) == 2 and key == tuple(("slice", 0, n, 1) for n in node.shape)
 
 
 def basic_setitem_parts(x: Array, key: tuple, value, source: str) -> tuple[tuple, Node]:

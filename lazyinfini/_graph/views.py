@@ -69,3 +69,19 @@ def slice_key(node: Node) -> tuple[slice, ...]:
         stop = start + step * length
         key.append(slice(start, stop if stop >= 0 else None, step) if length else slice(0, 0))
     return tuple(key)
+
+
+def whole_key(shape: tuple[int, ...]) -> tuple:
+    """The key of x[...] for an x of `shape`: a full slice per axis, as the runtime reads it."""
+    return tuple(("slice", 0, n, 1) for n in shape)
+
+
+def whole_update(node: Node, srcs: tuple[Node, ...]) -> bool:
+    """Whether `node` is x[...] = v, every element of x written, with v of x's shape and
+    dtype: its value is v's (numpy's `out[:] = a + b`)."""
+    if node.op is not Op.SETITEM or len(srcs) != 2:
+        return False
+    value = srcs[1]
+    if value.shape != node.shape or value.dtype != node.dtype:
+        return False
+    return dict(node.arg)["key"] == whole_key(node.shape)

@@ -19,9 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._graph import Dag, Node, Op, inputs_of
-from .._graph.views import apply_movement, stand_in
+from .._graph.views import apply_movement, stand_in, whole_update
 from .layout import base_strides
-from .simplify import whole_update
 
 
 def numpy_orders(graph: Dag, keep) -> tuple[Dag, dict[Node, Node], list[str]]:
@@ -118,10 +117,15 @@ def _is_update(node: Node, srcs: tuple) -> bool:
     """Whether `node` is x[key] = v with v of the selection's shape and no new axis in the key
     (what numpy's scripts write: z[0] *= 2, z[idx] = v, z[:, cols] = 0)."""
     key = dict(node.arg)["key"]
-    if len(key) != len(node.shape) or any(entry[0] == "none" for entry in key):
+    if not _entry_per_axis(key, node.shape):
         return False
     dims, sizes = _selection(node.shape, srcs[2:], key)
     return srcs[1].shape == tuple(sizes[d] for d in dims)
+
+
+def _entry_per_axis(key: tuple, shape: tuple) -> bool:
+    """Whether `key` has an int, a slice or an index array per axis (no new axis)."""
+    return len(key) == len(shape) and all(entry[0] != "none" for entry in key)
 
 
 def _selection(shape: tuple, indices: tuple, key: tuple) -> tuple[list, dict]:
@@ -149,7 +153,7 @@ def _gathered_order(node: Node, srcs: tuple, strides: dict) -> tuple[int, ...] |
     F-ordered). None for a key with a new axis."""
     x, *indices = srcs
     key = dict(node.arg)["key"]
-    if len(key) != len(x.shape) or any(entry[0] == "none" for entry in key):
+    if not _entry_per_axis(key, x.shape):
         return None
     dims = _selection(x.shape, tuple(indices), key)[0]
     blocks = [d for d in dims if d[0] == "b"]

@@ -7,6 +7,7 @@ requested output, in order) and a log of what it did, for explain().
 from __future__ import annotations
 
 from .._graph import Dag, Node, Op, arg_key, inputs_of
+from .._graph.views import whole_update
 
 
 def simplify(graph: Dag) -> tuple[Dag, list[Node], list[str], dict[Node, Node]]:
@@ -70,18 +71,6 @@ def _fold(node: Node, srcs: tuple[Node, ...]) -> tuple[Node, str] | None:
             "folded a chain of reshapes"
         )
     return None
-
-
-def whole_update(node: Node, srcs: tuple[Node, ...]) -> bool:
-    """Whether `node` is x[...] = v, every element of x written, with v of x's shape and
-    dtype: its value is v's (numpy's `out[:] = a + b`)."""
-    key = dict(node.arg)["key"]
-    if len(srcs) != 2 or len(key) != len(node.shape):
-        return False
-    value = srcs[1]
-    if value.shape != node.shape or value.dtype != node.dtype:
-        return False
-    return all(entry == ("slice", 0, n, 1) for entry, n in zip(key, node.shape))
 
 
 def _identity(node: Node, src: Node) -> bool:
