@@ -402,8 +402,14 @@ class Array(NumpyMethods):
     def _rebind(self, func: str, fn, other) -> Array:
         """In-place operators rebind this array to a new node; its dtype and shape must hold.
         Extension (numpy): a result of another dtype numpy's same_kind casting allows is cast
-        to it, as numpy's ufunc casts its output (float32 += float64 array: float32)."""
+        to it, as numpy's ufunc casts its output (float32 += float64 array: float32).
+        Extension (numpy): a 0-d array sharing memory with no view is what numpy holds as a
+        scalar there (x.sum(), x[i], a reduction's result): like numpy's scalars it is not
+        written but replaced, so `t = s; s += 1` leaves t as it was, and `s /= 2` of an
+        integer s is a float, as in numpy."""
         result = fn(self, other)
+        if not self.shape and self._view is None:
+            return result
         if result.dtype != self.dtype and result.shape == self.shape:
             if np.can_cast(result.dtype, self.dtype, casting="same_kind"):
                 cast = _elementwise.conform(result._n, self.dtype, self.shape, caller_source())

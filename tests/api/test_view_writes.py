@@ -191,3 +191,32 @@ def test_a_write_through_a_transposed_view_is_one_setitem_into_the_root():
     kernels = [(k.kind.value, k.outputs[0].shape) for k in li.inspect.schedule(x).kernels]
     assert kernels == [("elementwise", (4,)), ("opaque", (4, 3))]  # no (3, 4) copy
     assert_same(x, x_np)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda x: x.sum(), lambda x: x[1], lambda x: np.mean(x), lambda x: x.max()],
+    ids=["sum", "item", "mean", "max"],
+)
+@pytest.mark.parametrize("update", ["+= 1", "/= 2", "*= 0.5", "-= np.float32(1)", "+= np.ones(3)"])
+def test_a_0d_result_behaves_as_numpys_scalar_in_place(make, update):
+    """numpy holds a scalar where lazyinfini holds a 0-d array: `s op= v` replaces s (another
+    name keeps the old value; the dtype and shape may change), as numpy's scalar does."""
+    data = np.arange(5, dtype=np.int32)
+    results = []
+    for x in (data, li.asarray(data)):
+        s = make(x)
+        first = s
+        exec(f"s {update}", {"np": np}, namespace := {"s": s})
+        results.append((np.asarray(first), np.asarray(namespace["s"])))
+    (want_first, want), (got_first, got) = results
+    assert got_first.dtype == want_first.dtype and got_first == want_first
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_0d_view_is_written_in_place_as_numpys_0d_array():
+    for x in (np.zeros(()), li.zeros(())):
+        view = x[...]
+        view += 1
+        assert float(x) == 1.0
