@@ -167,11 +167,12 @@ def library_call(nodes, library: Library = NUMPY, in_place=False) -> LibraryCall
 #   row, each sum rounded to float16; numpy's own reduce gives its bits in every layout (the
 #   orders pass gives the value numpy's memory order). ml_dtypes' bfloat16 reduce rounds at
 #   every step, even along a row: bfloat16 keeps float32's and one rounding (docs/numpy.md).
+#   A trace is such a sum, of the diagonal's view (its inner loop runs across the diagonals).
 _BFLOAT16, _WIDEN_HALF = (_dtypes.bfloat16,), (_dtypes.HALF, _dtypes.HALF)
 _OWN_DTYPE = {"sort": (_BFLOAT16, _dtypes.HALF), "argsort": (_BFLOAT16, _dtypes.HALF)}
 _OWN_DTYPE["cross"] = ((), _BFLOAT16)
 _OWN_DTYPE["max"] = _OWN_DTYPE["min"] = ((), _dtypes.HALF)
-_OWN_DTYPE["sum"] = _OWN_DTYPE["prod"] = (_BFLOAT16, _dtypes.HALF)
+_OWN_DTYPE["sum"] = _OWN_DTYPE["prod"] = _OWN_DTYPE["trace"] = (_BFLOAT16, _dtypes.HALF)
 _OWN_DTYPE["var"] = _OWN_DTYPE["std"] = (_BFLOAT16, _dtypes.HALF)
 _F32 = _dtypes.float32
 

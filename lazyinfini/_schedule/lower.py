@@ -145,6 +145,14 @@ class Lowering:
             own = view_load(node, base.srcs[0], chain)
             if own is not None and (laid_out or not own.across_rows):
                 return own
+        elif base.op is Op.COPY and laid_out and base.srcs[0].op.is_movement:
+            # NOTE: likewise a view of a computed value copied for another reader (a ravel's
+            # C copy of an F-ordered x + x): a sum adds in the value's own layout, as numpy's
+            copied = base.srcs[0]
+            root, below = self._chain(copied.srcs[0])
+            own = view_load(node, root, (*below, copied, *chain))
+            if own is not None:
+                return own
         return view_load(node, base, chain)
 
     def _chain(self, node: Node) -> tuple[Node, tuple[Node, ...]]:

@@ -103,7 +103,7 @@ def _order_of(node: Node, srcs: tuple, strides: dict) -> tuple[int, ...] | None:
         return _joined_order(node, srcs, [strides[s] for s in srcs])
     if node.op in _KEEPS_ORDER or node.op is Op.LINALG and _is_norm(node):
         return _reduced_order(node, srcs[0], strides[srcs[0]])
-    if node.op in _ALONG_AN_AXIS:
+    if node.op in _ALONG_AN_AXIS and dict(node.arg)["axis"] is not None:
         return axis_order(srcs[0].shape, [strides[srcs[0]]])
     if node.op is Op.GATHER:
         return _gathered_order(node, srcs, strides)
@@ -210,9 +210,10 @@ _KEEPS_ORDER = frozenset(
 )
 
 
-# Ops along one axis whose result numpy writes in its input's memory order: an accumulate
-# (np.cumsum, np.cumprod) and np.sort (a copy in order "K", sorted in place)
-_ALONG_AN_AXIS = frozenset({Op.CUMULATIVE_SUM, Op.CUMULATIVE_PROD, Op.SORT})
+# Ops along axes whose result numpy writes in its input's memory order: an accumulate
+# (np.cumsum, np.cumprod), np.sort (a copy in order "K", sorted in place) and np.roll with an
+# axis (into empty_like; without one it rolls a C-ordered ravel)
+_ALONG_AN_AXIS = frozenset({Op.CUMULATIVE_SUM, Op.CUMULATIVE_PROD, Op.SORT, Op.ROLL})
 
 
 def _reordered_along(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
@@ -220,9 +221,14 @@ def _reordered_along(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
     permuted into that order, along the axis where it moved, seen back."""
     (x,) = srcs
     moved = Node(Op.PERMUTE, (x,), tuple(x.shape[a] for a in order), x.dtype, order, node.source)
-    arg = tuple((k, order.index(v) if k == "axis" else v) for k, v in node.arg)
+    arg = tuple((k, _moved_axis(order, v) if k == "axis" else v) for k, v in node.arg)
     shape = tuple(node.shape[a] for a in order)
     return _seen_back(Node(node.op, (moved,), shape, node.dtype, arg, node.source), node, order)
+
+
+def _moved_axis(order: tuple[int, ...], axis):
+    """Where `axis` (an axis or a tuple of them: a roll's) is in the input permuted by `order`."""
+    return order.index(axis) if isinstance(axis, int) else tuple(order.index(a) for a in axis)
 
 
 def _is_norm(node: Node) -> bool:

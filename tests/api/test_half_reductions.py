@@ -52,6 +52,18 @@ def test_float16_sums_and_products_are_numpys(shape, layout, axis):
     _same(lambda xp, x: xp.sum(x, axis=axis), a)
 
 
+@pytest.mark.parametrize("shape", [(10, 3, 11), (40, 40), (7, 9, 5, 3)])
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_float16_trace_is_numpys(shape, layout):
+    # NOTE: numpy's trace is a float16 sum of the diagonal's view, row to row: summed in
+    # float32 and rounded once, 2 of 11 traces of a (10, 3, 11) array differed
+    a = LAYOUTS[layout]((RNG.standard_normal(shape) * 3).astype(F16))
+    for axes in [(0, 1), (1, -1), (-1, 0)][: 1 if len(shape) == 2 else 3]:
+        for offset in (0, 1, -2):
+            _same(lambda xp, x, o=offset, ax=axes: np.trace(x, o, *ax), a)
+    _same(lambda xp, x: xp.linalg.trace(x * F16(2), offset=1), a)
+
+
 @pytest.mark.parametrize("ddof", [0, 1])
 @pytest.mark.parametrize("axis", AXES)
 @pytest.mark.parametrize("shape", SHAPES[::2])

@@ -391,12 +391,16 @@ def test_a_materialized_slice_is_numpys_view_and_later_sums_add_as_numpys(view, 
         lambda xp, v: np.mean(np.sort(v * 2, axis=1), axis=0),
         lambda xp, v: np.nanmean((v.T + 1)[1:], axis=0),
         lambda xp, v: np.average((v.T * 2)[::-1], axis=1),
+        lambda xp, v: np.var(np.roll(v, 3, axis=0), axis=1),
+        lambda xp, v: np.sum(np.roll(v, (3, -2), axis=(1, 0)), axis=0),
+        lambda xp, v: np.sum(np.roll(v, 5), axis=1),
     ],
 )
 @pytest.mark.parametrize("dtype", [np.float16, np.float64])
 def test_ops_along_an_axis_keep_their_inputs_order(program, dtype):
-    # NOTE: numpy writes np.cumsum's, np.cumprod's and np.sort's result in its input's memory
-    # order: the std of a cumsum of an F-ordered array added in another order here
+    # NOTE: numpy writes np.cumsum's, np.cumprod's, np.sort's and np.roll's (with an axis)
+    # result in its input's memory order: the std of a cumsum of an F-ordered array added in
+    # another order here
     a = np.asfortranarray(np.random.default_rng(18).standard_normal((300, 262))).astype(dtype)
     _differential(program, a)
 
@@ -432,6 +436,21 @@ def test_a_library_call_reads_a_buffer_as_laid_out_where_another_reader_copied_i
     order, mean = li.compute(np.argsort(x, axis=None), np.mean(x, keepdims=True))
     assert np.asarray(mean).tobytes() == np.mean(a, keepdims=True).tobytes()
     np.testing.assert_array_equal(np.asarray(order), np.argsort(a, axis=None, stable=True))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+@pytest.mark.parametrize("flat", [np.ravel, lambda c: np.argsort(c, axis=None, stable=True)])
+def test_a_library_call_reads_a_computed_value_as_laid_out_where_another_reader_copied_it(
+    flat, dtype
+):
+    # NOTE: likewise a computed value in numpy's F order (x + x of an F-ordered x): the C copy
+    # the flattening made of it was what np.mean(c) added up
+    a = np.asfortranarray(np.random.default_rng(23).standard_normal((8, 6, 30)).astype(dtype))
+    for axis in (None, 0, 1, 2):
+        c = li.asarray(a) + li.asarray(a)
+        flattened, mean = li.compute(flat(c), np.mean(c, axis=axis, keepdims=True))
+        assert np.asarray(mean).tobytes() == np.mean(a + a, axis=axis, keepdims=True).tobytes()
+        np.testing.assert_array_equal(np.asarray(flattened), flat(a + a))
 
 
 @pytest.mark.parametrize("axis", [0, 1, 2])
