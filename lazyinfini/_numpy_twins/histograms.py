@@ -9,8 +9,9 @@ are recorded as numpy's linspace computes them, from the lazy min and max when n
 given. bincount's length depends on the data: its min and max are computed at once (an
 implicit materialization, as for the namespace's unique_*).
 
-Note: with no range, numpy raises at the call when the values hold NaN or inf (their range is
-not finite); a lazy histogram cannot look, and its edges and counts come out NaN and 0.
+With no range, numpy raises ValueError at the call when the values hold NaN or inf (their range
+is not finite) or when the edges do not increase (too many bins for a narrow range of half
+floats): a lazy histogram raises the same error when its value is computed (Op.CHECK).
 """
 
 from __future__ import annotations
@@ -185,9 +186,20 @@ def _uniform_edges(x, bins, range):
     low, high = _statistics.min(x), _statistics.max(x)
     if x.dtype in _dtypes.INTEGER:
         low, high = astype(low, _dtypes.float64), astype(high, _dtypes.float64)
+    else:
+        message = "autodetected range of [{}, {}] is not finite"
+        bounds = _checked(stack([low, high]), "finite", message)
+        low, high = bounds[0], bounds[1]
     same = equal(low, high)  # numpy widens an empty range by a half on each side
     low, high = where(same, _subtract(low, 0.5), low), where(same, _add(high, 0.5), high)
-    return _linspace(low, high, count + 1)
+    message = f"Too many bins for data range. Cannot create {count} finite-sized bins."
+    return _checked(_linspace(low, high, count + 1), "increasing", message)
+
+
+def _checked(x, test: str, message: str):
+    """x, raising numpy's ValueError `message` when computed unless `test` holds."""
+    arg = (("test", test), ("message", message))
+    return record(Op.CHECK, (x._node,), x.shape, x.dtype, arg)
 
 
 def _known_edges(x, count: int, range) -> np.ndarray:

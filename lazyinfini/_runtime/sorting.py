@@ -61,4 +61,24 @@ def bincount(xp, x, *, minlength: int):
     return xp.astype(bounds[1:] - bounds[:-1], xp.int64)
 
 
-IMPLEMENTATIONS = {Op.SORT: sort, Op.SEARCHSORTED: searchsorted, Op.BINCOUNT: bincount}
+def check(xp, x, *, test: str, message: str):
+    """x, once `test` holds of its values ("finite": every value is; "increasing": each value
+    is above the one before), else ValueError(`message`, formatted with x's values): numpy's
+    checks of data, which a lazy call makes when its value is computed."""
+    if test == "finite":
+        failed = not bool(xp.all(xp.isfinite(x)))
+    else:
+        failed = bool(xp.any(xp.greater_equal(x[:-1], x[1:])))
+    if failed:
+        # NOTE: numpy's message shows its scalars of x's dtype (a device's value read one by one)
+        scalar = np.dtype(x.dtype).type
+        raise ValueError(message.format(*(scalar(float(x[i])) for i in range(x.shape[0]))))
+    return x
+
+
+IMPLEMENTATIONS = {
+    Op.SORT: sort,
+    Op.SEARCHSORTED: searchsorted,
+    Op.BINCOUNT: bincount,
+    Op.CHECK: check,
+}

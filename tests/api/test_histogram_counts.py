@@ -4,6 +4,8 @@ histogram is the oracle, with values drawn on and one ulp around the edges."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -122,3 +124,28 @@ def test_bfloat16_histograms_are_numpys(range_):
     np.testing.assert_array_equal(np.asarray(counts), want_counts)
     assert np.asarray(edges).dtype == want_edges.dtype
     np.testing.assert_array_equal(np.asarray(edges).astype(float), want_edges.astype(float))
+
+
+@pytest.mark.parametrize("device", ["cpu", "reference"])
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.array([1.0, np.nan, 2.0]),
+        np.array([-np.inf, 0.5], np.float32),
+        np.array([1000.0, 1000.5, 1001.0], np.float16),  # NOTE: edges a float16 apart
+    ],
+)
+def test_data_numpy_refuses_raises_numpys_error_when_computed(values, device):
+    # NOTE: with no range numpy checks the data at the call; a lazy histogram gave NaN edges
+    # and zero counts (or repeated edges) where numpy raises
+    with pytest.raises(ValueError) as numpys:
+        np.histogram(values, bins=5)
+    with li.options(device=device):
+        counts, edges = np.histogram(li.asarray(values), bins=5)
+        for result in (counts, edges):
+            with pytest.raises(ValueError, match="^" + re.escape(str(numpys.value))):
+                np.asarray(result)
+        finite = np.nan_to_num(values, posinf=3, neginf=-3) + np.arange(len(values))
+        counts, edges = np.histogram(li.asarray(finite), bins=5)
+        np.testing.assert_array_equal(np.asarray(counts), np.histogram(finite, bins=5)[0])
+        np.testing.assert_array_equal(np.asarray(edges), np.histogram(finite, bins=5)[1])

@@ -24,6 +24,7 @@ CALLS = [
     ("iscomplex", lambda x: np.iscomplex(x)),
     ("norm", lambda x: np.linalg.norm(np.nan_to_num(x), 1, axis=1)),
     ("histogram with a range", lambda x: np.histogram(x, bins=4, range=(-2, 4))[0]),
+    ("histogram without a range", lambda x: np.histogram(x[1], bins=3)[1]),
     ("unique", lambda x: np.unique(x[1])),
     ("argsort of complex (numpy runs it)", lambda x: np.argsort(x[1] * (1 - 1j))),
     ("a ufunc with a list", lambda x: np.maximum(x, [0.0, 5.0, 0.0, 5.0])),
