@@ -36,7 +36,11 @@ def _as_array(func: str, value) -> Array | None:
     if isinstance(value, Array):
         return value
     # Note (numpy, NEP 50): a numpy scalar is strong, np.float64 and np.complex128 too (they
-    # subclass Python's float and complex): np.float64(2) * float32 array is float64.
+    # subclass Python's float and complex): np.float64(2) * float32 array is float64. It is a
+    # fill of its dtype, in no memory: it meets arrays of any device (x_gpu / np.sqrt(2)), as
+    # a Python scalar does and as CuPy takes it.
+    if isinstance(value, np.generic) and _dtypes.is_supported(value.dtype):
+        return Array(Node(Op.FULL, (), (), value.dtype, value.item(), caller_source()))
     if isinstance(value, (np.ndarray, np.generic)):
         from .creation import asarray
 

@@ -30,6 +30,13 @@ CALLS = [
     ("a ufunc with a list", lambda x: np.maximum(x, [0.0, 5.0, 0.0, 5.0])),
     ("an operator with a list", lambda x: x * [1, 2, 3, 4]),
     ("a reflected operator with a list", lambda x: [1, 2, 3, 4] - x),
+    # NOTE: numpy scalars are fills in no memory, as Python's: they raised "arrays in host
+    # memory and in cuda memory meet"
+    ("a numpy scalar", lambda x: x / np.sqrt(2.0)),
+    ("a reflected numpy scalar", lambda x: np.float32(2) - x),
+    ("a ufunc with a numpy scalar", lambda x: np.maximum(x, np.float64(1.5))),
+    ("a numpy scalar a reduction gave", lambda x: x - np.nanmax(x)),
+    ("a signed zero numpy scalar", lambda x: np.signbit(np.nan_to_num(x) * np.float64(-0.0))),
 ]
 
 
