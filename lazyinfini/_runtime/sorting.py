@@ -6,6 +6,8 @@ bincount: numpy's (one counting pass) where the namespace has it (numpy, CuPy), 
 from a sort and a searchsorted of the bin edges, in the namespace alone.
 searchsorted: a node's inputs arrive positionally, but numpy's third positional parameter is
 `side`, so the optional sorter input must be passed by keyword.
+check: a histogram's checks of its data (a finite range, increasing edges), made when its edges
+are computed: numpy makes them at the call, a lazy call cannot look sooner.
 """
 
 from __future__ import annotations
