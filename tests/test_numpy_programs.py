@@ -4,7 +4,8 @@ C, Fortran-ordered, transposed, reversed), every output computed at once, must g
 dtypes, shapes and bits. It found values written in another memory order than numpy's (a
 cumsum of a Fortran-ordered array, a materialized slice of a computed value) whose later sums
 differed in the last bit; a roll's and a float16 trace's; a sum reading the C copy a ravel
-had made of a computed value.
+had made of a computed value. Each program runs again on other values of the same layouts, as
+a script's loop does: the cached schedules, bound to the new data, must give numpy's bits too.
 
 LAZYINFINI_FUZZ_EXAMPLES sets the number of programs (default 400), LAZYINFINI_FUZZ_STEPS the
 most calls a program makes (default 7)."""
@@ -18,6 +19,7 @@ import numpy as np
 import pytest
 
 import lazyinfini as li
+from lazyinfini._counters import counters
 
 DTYPES = [np.float16, np.float32, np.float64, np.int32, np.int64, np.uint8, np.bool_]
 STEPS = int(os.environ.get("LAZYINFINI_FUZZ_STEPS", "7"))
@@ -265,24 +267,56 @@ def _same(got: np.ndarray, want: np.ndarray) -> bool:
     return got[mask].tobytes() == want[mask].tobytes()
 
 
+def _other_values(a: np.ndarray) -> np.ndarray:
+    """Other values in `a`'s dtype and memory layout (a cached schedule's stand-ins are bound
+    to them on a second run)."""
+    reversed_ = a.ndim and a.strides[0] < 0
+    other = a[::-1].copy(order="K")[::-1] if reversed_ else a.copy(order="K")
+    if a.dtype == bool:
+        other[...] = ~a
+    elif a.dtype.kind == "f":
+        other[...] = a * -1.5 + 0.25
+    else:
+        other[...] = (a.astype(np.int64) * 3 + 1).astype(a.dtype)
+    return other
+
+
+def _failures(seed: int, given) -> list[str]:
+    """The outputs of program `seed` on inputs `given(a)` that are not numpy's."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            want = [np.asarray(v) for v in _program(seed, given)]
+        except (IndexError, ValueError, TypeError) as error:  # NOTE: here too
+            with pytest.raises(TypeError if isinstance(error, TypeError) else type(error)):
+                li.compute(*_program(seed, lambda a: li.asarray(given(a))))
+            return []
+        outputs = _program(seed, lambda a: li.asarray(given(a)))
+        # NOTE: numpy's scalars come back from a function numpy runs (np.nansum(x))
+        arrays = [v for v in outputs if isinstance(v, li.Array)]
+        computed = iter(li.compute(*arrays) if len(arrays) > 1 else arrays)
+        got = [next(computed) if isinstance(v, li.Array) else v for v in outputs]
+    return [
+        f"seed {seed}, output {i}"
+        for i, (mine, numpys) in enumerate(zip(got, want, strict=True))
+        if not _same(np.asarray(mine), numpys)
+    ]
+
+
 @pytest.mark.parametrize("block", range(4))
 def test_random_numpy_programs_give_numpys_bits(block):
     failures = []
     for seed in range(block, COUNT, 4):
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            try:
-                want = [np.asarray(v) for v in _program(seed, lambda a: a)]
-            except (IndexError, ValueError, TypeError) as error:  # NOTE: here too
-                with pytest.raises(TypeError if isinstance(error, TypeError) else type(error)):
-                    li.compute(*_program(seed, li.asarray))
-                continue
-            outputs = _program(seed, li.asarray)
-            # NOTE: numpy's scalars come back from a function numpy runs (np.nansum(x))
-            arrays = [v for v in outputs if isinstance(v, li.Array)]
-            computed = iter(li.compute(*arrays) if len(arrays) > 1 else arrays)
-            got = [next(computed) if isinstance(v, li.Array) else v for v in outputs]
-        for i, (mine, numpys) in enumerate(zip(got, want, strict=True)):
-            if not _same(np.asarray(mine), numpys):
-                failures.append(f"seed {seed}, output {i}")
+        failures += _failures(seed, lambda a: a)
     assert not failures, failures
+
+
+def test_a_program_run_again_on_other_values_reuses_its_schedules_and_gives_numpys_bits():
+    # NOTE: a script's loop: the same calls on new data hit the schedule cache, whose stand-ins
+    # are bound to the new buffers and fills
+    failures, reused = [], counters.schedules_reused
+    for seed in range(0, COUNT, 4):
+        failures += _failures(seed, lambda a: a)
+        failures += _failures(seed, _other_values)
+    assert not failures, failures
+    assert counters.schedules_reused - reused >= COUNT // 8
