@@ -92,6 +92,10 @@ def copied(x: Array, order: str = "K") -> Array:
     if node.op is Op.BUFFER and (device := get_device(node.arg.device)).namespace is not None:
         data = device.namespace().asarray(node.arg.data, copy=True)
         return Array(buffer_node(data, caller_source(), device.name))
+    if node.shape:
+        # NOTE: the copy's layout is numpy's copy(order=)'s (a later sum adds in it): a COPY
+        # node, which the orders pass lays out so or drops where the value is laid out so
+        return Array(Node(Op.COPY, (node,), node.shape, node.dtype, order, caller_source()))
     return Array(node)
 
 
@@ -99,7 +103,7 @@ def view_value(node: Node) -> np.ndarray | None:
     """The value of `node` when it is a computed buffer or a chain of views of one (numpy
     views: nothing is computed); None when some node on the way still has to be computed."""
     chain = []
-    while node.op.is_movement:
+    while node.op.is_movement and node.op is not Op.COPY:  # NOTE: a copy asked for is computed
         chain.append(node)
         (node,) = inputs_of(node)
     if node.op is not Op.BUFFER or get_device(node.arg.device).memory != "host":

@@ -120,7 +120,9 @@ class Op(enum.Enum):
         M,
         1,
     )  # arg: ((start, step), ...) per input axis; the node's shape says lengths
-    COPY = ("copy", M, 1)  # a fresh contiguous buffer (the rearrange kernel)
+    # a fresh C-contiguous buffer: the rearrange kernel's, and x.copy()'s of a pending value
+    # (numpy's C order; the orders pass drops it where the value is C-ordered already)
+    COPY = ("copy", M, 1)
     # reductions: arg is a tuple of (keyword, value) pairs for the library call
     SUM = ("sum", R, 1)
     PROD = ("prod", R, 1)

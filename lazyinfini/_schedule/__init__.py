@@ -38,7 +38,7 @@ def schedule(graph: Dag, target: Target, *, fuse: bool = True, keep=frozenset())
     keep = {n: ordered.get(n, n) for n in keep}
     if not target.fuse:
         return schedule_nodes(graph, keep, requested)
-    graph, outputs, rewrites, new_of = simplify(graph)
+    graph, outputs, rewrites, new_of = simplify(graph, copies=target.numpy_orders)
     rewrites = reordered + rewrites
     reductions, transposed = target.reduce_prologues, target.transposed_copy_min
     groups, decisions = fuse_groups(graph, outputs, fuse, reductions, transposed)

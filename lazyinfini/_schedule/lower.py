@@ -59,6 +59,8 @@ class Lowering:
                 # NOTE: a library call reads its inputs as laid out: numpy's sums add in it
                 loads = [self.readable(src, laid_out=True) for src in inputs_of(node)]
                 self._emit(Kind.OPAQUE, siblings, siblings, loads)
+            elif node.op is Op.COPY and not self.readable(node).contiguous:
+                self._copy(node)  # NOTE: a C-ordered copy asked for (x.copy()): a sum adds in it
         held = [self._output(node) for node in outputs]
         self.kernels = order_kernels(self.kernels)
         return held
@@ -145,7 +147,7 @@ class Lowering:
             own = view_load(node, base.srcs[0], chain)
             if own is not None and (laid_out or not own.across_rows):
                 return own
-        elif base.op is Op.COPY and laid_out and base.srcs[0].op.is_movement:
+        elif base.op is Op.COPY and laid_out and _a_view(base.srcs[0]):
             # NOTE: likewise a view of a computed value copied for another reader (a ravel's
             # C copy of an F-ordered x + x): a sum adds in the value's own layout, as numpy's
             copied = base.srcs[0]
@@ -161,7 +163,8 @@ class Lowering:
         chain: list[Node] = []
         base = node
         while base.op.is_movement and base not in self.copies:
-            chain.append(base)
+            if base.op is not Op.COPY:  # NOTE: a copy asked for, not made: its input C-ordered
+                chain.append(base)
             (base,) = inputs_of(base)
         return self.copies.get(base, base), tuple(reversed(chain))
 
@@ -225,12 +228,18 @@ class Lowering:
         """The node whose value answers requested `node`: itself, a view, or a copy."""
         if node.op is not Op.FULL and not node.op.is_movement:
             return node  # a buffer, or an output of a kernel
-        load = self.readable(node)
+        # NOTE: numpy's layout of it, where another reader had it copied (a ravel's C copy)
+        load = self.readable(node, laid_out=self.target.numpy_orders)
         transposed = self.target.numpy_orders and _transposed(load)
         if load.contiguous and node.op is not Op.FULL or node.size <= 1 or transposed:
             self._emit(Kind.VIEW, (node,), (node,), (load,))
             return node
         return self._copy(node)
+
+
+def _a_view(node: Node) -> bool:
+    """A movement of a value, not a copy asked for (x.copy(): read as made, in C order)."""
+    return node.op.is_movement and node.op is not Op.COPY
 
 
 def _transposed(load) -> bool:

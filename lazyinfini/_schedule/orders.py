@@ -28,17 +28,23 @@ def numpy_orders(graph: Dag, keep) -> tuple[Dag, dict[Node, Node], list[str]]:
     rewritten one became, and a line per rewrite for explain() (the same graph, {} and []
     where every value is in C order already)."""
     nodes = graph.graph["order"]
-    if not any(_reorders(node) for node in nodes):
+    copies = [node for node in nodes if node.op is Op.COPY]
+    if not copies and not any(_reorders(node) for node in nodes):
         return graph, {}, []
-    orders = _orders(nodes)
+    orders, strides = _layouts(nodes)
     chosen = _chosen(graph, orders, set(graph.graph["outputs"]) | set(keep))
-    if not chosen:
+    # NOTE: a copy asked for (x.copy()) of a value numpy lays out so already is that value
+    dropped = {node for node in copies if _laid_out(node, strides)}
+    if not chosen and not dropped:
         return graph, {}, []
     new_of: dict[Node, Node] = {}
     log = []
     for node in nodes:
         srcs = tuple(new_of.get(s, s) for s in inputs_of(node))
-        if node in chosen:
+        if node in dropped:
+            new_of[node] = srcs[0]
+            log.append(f"dropped a copy of a value numpy lays out in C order at {node.source}")
+        elif node in chosen:
             reorder = _REORDERED.get(node.op, _reordered_reduction)
             new_of[node] = reorder(node, srcs, orders[node])
             log.append(
@@ -49,6 +55,30 @@ def numpy_orders(graph: Dag, keep) -> tuple[Dag, dict[Node, Node], list[str]]:
             new_of[node] = Node(node.op, srcs, node.shape, node.dtype, node.arg, node.source)
     outputs = [new_of.get(n, n) for n in graph.graph["outputs"]]
     return Dag(outputs), new_of, log
+
+
+def _laid_out(copy: Node, strides: dict) -> bool:
+    """Whether the value `copy` copies is laid out as the copy would be, numpy's value being
+    contiguous in its order (strides in elements, or in bytes for a buffer)."""
+    src = copy.srcs[0]
+    return _laid_out_in(src, strides[src], _copy_order(copy, src, strides) or ())
+
+
+def _copy_order(copy: Node, src: Node, strides: dict) -> tuple[int, ...] | None:
+    """numpy's axis order of a copy in order `copy.arg` (None: C order, as a scheduler's copy):
+    "K" keeps its input's, "A" is F where its input is F-contiguous."""
+    order = copy.arg
+    if order == "K":
+        return axis_order(src.shape, [strides[src]])
+    reversed_ = tuple(reversed(range(len(src.shape))))
+    if order == "F" or order == "A" and _laid_out_in(src, strides[src], reversed_):
+        return reversed_
+    return None
+
+
+def _laid_out_in(node: Node, found: tuple, order: tuple[int, ...]) -> bool:
+    compact = _strides_in(node.shape, order)
+    return tuple(found) in (compact, tuple(s * node.dtype.itemsize for s in compact))
 
 
 def _reorders(node: Node) -> bool:
@@ -107,6 +137,8 @@ def _order_of(node: Node, srcs: tuple, strides: dict) -> tuple[int, ...] | None:
         return axis_order(srcs[0].shape, [strides[srcs[0]]])
     if node.op is Op.GATHER:
         return _gathered_order(node, srcs, strides)
+    if node.op is Op.COPY:
+        return _copy_order(node, srcs[0], strides)
     if node.op is Op.SETITEM and _is_update(node, srcs):
         # NOTE: numpy writes x[key] = v into x's memory: the result keeps x's order
         return axis_order(node.shape, [strides[srcs[0]]])
@@ -332,6 +364,12 @@ def _reordered(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
     return _seen_back(Node(node.op, moved, shape, node.dtype, node.arg, node.source), node, order)
 
 
+def _c_copy(copy: Node) -> Node:
+    """A copy in another order (x.copy(order="F")) made as a C-ordered copy of its input
+    permuted into that order (the scheduler's copy)."""
+    return Node(Op.COPY, copy.srcs, copy.shape, copy.dtype, None, copy.source)
+
+
 def _seen_back(inner: Node, node: Node, order: tuple[int, ...]) -> Node:
     """`inner`, `node`'s value computed in axis `order`, through the inverse permute."""
     back = tuple(sorted(range(len(order)), key=order.__getitem__))
@@ -423,4 +461,5 @@ _REORDERED = {op: _reordered for op in Op if op.is_elementwise}
 _REORDERED |= {Op.CONCAT: _reordered_join, Op.STACK: _reordered_join}
 _REORDERED[Op.SETITEM] = _reordered_update
 _REORDERED[Op.GATHER] = _reordered_gather
+_REORDERED[Op.COPY] = lambda node, srcs, order: _reordered(_c_copy(node), srcs, order)
 _REORDERED |= {op: _reordered_along for op in _ALONG_AN_AXIS}

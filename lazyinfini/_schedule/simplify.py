@@ -10,15 +10,23 @@ from .._graph import Dag, Node, Op, arg_key, inputs_of
 from .._graph.views import whole_update
 
 
-def simplify(graph: Dag) -> tuple[Dag, list[Node], list[str], dict[Node, Node]]:
+def simplify(
+    graph: Dag, copies: bool = True
+) -> tuple[Dag, list[Node], list[str], dict[Node, Node]]:
     """The simplified graph, its outputs (parallel to graph.graph['outputs']), a log, and the
     node each original became (a rewrite of its inputs makes a new node: a held node is kept
-    under its new name)."""
+    under its new name). `copies`: keep the copies asked for (x.copy(): numpy's C order, where
+    the orders pass kept them); else each is its value (a device computing every value in C
+    order)."""
     new_of: dict[Node, Node] = {}
     seen: dict[tuple, Node] = {}
     log: list[str] = []
     for node in graph.graph["order"]:
         srcs = tuple(new_of.get(s, s) for s in inputs_of(node))
+        if node.op is Op.COPY and not copies:
+            new_of[node] = srcs[0]
+            log.append(f"dropped a copy (every value C-ordered) at {node.source or '?'}")
+            continue
         new_of[node] = _rewrite(node, srcs, seen, log)
     outputs = [new_of.get(n, n) for n in graph.graph["outputs"]]
     if all(new is old for old, new in new_of.items()):

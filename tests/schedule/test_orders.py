@@ -453,6 +453,18 @@ def test_a_library_call_reads_a_computed_value_as_laid_out_where_another_reader_
         np.testing.assert_array_equal(np.asarray(flattened), flat(a + a))
 
 
+def test_a_requested_value_another_reader_copied_keeps_numpys_strides():
+    # NOTE: np.cumsum(s) ravels s into a C copy; s itself came back as that copy (C-ordered
+    # where numpy's s - s of an F-ordered s is F), and a later sum of it added in C order
+    a = np.asfortranarray(np.random.default_rng(25).standard_normal((80, 90)).astype(np.float32))
+    s = li.asarray(a) - li.asarray(a) * 2
+    value, flat = li.compute(s, np.cumsum(s))
+    want = a - a * 2
+    assert np.asarray(value).strides == want.strides
+    assert np.asarray(np.sum(s, axis=1)).tobytes() == want.sum(axis=1).tobytes()
+    np.testing.assert_array_equal(np.asarray(flat), np.cumsum(want))
+
+
 @pytest.mark.parametrize("axis", [0, 1, 2])
 def test_a_norm_over_an_axis_keeps_its_inputs_order(axis):
     # NOTE: numpy's norm over an axis is a sum: its result in its input's order over the kept
@@ -462,3 +474,35 @@ def test_a_norm_over_an_axis_keeps_its_inputs_order(axis):
     got = np.linalg.norm(li.asarray(a), axis=axis)
     assert np.asarray(got).strides == want.strides
     assert np.asarray(np.sum(got, axis=0)).tobytes() == want.sum(axis=0).tobytes()
+
+
+@pytest.mark.parametrize("device", ["cpu", "reference"])
+@pytest.mark.parametrize(
+    "copy",
+    [
+        lambda v: v.copy(),
+        lambda v: v.copy(order="F"),
+        lambda v: np.copy(v, order="C"),
+        lambda v: np.copy(v),
+    ],
+)
+@pytest.mark.parametrize(
+    "make",
+    [lambda v: v.T * 2, lambda v: v * 2, lambda v: (v.T + 1)[::2], lambda v: np.cumsum(v.T, 0)],
+)
+def test_a_copy_of_a_pending_value_is_laid_out_as_numpys(make, copy, device):
+    # NOTE: ndarray.copy() is C-ordered: (x.T * 2).copy() kept x.T * 2's F order, and 184 of 300
+    # later row sums differed in the last bit
+    a = np.random.default_rng(24).standard_normal((300, 200))
+    want = copy(make(a))
+    with li.options(device=device):
+        got = copy(make(li.asarray(a)))
+        assert np.asarray(got).strides == want.strides
+        for axis in (0, 1):
+            assert np.asarray(np.sum(got, axis=axis)).tobytes() == want.sum(axis=axis).tobytes()
+
+
+def test_a_copy_of_a_value_numpy_lays_out_in_c_order_is_that_value():
+    x = li.asarray(np.ones((30, 20)))
+    kernels = li.inspect.schedule((x * 2).copy() + 1).kernels
+    assert [k.kind.value for k in kernels] == ["elementwise"]
