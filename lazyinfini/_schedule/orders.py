@@ -43,7 +43,7 @@ def numpy_orders(graph: Dag, keep) -> tuple[Dag, dict[Node, Node], list[str]]:
         srcs = tuple(new_of.get(s, s) for s in inputs_of(node))
         if node in dropped:
             new_of[node] = srcs[0]
-            log.append(f"dropped a copy of a value numpy lays out in C order at {node.source}")
+            log.append(f"dropped a copy of a value laid out so already at {node.source or '?'}")
         elif node in chosen:
             reorder = _REORDERED.get(node.op, _reordered_reduction)
             new_of[node] = reorder(node, srcs, orders[node])
@@ -89,11 +89,6 @@ def _reorders(node: Node) -> bool:
     if node.op is not Op.BUFFER:
         return False
     return not _c_order(axis_order(node.shape, [base_strides(node)]), node.shape)
-
-
-def _orders(nodes) -> dict[Node, tuple[int, ...]]:
-    """numpy's axis order (slowest first) of each value that is not laid out as C order would."""
-    return _layouts(nodes)[0]
 
 
 def numpy_strides(nodes) -> tuple:
