@@ -134,6 +134,11 @@ def _order_of(node: Node, srcs: tuple, strides: dict) -> tuple[int, ...] | None:
         return _gathered_order(node, srcs, strides)
     if node.op is Op.COPY:
         return _copy_order(node, srcs[0], strides)
+    if node.op in (Op.TRIL, Op.TRIU):
+        # NOTE: numpy's triu is where(mask, 0, x) with a C-ordered (rows, cols) mask broadcast
+        rows, cols = node.shape[-2:]
+        mask = (0,) * (len(node.shape) - 2) + (cols, 1)
+        return axis_order(node.shape, [strides[srcs[0]], mask])
     if node.op is Op.SETITEM and _is_update(node, srcs):
         # NOTE: numpy writes x[key] = v into x's memory: the result keeps x's order
         return axis_order(node.shape, [strides[srcs[0]]])
@@ -359,6 +364,16 @@ def _reordered(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
     return _seen_back(Node(node.op, moved, shape, node.dtype, node.arg, node.source), node, order)
 
 
+def _copied_into(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
+    """`node` over `srcs` computed as it is (C-ordered: an op whose axes mean something, as
+    triu's last two), then copied into axis `order` and seen back."""
+    inner = Node(node.op, srcs, node.shape, node.dtype, node.arg, node.source)
+    shape = tuple(node.shape[a] for a in order)
+    moved = Node(Op.PERMUTE, (inner,), shape, node.dtype, order, node.source)
+    copy = Node(Op.COPY, (moved,), shape, node.dtype, None, node.source)
+    return _seen_back(copy, node, order)
+
+
 def _c_copy(copy: Node) -> Node:
     """A copy in another order (x.copy(order="F")) made as a C-ordered copy of its input
     permuted into that order (the scheduler's copy)."""
@@ -457,4 +472,5 @@ _REORDERED |= {Op.CONCAT: _reordered_join, Op.STACK: _reordered_join}
 _REORDERED[Op.SETITEM] = _reordered_update
 _REORDERED[Op.GATHER] = _reordered_gather
 _REORDERED[Op.COPY] = lambda node, srcs, order: _reordered(_c_copy(node), srcs, order)
+_REORDERED |= {Op.TRIL: _copied_into, Op.TRIU: _copied_into}
 _REORDERED |= {op: _reordered_along for op in _ALONG_AN_AXIS}
