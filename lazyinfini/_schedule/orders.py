@@ -214,9 +214,12 @@ def _reordered_update(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
     """The update x[key] = v with its result in axis `order`: the update of x permuted into it,
     with the key's entries and v's dims permuted alike, seen back through the inverse permute."""
     x, value, *indices = srcs
-    if whole_update(node, srcs) and value.op.is_elementwise:
-        # NOTE: x[...] = v is v (simplify drops the update): v computed in x's order
-        return _reordered(value, inputs_of(value), order)
+    if whole_update(node, srcs):
+        # NOTE: x[...] = v is v (simplify drops the update): v computed in x's order, or
+        # copied into it (a fill, z.fill(3): numpy writes it into z's memory)
+        if value.op.is_elementwise:
+            return _reordered(value, inputs_of(value), order)
+        return _copied_into(node, srcs, order)
     key = dict(node.arg)["key"]
     moved_key = tuple(key[a] for a in order)
     shape = tuple(node.shape[a] for a in order)

@@ -524,3 +524,16 @@ def test_triu_and_tril_have_numpys_memory_order(shape, layout):
         for axis in range(len(shape)):
             got = np.sum(triangle(li.asarray(a)), axis=axis)
             assert np.asarray(got).tobytes() == want.sum(axis=axis).tobytes()
+
+
+@pytest.mark.parametrize("before", [lambda z: None, lambda z: z.__imul__(2)])
+def test_a_fill_keeps_the_arrays_memory_order(before):
+    # NOTE: numpy's z.fill(v) writes into z's memory; a filled F-ordered z came back C-ordered,
+    # and a later sum of z * a added in C order (found by the numpy-programs fuzz)
+    a = np.asfortranarray(np.random.default_rng(27).standard_normal((300, 200)))
+    results = []
+    for z in (np.copy(a), li.asarray(np.copy(a))):
+        before(z)
+        z.fill(0.1)
+        results.append((np.asarray(z).strides, np.asarray(np.sum(z * a, axis=1)).tobytes()))
+    assert results[0] == results[1]
