@@ -103,7 +103,7 @@ def view_value(node: Node) -> np.ndarray | None:
     """The value of `node` when it is a computed buffer or a chain of views of one (numpy
     views: nothing is computed); None when some node on the way still has to be computed."""
     chain = []
-    while node.op.is_movement and node.op is not Op.COPY:  # NOTE: a copy asked for is computed
+    while node.op.is_view:  # NOTE: a copy asked for is computed
         chain.append(node)
         (node,) = inputs_of(node)
     if node.op is not Op.BUFFER or get_device(node.arg.device).memory != "host":

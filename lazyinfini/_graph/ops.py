@@ -176,6 +176,11 @@ class Op(enum.Enum):
     def is_movement(self) -> bool:
         return self.group is Group.MOVEMENT
 
+    @property
+    def is_view(self) -> bool:
+        """A movement numpy makes a view of: every one but COPY (fresh C-contiguous memory)."""
+        return self.group is Group.MOVEMENT and self is not Op.COPY
+
 
 # The exponents for which numpy's float32 and float64 power loops, reading the exponent as one
 # value (stride 0), skip pow: -1 is 1 / x, 0 is 1, 0.5 is sqrt(x), 1 is x, 2 is x * x (numpy's

@@ -212,7 +212,7 @@ def _read_across_rows(node: Node, least: int) -> bool:
     """Whether `node`, a view of a materialized value, has `least` elements or more and is
     read across its rows (its chain is strides: a chain that must copy reads a copy)."""
     chain, base = [], node
-    while base.op.is_movement and base.op is not Op.COPY:  # NOTE: a copy is C-ordered memory
+    while base.op.is_view:  # NOTE: a copy is C-ordered memory
         chain.append(base)
         (base,) = inputs_of(base)
     load = view_load(node, base, tuple(reversed(chain)))

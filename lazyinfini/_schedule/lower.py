@@ -147,7 +147,7 @@ class Lowering:
             own = view_load(node, base.srcs[0], chain)
             if own is not None and (laid_out or not own.across_rows):
                 return own
-        elif base.op is Op.COPY and laid_out and _a_view(base.srcs[0]):
+        elif base.op is Op.COPY and laid_out and base.srcs[0].op.is_view:
             # NOTE: likewise a view of a computed value copied for another reader (a ravel's
             # C copy of an F-ordered x + x): a sum adds in the value's own layout, as numpy's
             copied = base.srcs[0]
@@ -235,11 +235,6 @@ class Lowering:
             self._emit(Kind.VIEW, (node,), (node,), (load,))
             return node
         return self._copy(node)
-
-
-def _a_view(node: Node) -> bool:
-    """A movement of a value, not a copy asked for (x.copy(): read as made, in C order)."""
-    return node.op.is_movement and node.op is not Op.COPY
 
 
 def _transposed(load) -> bool:

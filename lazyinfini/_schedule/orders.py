@@ -108,7 +108,7 @@ def _layouts(nodes) -> tuple[dict[Node, tuple[int, ...]], dict[Node, tuple]]:
         srcs = inputs_of(node)
         order = _order_of(node, srcs, strides)
         if order is None:
-            view = node.op.is_movement and node.op is not Op.COPY  # NOTE: a copy is C-ordered
+            view = node.op.is_view  # NOTE: a copy is C-ordered
             strides[node] = _view_strides(node, srcs[0], strides) if view else base_strides(node)
             continue
         # NOTE: numpy casts inside its loop: a scalar or a broadcast vector cast has no say in
@@ -136,8 +136,7 @@ def _order_of(node: Node, srcs: tuple, strides: dict) -> tuple[int, ...] | None:
         return _copy_order(node, srcs[0], strides)
     if node.op in (Op.TRIL, Op.TRIU):
         # NOTE: numpy's triu is where(mask, 0, x) with a C-ordered (rows, cols) mask broadcast
-        rows, cols = node.shape[-2:]
-        mask = (0,) * (len(node.shape) - 2) + (cols, 1)
+        mask = (0,) * (len(node.shape) - 2) + (node.shape[-1], 1)
         return axis_order(node.shape, [strides[srcs[0]], mask])
     if node.op is Op.SETITEM and _is_update(node, srcs):
         # NOTE: numpy writes x[key] = v into x's memory: the result keeps x's order
@@ -377,10 +376,11 @@ def _copied_into(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
     return _seen_back(copy, node, order)
 
 
-def _c_copy(copy: Node) -> Node:
-    """A copy in another order (x.copy(order="F")) made as a C-ordered copy of its input
-    permuted into that order (the scheduler's copy)."""
-    return Node(Op.COPY, copy.srcs, copy.shape, copy.dtype, None, copy.source)
+def _reordered_copy(copy: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
+    """A copy in another order (x.copy(order="F")): a C-ordered copy (the scheduler's) of its
+    input permuted into that order, seen back."""
+    c_ordered = Node(Op.COPY, srcs, copy.shape, copy.dtype, None, copy.source)
+    return _reordered(c_ordered, srcs, order)
 
 
 def _seen_back(inner: Node, node: Node, order: tuple[int, ...]) -> Node:
@@ -474,6 +474,6 @@ _REORDERED = {op: _reordered for op in Op if op.is_elementwise}
 _REORDERED |= {Op.CONCAT: _reordered_join, Op.STACK: _reordered_join}
 _REORDERED[Op.SETITEM] = _reordered_update
 _REORDERED[Op.GATHER] = _reordered_gather
-_REORDERED[Op.COPY] = lambda node, srcs, order: _reordered(_c_copy(node), srcs, order)
+_REORDERED[Op.COPY] = _reordered_copy
 _REORDERED |= {Op.TRIL: _copied_into, Op.TRIU: _copied_into}
 _REORDERED |= {op: _reordered_along for op in _ALONG_AN_AXIS}
