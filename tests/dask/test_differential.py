@@ -53,6 +53,17 @@ def test_uneven_chunks_split_every_long_axis():
         assert len(chunks) >= 2 and chunks[-1] < chunks[0], (n, chunks)
 
 
+def test_a_slice_of_length_one_broadcasts_against_a_longer_axis():
+    # NOTE: dask's x[1:2:2] of blocks of 2 is blocks (1, 0): the empty block beside the value made
+    # blockwise refuse to broadcast it ("Chunks do not add up to same value"; the li fuzz's find).
+    data = np.arange(7, dtype=np.int32)
+    for how in ("numpy", "dask"):
+        with li.options(device="dask"):
+            v = source(data, how)
+            y = li.minimum(v[1:2:2, None], v[None, 6:3:-2]) - v[6:3:-2]
+            np.testing.assert_array_equal(np.asarray(y), [[-5, -3]])
+
+
 @given(programs(), st.sampled_from(["dask", "numpy"]))
 def test_elementwise_and_movement_match_reference_bit_for_bit(program, how):
     data, steps = program

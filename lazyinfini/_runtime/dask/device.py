@@ -145,7 +145,15 @@ def placed(load, values) -> tuple[da.Array, tuple[int, ...]]:
         else:
             x, axes = moved(step, whole(x, axes, shape)), tuple(range(len(step.shape)))
         shape = step.shape
-    return x, axes
+    return _one_block_where_one(x), axes
+
+
+def _one_block_where_one(x: da.Array) -> da.Array:
+    """x with each length-1 axis in one block. dask's slices can leave empty blocks beside the
+    one value ((1, 0) of x[1:2:2] in blocks of 2), and blockwise broadcasts an axis only where it is
+    one block ("Chunks do not add up to same value" otherwise)."""
+    split = {i: 1 for i, (n, c) in enumerate(zip(x.shape, x.chunks)) if n == 1 and len(c) > 1}
+    return x.rechunk(split) if split else x
 
 
 def _sliced(x: da.Array, axes, shape, step: Node) -> da.Array:
