@@ -60,7 +60,7 @@ def numpy_orders(graph: Dag, keep) -> tuple[Dag, dict[Node, Node], list[str]]:
 def _laid_out(copy: Node, strides: dict) -> bool:
     """Whether the value `copy` copies is laid out as the copy would be, numpy's value being
     contiguous in its order (strides in elements, or in bytes for a buffer)."""
-    src = copy.srcs[0]
+    (src,) = inputs_of(copy)  # NOTE: a computed input is its buffer now (not copy.srcs[0])
     return _laid_out_in(src, strides[src], _copy_order(copy, src, strides) or ())
 
 

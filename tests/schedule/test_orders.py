@@ -502,6 +502,21 @@ def test_a_copy_of_a_pending_value_is_laid_out_as_numpys(make, copy, device):
             assert np.asarray(np.sum(got, axis=axis)).tobytes() == want.sum(axis=axis).tobytes()
 
 
+def test_explain_reads_a_copy_of_a_value_computed_since_it_was_recorded():
+    # NOTE: the copy's input was computed (held, kept) by a later materialization: explain's
+    # orders pass read the copy's recorded input, no longer in the graph (KeyError; li fuzz)
+    x = np.random.default_rng(27).standard_normal((7, 7)).astype(np.float32)
+    v0 = li.asarray(x)
+    v1 = li.where(v0 > 1000.0, v0, v0)
+    v4 = li.where(v0 > 0.001, v0, v1)
+    v5 = li.floor(v4)
+    v1.T[...] += v5
+    copied = li.astype(v4, li.float32)
+    v1.compute()
+    assert "dropped a copy" in li.explain(copied)
+    assert np.asarray(copied).tobytes() == x.tobytes()
+
+
 def test_a_copy_of_a_value_numpy_lays_out_in_c_order_is_that_value():
     x = li.asarray(np.ones((30, 20)))
     kernels = li.inspect.schedule((x * 2).copy() + 1).kernels
