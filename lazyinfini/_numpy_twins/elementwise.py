@@ -35,9 +35,10 @@ def _is_scalar(value) -> bool:
 
 # -- clip -------------------------------------------------------------------------------------
 def clip(a, a_min=NOT_GIVEN, a_max=NOT_GIVEN, *, min=NOT_GIVEN, max=NOT_GIVEN):
-    if type(a_min) in _QUICK_BOUNDS and type(a_max) in _QUICK_BOUNDS and not given(min):
-        # NOTE: the common call, a float array between Python floats: the bounds are weak and
-        # keep its dtype, as the general path below finds (~10 us less a call)
+    if _quick_bound(a_min) and _quick_bound(a_max) and not given(min):
+        # NOTE: the common call, a float array between Python floats (or small ints, exact in
+        # every float dtype): the bounds are weak and keep its dtype, as the general path below
+        # finds (~6 us less a call)
         if isinstance(a, Array) and a.dtype in _QUICK_DTYPES and not given(max):
             return _elementwise.clip(a, a_min, a_max)
     low, high = _clip_bounds(a_min, a_max, min, max)
@@ -52,6 +53,12 @@ def clip(a, a_min=NOT_GIVEN, a_max=NOT_GIVEN, *, min=NOT_GIVEN, max=NOT_GIVEN):
         x = x if low is None else _elementwise.maximum(x, low)
         return x if high is None else _elementwise.minimum(x, high)
     return _elementwise.clip(x, low, high)
+
+
+def _quick_bound(bound) -> bool:
+    """A Python float, None, or an int that float16 holds exactly (|int| <= 2048)."""
+    kind = type(bound)
+    return kind in _QUICK_BOUNDS or kind is int and -2048 <= bound <= 2048
 
 
 def _clip_bound(x: Array, name: str, bound):

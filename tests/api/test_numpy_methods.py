@@ -214,6 +214,11 @@ CLIPS = [
     ("int8", (np.int64(3),), {}),
     ("int16", (np.array([2, 3, 4, 5]),), {}),
     ("float64", ([0.0, 0.5, -1.0, 2.0], 3.0), {}),
+    ("float16", (0, 255), {}),  # small Python ints: the quick path (weak, float16 kept)
+    ("float16", (-2048, 2048), {}),
+    ("float16", (0, 70000), {}),  # past float16's range: the general path, numpy's inf
+    ("float32", (-1, 2049), {}),
+    ("float64", (True, 3), {}),  # a bool bound is no quick one
 ]
 
 
