@@ -130,6 +130,31 @@ def test_held_realized_and_evaluated_nodes(compared):
     np.testing.assert_array_equal(np.asarray(w), np.clip(x_np * 2 + (x_np * 2 - 1).sum(0), 0, 1))
 
 
+def test_a_fit_loop_hits_with_its_recomputed_frontier():
+    # NOTE: each step's graph holds history an earlier step evaluated (the weights before the
+    # last update): the C hit works out that frontier as prepare does, where it used to leave
+    # every such step to the Python path
+    rng = np.random.default_rng(3)
+    features, targets = rng.standard_normal((20, 4)), rng.standard_normal(20)
+    calls, hits = [0, 0], []
+    x, y = li.asarray(features), li.asarray(targets)
+    w, b = li.zeros(4, dtype=li.float64), 0.0
+    w_np, b_np = np.zeros(4), 0.0
+    with _compared(calls):
+        for _ in range(8):
+            before = calls[1]
+            error, error_np = x @ w + b - y, features @ w_np + b_np - targets
+            grad, grad_np = x.T @ error / 20, features.T @ error_np / 20
+            w -= 0.1 * grad
+            b -= 0.1 * error.mean()
+            w_np -= 0.1 * grad_np
+            b_np -= 0.1 * error_np.mean()
+            assert bool(np.abs(grad).max() < 1e-9) == bool(np.abs(grad_np).max() < 1e-9)
+            hits.append(calls[1] > before)
+    np.testing.assert_allclose(np.asarray(w), w_np, rtol=1e-12)
+    assert all(hits[4:]), hits  # NOTE: the first steps make their schedules
+
+
 def test_fills_equal_signed_zero_and_nan(compared):
     x_np = np.linspace(-1, 1, 8, dtype=np.float32)
     x = li.asarray(x_np)

@@ -1,11 +1,12 @@
 """The schedule cache's hit in C, part of the native extension's source (native.py builds it).
 
 `lookup(pending, keeps, cache, token, fuse)` is ScheduleCache.prepare's common case in one
-call: the scan, the key, the template's lookup, its recency stamp and the Job binding this
+call: the scan, the recomputed frontier (nodes an earlier run evaluated: a fit loop's every
+step has them), the key, the template's lookup, its recency stamp and the Job binding this
 run's nodes and buffers (cache._job). Wherever prepare has more to do (a template not cached,
-a key that is no key, a plan assuming an alignment, nodes evaluated before, a linked library
-call) it returns the scan's result and the Python function goes on from there; both make the
-same Job (tests/test_native.py compares them).
+a key that is no key, a plan assuming an alignment, a linked library call) it returns the
+scan's result and the Python function goes on from there; both make the same Job
+(tests/test_native.py compares them).
 """
 
 # NOTE: C, appended after native_scan.SCAN and native_recording.RECORDING (it reads their names)
@@ -104,11 +105,59 @@ static int stamp(PyObject *cache, PyObject *template) {
     return failed ? -1 : 0;
 }
 
-/* prepare's key: (*parts, token, fuse, outputs, held, keeps) */
-static PyObject *key_of(Scan *s, PyObject *const *args) {
+/* cache._recomputed_frontier: the positions of nodes an earlier run evaluated that feed a node
+   evaluated for the first time, or that an array holds, and that were not asked for (a tuple) */
+static PyObject *frontier(Scan *s, PyObject *pending) {
+    Py_ssize_t n = PyList_GET_SIZE(s->order);
+    char *flags = PyMem_Calloc(n ? n : 1, 3); /* done, feeds new work, kept or asked */
+    PyObject *out = flags == NULL ? PyErr_NoMemory() : PyList_New(0);
+    char *done = flags, *feeds = flags + n, *skip = flags + 2 * n;
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        PyObject *node = PyList_GET_ITEM(s->order, i);
+        PyObject *dict = PyObject_GenericGetDict(node, NULL);
+        PyObject *ev = dict == NULL ? NULL : field(dict, node, s_evaluated);
+        int truth = ev == NULL ? -1 : PyObject_IsTrue(ev);
+        Py_XDECREF(ev); Py_XDECREF(dict);
+        if (truth < 0) Py_CLEAR(out);
+        else done[i] = (char)truth;
+    }
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        if (done[i]) continue;
+        PyObject *inputs = PyList_GET_ITEM(s->srcs, i);
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(inputs); k++)
+            feeds[PyLong_AsSsize_t(PyTuple_GET_ITEM(inputs, k))] = 1;
+    }
+    for (Py_ssize_t k = 0; out != NULL && k < PyList_GET_SIZE(s->held); k++)
+        skip[PyLong_AsSsize_t(PyList_GET_ITEM(s->held, k))] |= 1; /* held: kept if done */
+    for (Py_ssize_t k = 0; out != NULL && k < PyList_GET_SIZE(pending); k++) {
+        PyObject *node = resolved(PyList_GET_ITEM(pending, k));
+        PyObject *at = node == NULL ? NULL : PyDict_GetItemWithError(s->position, node);
+        Py_XDECREF(node);
+        if (at == NULL) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyError, "a pending node");
+            Py_CLEAR(out);
+        } else skip[PyLong_AsSsize_t(at)] |= 2; /* asked: never the frontier */
+    }
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        if (!done[i] || skip[i] & 2 || !(skip[i] & 1 || feeds[i])) continue;
+        PyObject *at = PyLong_FromSsize_t(i);
+        if (at == NULL || PyList_Append(out, at) < 0) Py_CLEAR(out);
+        Py_XDECREF(at);
+    }
+    PyMem_Free(flags);
+    if (out == NULL) return NULL;
+    PyObject *again = PyList_AsTuple(out);
+    Py_DECREF(out);
+    return again;
+}
+
+/* prepare's key: (*parts, token, fuse, outputs, held, keeps), outputs the pending nodes'
+   positions and then `again`'s (the recomputed frontier) */
+static PyObject *key_of(Scan *s, PyObject *const *args, PyObject *again) {
     PyObject *pending = args[0];
     Py_ssize_t n = PyList_GET_SIZE(pending), count = PyList_GET_SIZE(s->parts);
-    PyObject *outputs = PyTuple_New(n), *held = PyList_AsTuple(s->held), *key = NULL;
+    Py_ssize_t more = PyTuple_GET_SIZE(again);
+    PyObject *outputs = PyTuple_New(n + more), *held = PyList_AsTuple(s->held), *key = NULL;
     for (Py_ssize_t k = 0; outputs != NULL && k < n; k++) {
         PyObject *node = resolved(PyList_GET_ITEM(pending, k));
         PyObject *at = node == NULL ? NULL : PyDict_GetItemWithError(s->position, node);
@@ -120,6 +169,11 @@ static PyObject *key_of(Scan *s, PyObject *const *args) {
         }
         Py_INCREF(at);
         PyTuple_SET_ITEM(outputs, k, at);
+    }
+    for (Py_ssize_t k = 0; outputs != NULL && k < more; k++) {
+        PyObject *at = PyTuple_GET_ITEM(again, k);
+        Py_INCREF(at);
+        PyTuple_SET_ITEM(outputs, n + k, at);
     }
     if (outputs != NULL && held != NULL) key = PyTuple_New(count + 5);
     for (Py_ssize_t k = 0; key != NULL && k < count; k++) {
@@ -139,9 +193,13 @@ static PyObject *key_of(Scan *s, PyObject *const *args) {
 }
 
 /* The Job of a cached template, or NULL: with an error, or without one where the Python path
-   decides (no template, a key that is no key, a plan assuming an alignment). */
+   decides (no template, a key that is no key, a plan assuming an alignment). Nodes evaluated
+   before are part of the key (the recomputed frontier, computed here as prepare does). */
 static PyObject *hit(Scan *s, PyObject *const *args) {
-    PyObject *key = key_of(s, args), *templates = NULL, *template = NULL, *job = NULL;
+    PyObject *again = s->evaluated ? frontier(s, args[0]) : (Py_INCREF(EMPTY), EMPTY);
+    PyObject *key = again == NULL ? NULL : key_of(s, args, again);
+    PyObject *templates = NULL, *template = NULL, *job = NULL;
+    Py_XDECREF(again);
     templates = key == NULL ? NULL : PyObject_GetAttr(args[2], s_templates);
     if (templates != NULL) template = PyDict_GetItemWithError(templates, key);
     if (template == NULL && PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_TypeError))
@@ -162,7 +220,7 @@ static PyObject *lookup(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Scan s = {NULL};
     PyObject *result = NULL;
     if (scan_into(&s, args[0], args[1]) == 0) {
-        if (!s.evaluated && !s.calls) result = hit(&s, args);
+        if (!s.calls) result = hit(&s, args);
         if (result == NULL && !PyErr_Occurred()) result = scanned(&s);
     }
     scan_clear(&s);
