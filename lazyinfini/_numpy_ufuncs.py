@@ -144,7 +144,7 @@ def _reciprocal(twin):
     def reciprocal(x):
         from ._api.data_types import astype  # NOTE: it imports _array, which imports this
 
-        ints = x if isinstance(x, Array) else _creation.asarray(x)
+        ints = x if isinstance(x, Array) else _creation.operand(x)
         if ints.dtype == _dtypes.bool:
             ints = astype(ints, _dtypes.int8)
         if ints.dtype not in _dtypes.INTEGER:

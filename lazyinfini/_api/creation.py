@@ -186,6 +186,27 @@ def _all_ints(value: np.ndarray) -> bool:
     return value.size > 0 and all(isinstance(v, int) for v in value.flat)
 
 
+def operand(value, device=None) -> Array:
+    """An ndarray (or numpy scalar) a call takes as an operand, as an Array of its values now.
+    numpy reads an operand when its call runs; a lazy result reads it when it is computed, so
+    an ndarray anyone may still write into (a work buffer a script refills in a loop, the
+    array a read-only view or broadcast shows) is copied now, in its memory order (a later sum
+    adds as numpy's would). Memory nobody can write (bytes, a read-only mapping) is shared.
+    `li.asarray(ndarray)` shares, as numpy.asarray does (docs/lazy-semantics.md)."""
+    if isinstance(value, np.ndarray) and _writable(value):
+        value = value.copy(order="K")
+    return asarray(value, device=device)
+
+
+def _writable(value: np.ndarray) -> bool:
+    """Whether `value`, or an array it views, may be written."""
+    while isinstance(value, np.ndarray):
+        if value.flags.writeable:
+            return True
+        value = value.base
+    return False
+
+
 def _readonly(value: np.ndarray) -> np.ndarray:
     view = value.view()
     view.flags.writeable = False

@@ -68,9 +68,9 @@ def einsum(subscripts, /, *operands) -> Array:
 def _operand(index: int, x) -> Array:
     """An operand; numpy arrays are accepted as constants (as matmul does)."""
     if isinstance(x, np.ndarray):
-        from .creation import asarray
+        from .creation import operand
 
-        return asarray(x)
+        return operand(x)
     if not isinstance(x, Array):
         message = f"operand {index} must be a lazyinfini array, got {type(x).__name__}"
         raise error(TypeError, "einsum", message)

@@ -42,9 +42,9 @@ def _as_array(func: str, value) -> Array | None:
     if isinstance(value, np.generic) and _dtypes.is_supported(value.dtype):
         return Array(Node(Op.FULL, (), (), value.dtype, value.item(), caller_source()))
     if isinstance(value, (np.ndarray, np.generic)):
-        from .creation import asarray
+        from .creation import operand
 
-        return asarray(value)
+        return operand(value)  # NOTE: its values now, as numpy reads them
     if isinstance(value, _SCALARS):
         return None
     raise error(

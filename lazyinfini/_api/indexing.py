@@ -201,7 +201,7 @@ def _convert(func: str, x: Array, key: tuple) -> list:
 
 def _index_array(func: str, item, device) -> Array:
     """A numpy array or a (nested) list of ints or bools used as an index."""
-    from .creation import asarray
+    from .creation import operand
 
     try:
         value = np.asarray(item)
@@ -210,7 +210,7 @@ def _index_array(func: str, item, device) -> Array:
     if value.dtype.kind not in "biu" and value.size:
         raise error(IndexError, func, f"index arrays must be integer or bool, got {item!r}")
     value = value.astype(np.int64) if value.dtype.kind not in "biu" else value
-    return asarray(value, device=device)
+    return operand(value, device=device)  # NOTE: a user's index array: its values now
 
 
 def _mask(func: str, mask: Array) -> list:
@@ -430,9 +430,9 @@ def _masked_fill(x: Array, key, value, source: str) -> Array | None:
     cast to x's dtype as setitem casts it. None for any other key or value."""
     mask = key[0] if isinstance(key, tuple) and len(key) == 1 else key
     if isinstance(mask, np.ndarray) and mask.dtype == np.bool_:
-        from .creation import asarray
+        from .creation import operand
 
-        mask = asarray(mask, device=device_arg(x))
+        mask = operand(mask, device=device_arg(x))
     if not isinstance(mask, Array) or mask.dtype != _dtypes.bool or mask.shape != x.shape:
         return None
     single = isinstance(value, (bool, int, float, complex, np.generic))
@@ -482,9 +482,9 @@ def _value_node(x: Array, value, target: tuple[int, ...], source: str) -> Node:
     if isinstance(value, (np.ndarray, np.generic)) and not isinstance(
         value, (bool, int, float, complex)
     ):
-        from .creation import asarray
+        from .creation import operand
 
-        value = asarray(value, device=device_arg(x))
+        value = operand(value, device=device_arg(x))
     if isinstance(value, Array):
         # Extension (numpy): a value of another dtype is cast to x's as numpy's assignment casts
         # (unsafe: float into int truncates), where the standard (2025.12) asks for a value

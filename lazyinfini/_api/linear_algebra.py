@@ -36,9 +36,9 @@ def matrix_transpose(x, /) -> Array:
 def _operand(func: str, name: str, x) -> Array:
     """An array argument; numpy arrays are accepted as constants (as operators do)."""
     if isinstance(x, np.ndarray):
-        from .creation import asarray
+        from .creation import operand
 
-        return asarray(x)
+        return operand(x)
     return check_array(func, name, x)
 
 

@@ -15,7 +15,7 @@ import inspect
 import numpy as np
 
 from .. import _dtypes
-from .._api.creation import asarray
+from .._api.creation import asarray, operand
 from .._api.data_types import astype
 from .._api.manipulation import stack
 from .._array import Array
@@ -42,6 +42,8 @@ def array(value, dtype=None) -> Array:
     converted = np.asarray(value)  # numpy's own conversion: lists get numpy's default dtypes
     if not _dtypes.is_supported(converted.dtype):
         raise Fallback(f"numpy dtype {converted.dtype} has no lazyinfini dtype")
+    if isinstance(value, np.ndarray):  # NOTE: a user's ndarray: its values now, as numpy's
+        converted = operand(converted)
     return asarray(converted, dtype=dtype)
 
 
