@@ -27,7 +27,7 @@ def numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
     Array inputs and runs on their values, as on any array with __array__; the result comes back
     as an Array, except what numpy wrote into the caller's `out=` arrays."""
     for value in inputs:  # NOTE: a loop, not a generator: every ufunc call on an Array asks
-        if type(value) in SEQUENCES:
+        if not isinstance(value, _OPERANDS):
             inputs = listed(inputs)
             break
     twin = TWINS.get(ufunc)
@@ -81,13 +81,22 @@ def _into(ufunc, result: Array, out: Array) -> Array:
 
 
 def listed(operands) -> list:
-    """Operands with lists and tuples converted as numpy's ufuncs convert them (numpy's
-    dtypes), onto the device holding the Array operands' data."""
+    """Operands with lists, tuples and other array-likes (a memoryview, an object with
+    __array__) converted as numpy's ufuncs convert them (numpy's dtypes), onto the device
+    holding the Array operands' data."""
     owner = _placement.owner_among(operands)
-    return [
-        _creation.asarray(np.asarray(v), device=owner) if type(v) in SEQUENCES else v
-        for v in operands
-    ]
+    return [v if isinstance(v, _OPERANDS) else _converted(v, owner) for v in operands]
+
+
+def _converted(value, owner) -> Array:
+    array = np.asarray(value)
+    if type(value) in SEQUENCES:  # NOTE: numpy's own new array, nobody else's
+        return _creation.asarray(array, device=owner)
+    return _creation.operand(array, device=owner)  # NOTE: memory its owner may write later
+
+
+# NOTE: what the twins take as they are (arrays, numpy's and Python's scalars)
+_OPERANDS = (Array, np.ndarray, np.generic, bool, int, float, complex)
 
 
 # numpy's ufuncs that are namespace functions (np.add, np.exp, np.pow is np.power, np.matmul):

@@ -201,7 +201,7 @@ def _convert(func: str, x: Array, key: tuple) -> list:
 
 def _index_array(func: str, item, device) -> Array:
     """A numpy array or a (nested) list of ints or bools used as an index."""
-    from .creation import operand
+    from .creation import asarray, operand
 
     try:
         value = np.asarray(item)
@@ -210,7 +210,9 @@ def _index_array(func: str, item, device) -> Array:
     if value.dtype.kind not in "biu" and value.size:
         raise error(IndexError, func, f"index arrays must be integer or bool, got {item!r}")
     value = value.astype(np.int64) if value.dtype.kind not in "biu" else value
-    return operand(value, device=device)  # NOTE: a user's index array: its values now
+    if isinstance(item, (list, tuple)):  # NOTE: numpy's own new array, nobody else's
+        return asarray(value, device=device)
+    return operand(value, device=device)  # NOTE: a user's memory: its values now
 
 
 def _mask(func: str, mask: Array) -> list:

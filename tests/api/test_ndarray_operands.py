@@ -89,3 +89,32 @@ def test_memory_nobody_writes_is_shared_and_li_asarray_still_shares():
     lazy = li.asarray(shared)
     shared[:] = 5
     np.testing.assert_array_equal(np.asarray(lazy), [5.0, 5.0, 5.0])
+
+
+class _ArrayLike:
+    """An object numpy converts through __array__ (as a pandas column is), sharing its memory."""
+
+    def __init__(self, values: np.ndarray):
+        self.values = values
+
+    def __array__(self, dtype=None, copy=None):
+        return self.values
+
+
+@pytest.mark.parametrize(
+    "wrap",
+    [_ArrayLike, lambda a: memoryview(a)],
+    ids=["__array__", "memoryview"],
+)
+@pytest.mark.parametrize(
+    "call",
+    [lambda x, k: np.multiply(x, k), lambda x, k: np.where(x > 1, x, k)],
+    ids=["ufunc", "function"],
+)
+def test_an_array_like_operand_is_converted_and_read_at_the_call(wrap, call):
+    # NOTE: numpy's ufuncs take any array-like; np.multiply(x, memoryview) raised TypeError
+    data, buffer = np.arange(4.0), np.ones(4)
+    want = call(data, buffer.copy())
+    got = call(li.asarray(data), wrap(buffer))
+    buffer[:] = 7.0
+    np.testing.assert_array_equal(np.asarray(got), want)
