@@ -129,6 +129,21 @@ class NumpyMethods:
     trace = numpy_method(np.trace)
     ravel = numpy_method(np.ravel)
 
+    def __format__(self, spec: str) -> str:
+        """numpy's: a 0-d array formats as its scalar (`f"{loss:.4f}"` computes loss, as
+        float(loss) does); an empty spec is str(x); an n-d array takes no other spec."""
+        if self.ndim == 0 and spec:
+            from ._array import implicit_value
+
+            return format(implicit_value(self, "__format__")[()], spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Array.__format__")
+        return str(self)
+
+    def __contains__(self, value) -> bool:
+        """numpy's `value in x`: (x == value).any(), computed."""
+        return bool(_li().any(_li().equal(self, value)))
+
     def copy(self, order="C"):
         """numpy's ndarray.copy: C order by default (np.copy's is "K")."""
         return _numpy(np.copy, (self,), {"order": order})

@@ -645,3 +645,24 @@ def test_diagonal_method_matches_numpy(offset, axes):
     x = np.arange(60).reshape(3, 4, 5)
     got = li.asarray(x).diagonal(offset, *axes)
     np.testing.assert_array_equal(np.asarray(got), x.diagonal(offset, *axes))
+
+
+def test_a_0d_array_formats_as_numpys_scalar():
+    # NOTE: f"{loss:.4f}" of a reduction raised TypeError (object.__format__ takes no spec)
+    a = data((3, 4), "float32")
+    x = pending(a)
+    for spec in (".4f", ">12.3e", "g", "+.1%"):
+        assert format(x.sum(), spec) == format(a.sum(), spec)
+    assert f"{pending(np.arange(5))[3]:03d}" == "003"
+    assert format(li.asarray(np.array(1 + 2j)), ".1f") == format(np.array(1 + 2j), ".1f")
+    assert format(x) == str(x)
+    with pytest.raises(TypeError, match="format"):
+        format(x, ".2f")  # NOTE: numpy's n-d arrays take no spec either
+
+
+def test_in_is_numpys_any_of_equal():
+    a = data((3, 4), "float32")
+    x = pending(a)
+    for value in (a[1, 2], 1e9, np.nan):
+        assert (value in x) == (value in a)
+    assert (a[0] in x) == (a[0] in a)  # NOTE: a row broadcast against every row
