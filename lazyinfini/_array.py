@@ -129,6 +129,10 @@ class Array(NumpyMethods):
     def shape(self) -> tuple[int, ...]:
         return self._n.shape
 
+    @shape.setter
+    def shape(self, value) -> None:
+        raise AttributeError(f"x.shape = {value!r}: arrays are values here; use x = x.reshape(...)")
+
     @property
     def dtype(self) -> np.dtype:
         return self._n.dtype

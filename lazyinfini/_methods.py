@@ -140,6 +140,18 @@ class NumpyMethods:
             raise TypeError("unsupported format string passed to Array.__format__")
         return str(self)
 
+    def __round__(self, ndigits=None):
+        """round() of a 0-d array, as of the scalar numpy holds there (x[i], x.sum()):
+        round(s, 2) is np.round(s, 2), lazy; round(s) computes s and gives a Python int.
+        numpy's n-d arrays take no round() either."""
+        if self.ndim:
+            raise TypeError("round() of an n-d array: use np.round(x, decimals)")
+        if ndigits is None:
+            from ._array import implicit_value
+
+            return round(implicit_value(self, "__round__")[()])
+        return _numpy(np.round, (self, ndigits), {})
+
     def __contains__(self, value) -> bool:
         """numpy's `value in x`: (x == value).any(), computed."""
         return bool(_li().any(_li().equal(self, value)))

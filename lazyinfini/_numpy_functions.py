@@ -252,6 +252,16 @@ def _writeable(value):
     return view
 
 
+def ufunc_at(ufunc, args: tuple, kwargs: dict):
+    """`np.add.at(x, indices, values)` on an Array x: numpy's unbuffered in-place call (a
+    scatter-add where indices repeat), run on x's computed value and written back into x and
+    the arrays sharing its memory, as numpy's writes into x."""
+    _warn_once(f"{ufunc.__name__}.at", "an in-place call")
+    counters.numpy_fallbacks += 1
+    _realize.realize(*(a for a in _leaves((args, kwargs)) if isinstance(a, Array)))
+    return _in_place(ufunc.at, args, kwargs)
+
+
 def _in_place(implementation, args: tuple, kwargs: dict):
     target = args[0]
     written = np.array(target._value())  # NOTE: a writable copy (computed values are read-only)

@@ -26,6 +26,10 @@ def numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
     Any other call (scipy.special's ufuncs, methods such as np.add.reduce, `out=`) computes its
     Array inputs and runs on their values, as on any array with __array__; the result comes back
     as an Array, except what numpy wrote into the caller's `out=` arrays."""
+    if method == "at" and isinstance(inputs[0], Array):  # NOTE: before lists become arrays
+        from ._numpy_functions import ufunc_at  # NOTE: it imports the whole namespace
+
+        return ufunc_at(ufunc, inputs, kwargs)
     for value in inputs:  # NOTE: a loop, not a generator: every ufunc call on an Array asks
         if not isinstance(value, _OPERANDS):
             inputs = listed(inputs)

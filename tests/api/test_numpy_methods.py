@@ -666,3 +666,39 @@ def test_in_is_numpys_any_of_equal():
     for value in (a[1, 2], 1e9, np.nan):
         assert (value in x) == (value in a)
     assert (a[0] in x) == (a[0] in a)  # NOTE: a row broadcast against every row
+
+
+def test_round_of_a_0d_array_is_numpys_scalar_round():
+    a = np.array([2.567, 2.5, -1.25, 3.5])
+    x = pending(a)
+    assert float(round(x[0], 2)) == round(a[0], 2)
+    assert [round(x[i]) for i in range(4)] == [round(v) for v in a]  # NOTE: ties to even
+    assert type(round(x[1])) is int
+    with pytest.raises(TypeError, match="round"):
+        round(x)  # NOTE: numpy's ndarray has no __round__ either
+
+
+def test_setting_shape_says_what_to_do():
+    with pytest.raises(AttributeError, match="reshape"):
+        pending(data((3, 4), "float32")).shape = (4, 3)
+
+
+@pytest.mark.parametrize(
+    "ufunc, index, values",
+    [
+        (np.add, ([0, 0, 1], [1, 1, 2]), 1.0),
+        (np.add, (np.array([0, 3, 3]),), np.array([[1.0, 2, 3, 4]])),
+        (np.multiply, ([2, 2],), 3.0),
+        (np.maximum, ([1, 1, 0],), np.array([[9.0, 0, 0, 0]])),
+    ],
+)
+def test_ufunc_at_writes_into_the_array_and_its_views(ufunc, index, values):
+    # NOTE: np.add.at(x, ...) raised "operand array with iterator write flag set is read-only"
+    a = data((4, 4), "float64")
+    want = a.copy()
+    ufunc.at(want, index, values)
+    x = pending(a)
+    row = x[2]
+    assert ufunc.at(x, index, values) is None
+    np.testing.assert_array_equal(np.asarray(x), want)
+    np.testing.assert_array_equal(np.asarray(row), want[2])
