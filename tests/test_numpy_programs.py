@@ -235,7 +235,21 @@ BINARY = {
     "vstack": lambda a, b: np.vstack([a, b]),
     "hstack": lambda a, b: np.hstack([a, b]),
     "column_stack": lambda a, b: np.column_stack([a, b]) if a.ndim <= 2 else a,
+    "work_buffer": lambda a, b: _refilled(a, np.full(a.shape, 3, a.dtype), np.multiply),
+    "row_buffer": lambda a, b: _refilled(
+        a, np.arange(a.shape[-1] if a.ndim else 1).astype(a.dtype), np.add
+    ),
 }
+
+
+def _refilled(a, work: np.ndarray, ufunc):
+    """An ndarray work buffer (in a's dtype) as an operand, refilled after the call (a script's
+    loop): the result has the values the buffer had at the call, as numpy's."""
+    result = ufunc(a, work) if a.dtype != bool else a & work
+    work[...] = 0
+    return result
+
+
 REDUCE = {
     "sum": lambda a, axis, keep: np.sum(a, axis=axis, keepdims=keep),
     "mean": lambda a, axis, keep: np.mean(a, axis=axis, keepdims=keep),
