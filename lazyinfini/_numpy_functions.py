@@ -259,6 +259,10 @@ def ufunc_at(ufunc, args: tuple, kwargs: dict):
     _warn_once(f"{ufunc.__name__}.at", "an in-place call")
     counters.numpy_fallbacks += 1
     _realize.realize(*(a for a in _leaves((args, kwargs)) if isinstance(a, Array)))
+    owner = owner_among(args)
+    if owner is not None and owner.name != current().device:
+        with options(device=owner.name):  # NOTE: the value written back goes where x lives
+            return _in_place(ufunc.at, args, kwargs)
     return _in_place(ufunc.at, args, kwargs)
 
 

@@ -37,7 +37,14 @@ CALLS = [
     ("a ufunc with a numpy scalar", lambda x: np.maximum(x, np.float64(1.5))),
     ("a numpy scalar a reduction gave", lambda x: x - np.nanmax(x)),
     ("a signed zero numpy scalar", lambda x: np.signbit(np.nan_to_num(x) * np.float64(-0.0))),
+    ("ufunc.at, in place", lambda x: _added_at(x)),
 ]
+
+
+def _added_at(x):
+    y = x * 1.0
+    np.add.at(y, (np.array([0, 0, 1]), np.array([3, 3, 0])), 1.5)  # NOTE: written where y lives
+    return y
 
 
 @pytest.mark.filterwarnings("ignore:numpy")
