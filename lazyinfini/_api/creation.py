@@ -26,6 +26,7 @@ from .checks import (
 )
 from .distributed import from_dask, is_dask_array
 from .placement import adopted, device_arg, placed
+from .snapshots import snapshot
 
 _PY_DEFAULTS = {"b": _dtypes.bool, "i": _dtypes.DEFAULT_INT, "f": _dtypes.DEFAULT_FLOAT}
 
@@ -187,24 +188,12 @@ def _all_ints(value: np.ndarray) -> bool:
 
 
 def operand(value, device=None) -> Array:
-    """An ndarray (or numpy scalar) a call takes as an operand, as an Array of its values now.
-    numpy reads an operand when its call runs; a lazy result reads it when it is computed, so
-    an ndarray anyone may still write into (a work buffer a script refills in a loop, the
-    array a read-only view or broadcast shows) is copied now, in its memory order (a later sum
-    adds as numpy's would). Memory nobody can write (bytes, a read-only mapping) is shared.
+    """An ndarray (or numpy scalar) a call takes as an operand, as an Array of its values at
+    the call, as numpy reads them (snapshots.py: a copy where it can still be written).
     `li.asarray(ndarray)` shares, as numpy.asarray does (docs/lazy-semantics.md)."""
-    if isinstance(value, np.ndarray) and _writable(value):
-        value = value.copy(order="K")
+    if isinstance(value, np.ndarray):
+        value = snapshot(value)
     return asarray(value, device=device)
-
-
-def _writable(value: np.ndarray) -> bool:
-    """Whether `value`, or an array it views, may be written."""
-    while isinstance(value, np.ndarray):
-        if value.flags.writeable:
-            return True
-        value = value.base
-    return False
 
 
 def _readonly(value: np.ndarray) -> np.ndarray:

@@ -118,3 +118,23 @@ def test_an_array_like_operand_is_converted_and_read_at_the_call(wrap, call):
     got = call(li.asarray(data), wrap(buffer))
     buffer[:] = 7.0
     np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_a_loop_over_an_unchanged_large_ndarray_holds_one_copy():
+    # NOTE: each pending step holds its operand's copy: a copy per step of an 8 MB array in a
+    # loop of a thousand steps would hold 8 GB
+    from lazyinfini._api.snapshots import REUSE_MIN_BYTES, snapshot
+
+    weights = np.zeros(REUSE_MIN_BYTES // 8)
+    first = snapshot(weights)
+    assert snapshot(weights) is first and not np.shares_memory(first, weights)
+    weights[3] = -0.0  # NOTE: equal to 0.0, other bits: a new copy
+    second = snapshot(weights)
+    assert second is not first and np.signbit(second[3])
+    small = np.zeros(8)
+    assert snapshot(small) is not snapshot(small)  # NOTE: copying is cheaper than comparing
+    total, total_np = li.zeros(weights.shape, dtype=li.float64), np.zeros(weights.shape)
+    for step in range(4):
+        total, total_np = total + weights, total_np + weights
+        weights[step] = step + 1.5
+    assert np.asarray(total).tobytes() == total_np.tobytes()
