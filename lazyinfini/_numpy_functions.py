@@ -20,6 +20,7 @@ Spec: https://numpy.org/neps/nep-0018-array-function-protocol.html
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import os
@@ -260,10 +261,10 @@ def ufunc_at(ufunc, args: tuple, kwargs: dict):
     counters.numpy_fallbacks += 1
     _realize.realize(*(a for a in _leaves((args, kwargs)) if isinstance(a, Array)))
     owner = owner_among(args)
-    if owner is not None and owner.name != current().device:
-        with options(device=owner.name):  # NOTE: the value written back goes where x lives
-            return _in_place(ufunc.at, args, kwargs)
-    return _in_place(ufunc.at, args, kwargs)
+    elsewhere = owner is not None and owner.name != current().device
+    # NOTE: the value written back goes where x lives
+    with options(device=owner.name) if elsewhere else contextlib.nullcontext():
+        return _in_place(ufunc.at, args, kwargs)
 
 
 def _in_place(implementation, args: tuple, kwargs: dict):
