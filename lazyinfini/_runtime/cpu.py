@@ -162,7 +162,11 @@ def _loadaddress(load, values, copy: bool, held: list) -> int:
         return address(value)
     base = load.base
     if base.op is Op.FULL:
-        return address(fill_value(values, base))  # NOTE: the bound value, read only
+        # NOTE: held: a fill another kernel of this run computed is read as a 0-d array made
+        # here, whose memory was free (and reused) before the kernel read it
+        value = fill_value(values, base)
+        held.append(value)
+        return address(value)
     value = values.get(base)
     if value is None:
         value = value_of(values, base)

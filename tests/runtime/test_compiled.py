@@ -213,6 +213,23 @@ def test_a_float64_to_float16_cast_rounds_once_in_c(compiled_device):
     assert got.tobytes() == x.astype(np.float16).tobytes()
 
 
+@pytest.mark.parametrize("shape", [(1,), (1, 1), (4,)])
+def test_a_fill_another_kernel_computed_is_read_while_the_kernel_runs(compiled_device, shape):
+    # NOTE: z, a fill asked for too, is computed at its shape; the C kernel reading it took the
+    # address of a 0-d array made from it and dropped at once: its memory was reused before
+    # the kernel read it (the numpy-programs fuzz's np.round(z, 2) of a filled (1,) z gave 100)
+    with li.options(device=compiled_device):
+        for value in (3.0, -0.0, 2.5):
+            z = li.full(shape, value)
+            y = z * 100.0 + 1.0
+            u = li.round(z * 100.0) / 100.0
+            li.compute(z, y, u)
+            assert np.asarray(y).tobytes() == np.full(shape, value * 100.0 + 1.0).tobytes()
+            assert (
+                np.asarray(u).tobytes() == (np.round(np.full(shape, value) * 100) / 100).tobytes()
+            )
+
+
 @pytest.mark.parametrize("shape", [(), (0, 5), (7,), (2, 1, 3, 1, 2, 2), (3, 2, 2, 2, 2, 3)])
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int16])
 def test_compiled_kernels_of_any_rank_and_size(compiled_device, shape, dtype):
