@@ -214,8 +214,19 @@ def _path(kernel, target: Target) -> str:
     if kernel.kind is Kind.REARRANGE:
         # NOTE: a direct copy is numpy's own cache-friendly walk; C runs the tiled plans.
         return C_PATH if kernel.method == "tiled" else f"{numpy} (a direct copy)"
-    why = c_kernels.unsupported(kernel) or missing(c_kernels.borrowed(kernel))
+    loops = c_kernels.borrowed(kernel)
+    why = c_kernels.unsupported(kernel) or missing(loops) or _reversed_for(loops, kernel)
     return C_PATH if why is None else f"{numpy} ({why})"
+
+
+def _reversed_for(loops: list, kernel) -> str | None:
+    """Why a kernel borrowing numpy's loops runs numpy's path: an operand read backwards. numpy
+    gives such a call other bits than its contiguous loop, which C runs (np.exp(x[::-1])
+    iterates x forwards and writes backwards, another SIMD loop; 2-50% of the values differ in
+    the last bit); the numpy path makes numpy's own calls on the same views."""
+    if loops and any(s < 0 for load in kernel.loads for s in load.strides):
+        return f"{loops[0][0]} of an operand read backwards: numpy's bits depend on its strides"
+    return None
 
 
 _PATHS = Memo()

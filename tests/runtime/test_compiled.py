@@ -271,6 +271,26 @@ def test_integer_division_and_shifts_follow_numpy_in_c(compiled_device, dtype):
         assert np.asarray(g).tobytes() == e.tobytes()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: np.exp(x.ravel()[::-1]),
+        lambda x: np.log10(x[::-1, ::-1]),
+        lambda x: np.arctan2(x.ravel(), x.ravel()[::-1]),
+        lambda x: np.arcsin(x.ravel()[::-3]) * 2,
+        lambda x: np.tan(x.ravel()[::-1]).sum(),  # NOTE: a sum's prologue
+    ],
+    ids=["exp", "log10", "arctan2", "arcsin", "sum of tan"],
+)
+def test_a_large_operand_read_backwards_gets_numpys_bits(call, dtype):
+    # NOTE: numpy's exp of x[::-1] iterates x forwards and writes backwards: another SIMD loop
+    # than the contiguous one C borrows, 2-50% of the values a last bit apart (2**18 elements)
+    x = np.random.default_rng(8).random((512, 512)).astype(dtype) * 0.9
+    got = call(li.asarray(x))
+    assert np.asarray(got).tobytes() == np.asarray(call(x)).tobytes()
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, ml_dtypes.bfloat16])
 def test_borrowed_numpy_loops_give_numpy_bits_in_large_threaded_kernels(dtype):
     rng = np.random.default_rng(3)
