@@ -20,7 +20,6 @@ Spec: https://numpy.org/neps/nep-0018-array-function-protocol.html
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import inspect
 import os
@@ -151,6 +150,9 @@ def _signature(fn) -> inspect.Signature | None:
 
 def function_name(func) -> str:
     """`numpy.mean`, `numpy.linalg.norm`: the name messages and warnings show."""
+    owner = getattr(func, "__self__", None)
+    if isinstance(owner, np.ufunc):  # NOTE: a ufunc's method: numpy.add.at
+        return f"numpy.{owner.__name__}.{func.__name__}"
     module = getattr(func, "__module__", None) or "numpy"
     return f"{module}.{getattr(func, '__name__', repr(func))}"
 
@@ -195,7 +197,7 @@ def fallback(func, args: tuple, kwargs: dict, reason: str):
     args, kwargs, out = _take_array_out(func, args, kwargs)
     arrays = [a for a in _leaves((args, kwargs)) if isinstance(a, Array)]
     implementation = getattr(func, "_implementation", func)
-    if func in _MUTATING and args and isinstance(args[0], Array):
+    if _mutates(func) and args and isinstance(args[0], Array):
         _realize.realize(*arrays)
         return _in_place(implementation, args, kwargs)
     # NOTE: a view of an ndarray (X.T, X[:, 1:]) is numpy's view, its strides numpy's (a sum
@@ -219,6 +221,14 @@ _MUTATING = frozenset(
     for name in ("fill_diagonal", "put", "putmask", "place", "copyto", "put_along_axis")
     if hasattr(np, name)
 )
+
+
+def _mutates(func) -> bool:
+    """Whether numpy's `func` writes into its first argument: the functions of _MUTATING and a
+    ufunc's unbuffered `at` (np.add.at(x, indices, values), a scatter-add)."""
+    if func in _MUTATING:
+        return True
+    return func.__name__ == "at" and isinstance(getattr(func, "__self__", None), np.ufunc)
 
 
 # numpy functions that copy a read-only input before reading it (multiarray.correlate asks for
@@ -251,20 +261,6 @@ def _writeable(value):
     except ValueError:  # NOTE: memory nobody may write (a read-only user array): read as is
         return value
     return view
-
-
-def ufunc_at(ufunc, args: tuple, kwargs: dict):
-    """`np.add.at(x, indices, values)` on an Array x: numpy's unbuffered in-place call (a
-    scatter-add where indices repeat), run on x's computed value and written back into x and
-    the arrays sharing its memory, as numpy's writes into x."""
-    _warn_once(f"{ufunc.__name__}.at", "an in-place call")
-    counters.numpy_fallbacks += 1
-    _realize.realize(*(a for a in _leaves((args, kwargs)) if isinstance(a, Array)))
-    owner = owner_among(args)
-    elsewhere = owner is not None and owner.name != current().device
-    # NOTE: the value written back goes where x lives
-    with options(device=owner.name) if elsewhere else contextlib.nullcontext():
-        return _in_place(ufunc.at, args, kwargs)
 
 
 def _in_place(implementation, args: tuple, kwargs: dict):

@@ -27,9 +27,10 @@ def numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
     Array inputs and runs on their values, as on any array with __array__; the result comes back
     as an Array, except what numpy wrote into the caller's `out=` arrays."""
     if method == "at" and isinstance(inputs[0], Array):  # NOTE: before lists become arrays
-        from ._numpy_functions import ufunc_at  # NOTE: it imports the whole namespace
+        # NOTE: numpy's, written back into x where x lives: the fallback of its in-place calls
+        from ._numpy_functions import call  # NOTE: it imports the whole namespace
 
-        return ufunc_at(ufunc, inputs, kwargs)
+        return call(ufunc.at, inputs, kwargs)
     for value in inputs:  # NOTE: a loop, not a generator: every ufunc call on an Array asks
         if not isinstance(value, _OPERANDS):
             inputs = listed(inputs)
@@ -93,10 +94,7 @@ def listed(operands) -> list:
 
 
 def _converted(value, owner) -> Array:
-    array = np.asarray(value)
-    if type(value) in SEQUENCES:  # NOTE: numpy's own new array, nobody else's
-        return _creation.asarray(array, device=owner)
-    return _creation.operand(array, device=owner)  # NOTE: memory its owner may write later
+    return _creation.operand(np.asarray(value), device=owner, given=value)
 
 
 # NOTE: what the twins take as they are (arrays, numpy's and Python's scalars)

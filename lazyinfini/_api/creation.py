@@ -187,13 +187,18 @@ def _all_ints(value: np.ndarray) -> bool:
     return value.size > 0 and all(isinstance(v, int) for v in value.flat)
 
 
-def operand(value, device=None) -> Array:
+def operand(value, device=None, given=None) -> Array:
     """An ndarray (or numpy scalar) a call takes as an operand, as an Array of its values at
     the call, as numpy reads them (snapshots.py: a copy where it can still be written).
+    `given`: what the caller converted into `value`, where it did; numpy's array of a list, a
+    tuple or a scalar is new memory nobody else holds, taken as it is.
     `li.asarray(ndarray)` shares, as numpy.asarray does (docs/lazy-semantics.md)."""
-    if isinstance(value, np.ndarray):
+    if isinstance(value, np.ndarray) and not isinstance(given, _NEW_WHEN_CONVERTED):
         value = snapshot(value)
     return asarray(value, device=device)
+
+
+_NEW_WHEN_CONVERTED = (list, tuple, builtins.bool, int, float, complex, np.generic)
 
 
 def _readonly(value: np.ndarray) -> np.ndarray:

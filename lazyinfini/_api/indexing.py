@@ -201,7 +201,7 @@ def _convert(func: str, x: Array, key: tuple) -> list:
 
 def _index_array(func: str, item, device) -> Array:
     """A numpy array or a (nested) list of ints or bools used as an index."""
-    from .creation import asarray, operand
+    from .creation import operand
 
     try:
         value = np.asarray(item)
@@ -210,9 +210,7 @@ def _index_array(func: str, item, device) -> Array:
     if value.dtype.kind not in "biu" and value.size:
         raise error(IndexError, func, f"index arrays must be integer or bool, got {item!r}")
     value = value.astype(np.int64) if value.dtype.kind not in "biu" else value
-    if isinstance(item, (list, tuple)):  # NOTE: numpy's own new array, nobody else's
-        return asarray(value, device=device)
-    return operand(value, device=device)  # NOTE: a user's memory: its values now
+    return operand(value, device=device, given=item)  # NOTE: a user's memory: its values now
 
 
 def _mask(func: str, mask: Array) -> list:

@@ -42,14 +42,8 @@ def array(value, dtype=None) -> Array:
     converted = np.asarray(value)  # numpy's own conversion: lists get numpy's default dtypes
     if not _dtypes.is_supported(converted.dtype):
         raise Fallback(f"numpy dtype {converted.dtype} has no lazyinfini dtype")
-    if not isinstance(value, (list, tuple, *_SCALARS)):
-        # NOTE: memory someone may write later (an ndarray, a pandas column, a memoryview):
-        # its values now, as numpy reads them; numpy's own array of a list is nobody else's
-        converted = operand(converted)
-    return asarray(converted, dtype=dtype)
-
-
-_SCALARS = (builtins.bool, int, float, complex, np.generic)
+    # NOTE: memory someone may write later (an ndarray, a pandas column): its values now
+    return asarray(operand(converted, given=value), dtype=dtype)
 
 
 def _holds_arrays(value) -> bool:

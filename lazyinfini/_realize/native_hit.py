@@ -105,9 +105,29 @@ static int stamp(PyObject *cache, PyObject *template) {
     return failed ? -1 : 0;
 }
 
+/* The pending nodes' positions in the scan's order (a tuple; cache._positions) */
+static PyObject *positions_of(Scan *s, PyObject *pending) {
+    Py_ssize_t n = PyList_GET_SIZE(pending);
+    PyObject *positions = PyTuple_New(n);
+    for (Py_ssize_t k = 0; positions != NULL && k < n; k++) {
+        PyObject *node = resolved(PyList_GET_ITEM(pending, k));
+        PyObject *at = node == NULL ? NULL : PyDict_GetItemWithError(s->position, node);
+        Py_XDECREF(node);
+        if (at == NULL) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyError, "a pending node");
+            Py_CLEAR(positions);
+            break;
+        }
+        Py_INCREF(at);
+        PyTuple_SET_ITEM(positions, k, at);
+    }
+    return positions;
+}
+
 /* cache._recomputed_frontier: the positions of nodes an earlier run evaluated that feed a node
-   evaluated for the first time, or that an array holds, and that were not asked for (a tuple) */
-static PyObject *frontier(Scan *s, PyObject *pending) {
+   evaluated for the first time, or that an array holds, and that were not `asked` for (the
+   pending nodes' positions); a tuple */
+static PyObject *frontier(Scan *s, PyObject *asked) {
     Py_ssize_t n = PyList_GET_SIZE(s->order);
     char *flags = PyMem_Calloc(n ? n : 1, 3); /* done, feeds new work, kept or asked */
     PyObject *out = flags == NULL ? PyErr_NoMemory() : PyList_New(0);
@@ -129,15 +149,8 @@ static PyObject *frontier(Scan *s, PyObject *pending) {
     }
     for (Py_ssize_t k = 0; out != NULL && k < PyList_GET_SIZE(s->held); k++)
         skip[PyLong_AsSsize_t(PyList_GET_ITEM(s->held, k))] |= 1; /* held: kept if done */
-    for (Py_ssize_t k = 0; out != NULL && k < PyList_GET_SIZE(pending); k++) {
-        PyObject *node = resolved(PyList_GET_ITEM(pending, k));
-        PyObject *at = node == NULL ? NULL : PyDict_GetItemWithError(s->position, node);
-        Py_XDECREF(node);
-        if (at == NULL) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyError, "a pending node");
-            Py_CLEAR(out);
-        } else skip[PyLong_AsSsize_t(at)] |= 2; /* asked: never the frontier */
-    }
+    for (Py_ssize_t k = 0; out != NULL && k < PyTuple_GET_SIZE(asked); k++)
+        skip[PyLong_AsSsize_t(PyTuple_GET_ITEM(asked, k))] |= 2; /* never the frontier */
     for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
         if (!done[i] || skip[i] & 2 || !(skip[i] & 1 || feeds[i])) continue;
         PyObject *at = PyLong_FromSsize_t(i);
@@ -151,31 +164,12 @@ static PyObject *frontier(Scan *s, PyObject *pending) {
     return again;
 }
 
-/* prepare's key: (*parts, token, fuse, outputs, held, keeps), outputs the pending nodes'
-   positions and then `again`'s (the recomputed frontier) */
-static PyObject *key_of(Scan *s, PyObject *const *args, PyObject *again) {
-    PyObject *pending = args[0];
-    Py_ssize_t n = PyList_GET_SIZE(pending), count = PyList_GET_SIZE(s->parts);
-    Py_ssize_t more = PyTuple_GET_SIZE(again);
-    PyObject *outputs = PyTuple_New(n + more), *held = PyList_AsTuple(s->held), *key = NULL;
-    for (Py_ssize_t k = 0; outputs != NULL && k < n; k++) {
-        PyObject *node = resolved(PyList_GET_ITEM(pending, k));
-        PyObject *at = node == NULL ? NULL : PyDict_GetItemWithError(s->position, node);
-        Py_XDECREF(node);
-        if (at == NULL) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyError, "a pending node");
-            Py_CLEAR(outputs);
-            break;
-        }
-        Py_INCREF(at);
-        PyTuple_SET_ITEM(outputs, k, at);
-    }
-    for (Py_ssize_t k = 0; outputs != NULL && k < more; k++) {
-        PyObject *at = PyTuple_GET_ITEM(again, k);
-        Py_INCREF(at);
-        PyTuple_SET_ITEM(outputs, n + k, at);
-    }
-    if (outputs != NULL && held != NULL) key = PyTuple_New(count + 5);
+/* prepare's key: (*parts, token, fuse, outputs, held, keeps), `outputs` the pending nodes'
+   positions and then the recomputed frontier's */
+static PyObject *key_of(Scan *s, PyObject *const *args, PyObject *outputs) {
+    Py_ssize_t count = PyList_GET_SIZE(s->parts);
+    PyObject *held = PyList_AsTuple(s->held);
+    PyObject *key = held == NULL ? NULL : PyTuple_New(count + 5);
     for (Py_ssize_t k = 0; key != NULL && k < count; k++) {
         PyObject *part = PyList_GET_ITEM(s->parts, k);
         Py_INCREF(part);
@@ -188,18 +182,29 @@ static PyObject *key_of(Scan *s, PyObject *const *args, PyObject *again) {
             PyTuple_SET_ITEM(key, count + k, tail[k]);
         }
     }
-    Py_XDECREF(outputs); Py_XDECREF(held);
+    Py_XDECREF(held);
     return key;
+}
+
+/* The outputs of prepare's key: the pending nodes' positions, then the recomputed frontier's
+   where an earlier run evaluated some node */
+static PyObject *outputs_of(Scan *s, PyObject *pending) {
+    PyObject *asked = positions_of(s, pending);
+    if (asked == NULL || !s->evaluated) return asked;
+    PyObject *again = frontier(s, asked);
+    PyObject *outputs = again == NULL ? NULL : PySequence_Concat(asked, again);
+    Py_DECREF(asked); Py_XDECREF(again);
+    return outputs;
 }
 
 /* The Job of a cached template, or NULL: with an error, or without one where the Python path
    decides (no template, a key that is no key, a plan assuming an alignment). Nodes evaluated
    before are part of the key (the recomputed frontier, computed here as prepare does). */
 static PyObject *hit(Scan *s, PyObject *const *args) {
-    PyObject *again = s->evaluated ? frontier(s, args[0]) : (Py_INCREF(EMPTY), EMPTY);
-    PyObject *key = again == NULL ? NULL : key_of(s, args, again);
+    PyObject *outputs = outputs_of(s, args[0]);
+    PyObject *key = outputs == NULL ? NULL : key_of(s, args, outputs);
     PyObject *templates = NULL, *template = NULL, *job = NULL;
-    Py_XDECREF(again);
+    Py_XDECREF(outputs);
     templates = key == NULL ? NULL : PyObject_GetAttr(args[2], s_templates);
     if (templates != NULL) template = PyDict_GetItemWithError(templates, key);
     if (template == NULL && PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_TypeError))
