@@ -330,3 +330,56 @@ def test_small_programs_run_without_the_run_loop_with_the_same_bits():
     assert float(li.sum(big * 2.0)) == float(1 << 19)  # NOTE: a pooled output: the loop's
     assert float(li.sum(mid * 2.0)) == 80_000.0  # NOTE: a pooled prologue: the loop's too
     assert counters.direct_runs == before
+
+
+@pytest.mark.parametrize(
+    "view",
+    [
+        lambda m: m.reshape(-1),
+        lambda m: m[:, 1],
+        lambda m: m[::-1, ::2],
+        lambda m: m[1:, None][..., 1:],
+        lambda m: m[:1].squeeze(axis=0),
+        lambda m: m[:, ::2].reshape(-1),  # NOTE: numpy's view (uniform strides)
+        lambda m: m[0, 0],
+    ],
+)
+def test_a_view_of_a_computed_buffer_is_taken_without_a_schedule(view):
+    """Slices and reshapes of a computed host buffer are numpy's view of it, taken directly
+    (realize's _viewed): one kernel counted, no schedule made or looked up, the value numpy's
+    view (its memory and strides), read-only."""
+    data = np.arange(24.0).reshape(4, 6)
+    m = li.asarray(data) * 2.0
+    computed = np.asarray(m)
+    y = view(m)
+    before = counters.snapshot()
+    got = np.asarray(y)
+    after = counters.snapshot()
+    assert len(CACHE) == 1  # NOTE: m's schedule only
+    assert after["kernels"] - before["kernels"] == 1
+    assert after["materializations"] - before["materializations"] == 1
+    want = view(computed)
+    np.testing.assert_array_equal(got, want)
+    assert got.shape == want.shape and np.shares_memory(got, computed)
+    for n, ours, numpys in zip(got.shape, got.strides, want.strides):
+        assert n == 1 or ours == numpys  # NOTE: a length-1 axis's stride is never stepped
+    assert not got.flags.writeable
+
+
+@pytest.mark.parametrize(
+    "view, want",
+    [
+        (lambda m: m[:, :2].reshape(-1), lambda c: c[:, :2].reshape(-1)),  # NOTE: a copy
+        (lambda m: li.broadcast_to(m[:1], (3, 6)), lambda c: np.broadcast_to(c[:1], (3, 6))),
+        (lambda m: li.permute_dims(m, (1, 0)), lambda c: c.T),  # NOTE: a rearrange
+    ],
+)
+def test_a_view_that_is_a_copy_is_scheduled(view, want):
+    """A view the schedule copies (a reshape numpy copies, a broadcast, a buffer's permute)
+    takes the schedule's path."""
+    m = li.asarray(np.arange(24.0).reshape(4, 6)) * 2.0
+    computed = np.asarray(m)
+    got = np.asarray(view(m))
+    assert len(CACHE) == 2
+    np.testing.assert_array_equal(got, want(computed))
+    assert not np.shares_memory(got, computed)

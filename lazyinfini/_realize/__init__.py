@@ -20,6 +20,7 @@ from .._device import (
 )
 from .._graph import Op, buffer_node, caller_source, held_by, mark_evaluated, mark_realized
 from .._graph.memories import own
+from .._graph.views import apply_movement
 from .._options import current
 
 # NOTE: one materialization at a time. Between walking the pending graph and swapping in the
@@ -30,8 +31,9 @@ _REALIZING = threading.RLock()
 
 def realize(*arrays, timings: list | None = None, implicit: str = ""):
     """Compute every pending array in `arrays` with one schedule; returns that schedule (None if
-    nothing was pending). `timings` receives seconds per kernel. `implicit` names the conversion
-    that asked for it (`float()`), for the debug line. On failure nothing changes."""
+    nothing was pending, or a host view of a computed buffer was taken directly: _viewed).
+    `timings` receives seconds per kernel. `implicit` names the conversion that asked for it
+    (`float()`), for the debug line. On failure nothing changes."""
     with _REALIZING:
         return _realize(arrays, timings, implicit)
 
@@ -48,6 +50,9 @@ def _realize(arrays, timings: list | None, implicit: str):
     if known is None or known[4] != registry_version():
         known = _setting(options)
     device, holder, settings, memory, _ = known
+    if len(pending) == 1 and holder == "cpu" and not options.debug and timings is None:
+        if _viewed(pending[0], device):
+            return None
     job = _CACHE.prepare(device.target, options.fuse, pending, device.keeps)
     names = job.devices  # NOTE: the common case first: every buffer the device's own
     if job.redirect is not None and job.redirect[0] == device.name:
@@ -66,6 +71,45 @@ def _realize(arrays, timings: list | None, implicit: str):
     if options.debug:
         _debug_line(job, device, options, settings, time.perf_counter() - started, implicit)
     return job.schedule
+
+
+def _viewed(node, device) -> bool:
+    """Whether pending `node`, slices and reshapes of a buffer on the host, was computed here as
+    the numpy view its schedule would be (one VIEW kernel: lower.py's _output), without a
+    schedule: a small script reads `mean.reshape(-1)` of a computed mean, where the cache
+    lookup, the run and the swap cost ~25 us around numpy's ~0.5. Anything else (a view that
+    is a copy, a held link between, another device) is the schedule's."""
+    chain = [node]
+    while True:
+        if node.op is not _SLICE and node.op is not _RESHAPE:
+            return False
+        node = node.srcs[0]
+        node = node.realized or node
+        if node.op is _BUFFER:
+            break
+        if held_by(node) is not None:  # NOTE: the schedule would keep its value too
+            return False
+        chain.append(node)
+    buffer = node.arg
+    if device.name != "cpu" or buffer.device != "cpu" or type(buffer.data) is not np.ndarray:
+        return False
+    value = buffer.data
+    for step in reversed(chain):
+        value = apply_movement(step, value)
+        if value is None:  # NOTE: a reshape numpy must copy
+            return False
+    if 0 in value.strides and value.size > 1:  # NOTE: the schedule copies a broadcast
+        return False
+    _swap(chain[0], value, "cpu")
+    (_NATIVE.mark or mark_evaluated)(chain)
+    counters.materializations += 1
+    counters.kernels += 1
+    counters.nodes += 1
+    counters.direct_runs += 1
+    return True
+
+
+_SLICE, _RESHAPE = Op.SLICE, Op.RESHAPE
 
 
 def _setting(options) -> tuple:

@@ -378,4 +378,4 @@ def _template(target, fuse: bool, order, srcs, outputs, keep, fills, keeps) -> _
 
 
 CACHE = ScheduleCache()
-start((_BUFFER, _FULL, LINKED, _buffer_part, arg_key, Job, _bound_fill))  # see native.py
+start((_BUFFER, _FULL, LINKED, _buffer_part, arg_key, Job, _bound_fill, np.dtype))  # native.py

@@ -7,7 +7,7 @@ SCAN = r"""
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-static PyObject *BUFFER, *FULL, *LINKED, *BUFFER_PART, *ARG_KEY;
+static PyObject *BUFFER, *FULL, *LINKED, *BUFFER_PART, *ARG_KEY, *DTYPE;
 static PyObject *s_op, *s_srcs, *s_shape, *s_dtype, *s_arg, *s_source, *s_realized,
     *s_evaluated, *s_holder, *s_part, *s_arg_key, *s_n;
 
@@ -76,15 +76,17 @@ static int inputs_of(Scan *s, PyObject *stack, PyObject *node, PyObject *dict, P
     return *out == NULL ? -1 : 0;
 }
 
-/* A tuple of ints, bools, strings, None and such tuples: _graph.frozen keys it as an equal
-   tuple (clip's (has_min, has_max), a reduction's (("axis", (0,)), ("keepdims", False))). */
+/* A tuple of ints, bools, strings, None, dtypes and such tuples: _graph.frozen keys it as an
+   equal tuple (clip's (has_min, has_max), a reduction's (("axis", (0,)), ("keepdims", False),
+   ("dtype", dtype('float64')))). */
 static int plain(PyObject *tuple) {
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(tuple); k++) {
         PyObject *item = PyTuple_GET_ITEM(tuple, k);
         if (PyTuple_CheckExact(item)) {
             if (!plain(item)) return 0;
         } else if (!(PyLong_CheckExact(item) || PyBool_Check(item) ||
-                     PyUnicode_CheckExact(item) || item == Py_None))
+                     PyUnicode_CheckExact(item) || item == Py_None ||
+                     PyObject_TypeCheck(item, (PyTypeObject *)DTYPE)))
             return 0;
     }
     return 1;
@@ -259,11 +261,12 @@ static PyObject *mark(PyObject *self, PyObject *order) {
 static PyObject *JOB, *BOUND_FILL; /* cache.Job, cache._bound_fill: the hit's (native_hit.py) */
 
 static PyObject *setup(PyObject *self, PyObject *args) {
-    if (!PyArg_ParseTuple(args, "OOOOOOO", &BUFFER, &FULL, &LINKED, &BUFFER_PART, &ARG_KEY,
-                          &JOB, &BOUND_FILL))
+    if (!PyArg_ParseTuple(args, "OOOOOOOO", &BUFFER, &FULL, &LINKED, &BUFFER_PART, &ARG_KEY,
+                          &JOB, &BOUND_FILL, &DTYPE))
         return NULL;
+    if (!PyType_Check(DTYPE)) return PyErr_Format(PyExc_TypeError, "setup: numpy.dtype");
     Py_INCREF(BUFFER); Py_INCREF(FULL); Py_INCREF(LINKED); Py_INCREF(BUFFER_PART);
-    Py_INCREF(ARG_KEY); Py_INCREF(JOB); Py_INCREF(BOUND_FILL);
+    Py_INCREF(ARG_KEY); Py_INCREF(JOB); Py_INCREF(BOUND_FILL); Py_INCREF(DTYPE);
     Py_RETURN_NONE;
 }
 
