@@ -383,3 +383,16 @@ def test_a_view_that_is_a_copy_is_scheduled(view, want):
     assert len(CACHE) == 2
     np.testing.assert_array_equal(got, want(computed))
     assert not np.shares_memory(got, computed)
+
+
+def test_a_view_taken_directly_resolves_an_array_sharing_its_node():
+    """Two arrays holding one view node (li.squeeze with no axes keeps the node): the one
+    asked for reads the buffer too, though the node's holder is the other (the views fuzz
+    found it: _viewed swapped the holder only)."""
+    m = li.asarray(np.arange(6.0)) * 2.0
+    np.asarray(m)
+    first = m.reshape(1, 6)[0]
+    second = li.squeeze(first, axis=())
+    assert second._n is first._n
+    np.testing.assert_array_equal(np.asarray(first), np.arange(6.0) * 2)
+    np.testing.assert_array_equal(np.asarray(second), np.arange(6.0) * 2)

@@ -51,7 +51,7 @@ def _realize(arrays, timings: list | None, implicit: str):
         known = _setting(options)
     device, holder, settings, memory, _ = known
     if len(pending) == 1 and holder == "cpu" and not options.debug and timings is None:
-        if _viewed(pending[0], device):
+        if _viewed(arrays[0], device):
             return None
     job = _CACHE.prepare(device.target, options.fuse, pending, device.keeps)
     names = job.devices  # NOTE: the common case first: every buffer the device's own
@@ -73,12 +73,13 @@ def _realize(arrays, timings: list | None, implicit: str):
     return job.schedule
 
 
-def _viewed(node, device) -> bool:
-    """Whether pending `node`, slices and reshapes of a buffer on the host, was computed here as
+def _viewed(array, device) -> bool:
+    """Whether pending `array`, slices and reshapes of a buffer on the host, was computed here as
     the numpy view its schedule would be (one VIEW kernel: lower.py's _output), without a
     schedule: a small script reads `mean.reshape(-1)` of a computed mean, where the cache
     lookup, the run and the swap cost ~25 us around numpy's ~0.5. Anything else (a view that
     is a copy, a held link between, another device) is the schedule's."""
+    node = array._node
     chain = [node]
     while True:
         if node.op is not _SLICE and node.op is not _RESHAPE:
@@ -101,6 +102,7 @@ def _viewed(node, device) -> bool:
     if 0 in value.strides and value.size > 1:  # NOTE: the schedule copies a broadcast
         return False
     _swap(chain[0], value, "cpu")
+    _ = array._node  # NOTE: resolved, where another array was made to hold its node since
     (_NATIVE.mark or mark_evaluated)(chain)
     counters.materializations += 1
     counters.kernels += 1
