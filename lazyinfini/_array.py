@@ -30,6 +30,21 @@ def _binary_method(name: str, reflected: bool = False):
     return method
 
 
+def _equality_method(name: str, unequal: bool):
+    """x == other, x != other: the operator `name`, and numpy's answer for None or a string
+    (numpy compares them as an object array, each element with the object: none is equal),
+    where Python would otherwise give one bool for the whole array."""
+    operator = _binary_method(name)
+
+    def method(self, other, /):
+        if other is None or isinstance(other, str):
+            return _creation.full_like(self, unequal, dtype=_dtypes.bool)
+        return operator(self, other)
+
+    method.__name__ = name
+    return method
+
+
 def _inplace_method(name: str, dunder: str):
     def method(self, other, /):
         if not _elementwise.is_operand(other):
@@ -390,8 +405,8 @@ class Array(NumpyMethods):
     __rshift__ = _binary_method("bitwise_right_shift")
     __rrshift__ = _binary_method("bitwise_right_shift", reflected=True)
     __irshift__ = _inplace_method("bitwise_right_shift", "__irshift__")
-    __eq__ = _binary_method("equal")
-    __ne__ = _binary_method("not_equal")
+    __eq__ = _equality_method("equal", False)
+    __ne__ = _equality_method("not_equal", True)
     __lt__ = _binary_method("less")
     __le__ = _binary_method("less_equal")
     __gt__ = _binary_method("greater")
@@ -548,6 +563,7 @@ add_hints(Array)  # numpy's names Array lacks say the way to do it here (see _me
 # NOTE: imported last; these modules import Array from here.
 from . import _numpy_ufuncs as _ufuncs  # noqa: E402
 from . import _realize  # noqa: E402
+from ._api import creation as _creation  # noqa: E402
 from ._api import elementwise as _elementwise  # noqa: E402
 from ._api import indexing as _indexing  # noqa: E402
 from ._api import linear_algebra as _linalg  # noqa: E402

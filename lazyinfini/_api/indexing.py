@@ -34,7 +34,8 @@ def getitem(x: Array, key) -> Array:
     if is_special(key):
         return _special_getitem(x, key, source)
     view = basic_getitem(x, key, source)
-    if len(key) == x.ndim and all(type(item) is int or is_int(item) for item in key):
+    # NOTE: 0-d from a key without an ellipsis: an integer per axis (x[...] of a 0-d x is a view)
+    if not view._n.shape and Ellipsis not in key:
         return view  # Note: numpy gives a scalar here, a copy: writing into it leaves x alone
     return link(x, view)
 

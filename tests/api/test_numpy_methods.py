@@ -668,6 +668,16 @@ def test_in_is_numpys_any_of_equal():
     assert (a[0] in x) == (a[0] in a)  # NOTE: a row broadcast against every row
 
 
+@pytest.mark.parametrize("other", [None, "text"])
+def test_equality_with_none_or_a_string_is_numpys_elementwise_answer(other):
+    # NOTE: Python's answer was one False for the whole array (identity)
+    a = data((3, 4), "float32")
+    x = pending(a)
+    for got, want in ((x == other, a == other), (x != other, a != other), (other == x, other == a)):
+        assert isinstance(got, li.Array) and got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
 def test_round_of_a_0d_array_is_numpys_scalar_round():
     a = np.array([2.567, 2.5, -1.25, 3.5])
     x = pending(a)
