@@ -36,7 +36,12 @@ def apply_movement(node: Node, x: np.ndarray, xp=None) -> np.ndarray | None:
     if op is Op.BROADCAST:
         return broadcast_view(x, node.shape) if xp is None else xp.broadcast_to(x, node.shape)
     if op is Op.SLICE:
-        return x[slice_key(node)]
+        if type(node) is Node:  # NOTE: worked out once per node: a cached schedule's loads
+            key = node.__dict__.get("slice_key")  # are sliced again at every run (~1 us)
+            if key is None:
+                key = node.__dict__["slice_key"] = slice_key(node)
+            return x[key]
+        return x[slice_key(node)]  # NOTE: a view's Step (_api/views.py)
     if op is Op.RESHAPE:
         if xp is not None:
             return xp.reshape(x, node.shape)

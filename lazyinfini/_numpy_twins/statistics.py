@@ -60,7 +60,16 @@ def prod(a, axis=None, dtype=None, keepdims=False):
 
 
 def mean(a, axis=None, dtype=None, keepdims=False):
-    return _statistics.mean(floating(array(a), dtype), axis=axis, keepdims=keepdims)
+    x = array(a)
+    if dtype is not None and _narrowing(x, dtype):
+        # Note (numpy): its mean sums x in `dtype` (cast in the reduction's buffers, summed one
+        # after another: casting x first differs past 8192 values), then divides by the intp
+        # count in float64
+        dtype = np.dtype(dtype)
+        count = math.prod(x.shape[a] for a in _statistics.reduction_axes("mean", axis, x.ndim))
+        total = _statistics.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
+        return _divided(total, count, dtype)
+    return _statistics.mean(floating(x, dtype), axis=axis, keepdims=keepdims)
 
 
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=NOT_GIVEN):

@@ -18,7 +18,7 @@ from .._device import (
     readable,
     registry_version,
 )
-from .._graph import Op, buffer_node, caller_source, held_by, mark_evaluated, mark_realized
+from .._graph import Op, buffer_node, caller_source, held_by, mark_evaluated
 from .._graph.memories import own
 from .._graph.views import apply_movement
 from .._options import current
@@ -212,9 +212,10 @@ def _swap(node, value, device: str) -> None:
         value = value.view()
         value.setflags(write=False)  # NOTE: not value.flags.writeable: no flags object (~0.2 us)
     buffer = buffer_node(value, node.source, device)
-    mark_realized(node, buffer)
-    holder = held_by(node)
-    if holder is not None:
+    node.__dict__["realized"] = buffer  # NOTE: _graph.mark_realized and held_by, inline:
+    ref = node.holder  # a run swaps in every value it computed that an array holds
+    holder = ref() if ref is not None else None
+    if holder is not None and holder._n is node:
         holder._hold(buffer)
 
 

@@ -111,15 +111,37 @@ def call_step(kernel, read):
     if all(wide == load.node.dtype for wide, load in zip(widened, loads, strict=True)):
         widened = None
 
+    if widened is None:
+        return _direct_step(loads, read, function, kwargs, dtype, shape)
+
     def step(values: dict) -> list:
         inputs = [read(load, values) for load in loads]
-        if widened is not None:
-            inputs = [x.astype(wide, copy=False) for x, wide in zip(inputs, widened)]
+        inputs = [x.astype(wide, copy=False) for x, wide in zip(inputs, widened)]
         value = _numpy_contiguous(function(*inputs, **kwargs), dtype)
         assert value.shape == shape, (value.shape, shape)
         return [value]
 
     return step
+
+
+def _direct_step(loads, read, function, kwargs: dict, dtype, shape: tuple):
+    """call_step's step where no input is widened, generated (as fused.whole_step is): a load
+    of a value as it is (no movement, no fill) is the run's value of its node, read without
+    `read`'s calls (a small script's materialization runs dozens of such calls)."""
+    env = {"read": read, "function": function, "kwargs": kwargs, "contiguous": _numpy_contiguous}
+    env["dtype"], env["shape"], lines = dtype, shape, ["def step(values):"]
+    for i, load in enumerate(loads):
+        env[f"L{i}"], env[f"B{i}"] = load, load.base
+        if load.chain or load.base.op is Op.FULL:
+            lines.append(f"    l{i} = read(L{i}, values)")
+        else:  # NOTE: a buffer's stand-in or a kernel's output: bound for this run
+            lines += [f"    l{i} = values.get(B{i})", f"    if l{i} is None:"]
+            lines.append(f"        l{i} = read(L{i}, values)")
+    inputs = "".join(f"l{i}, " for i in range(len(loads)))
+    lines.append(f"    value = contiguous(function({inputs}**kwargs), dtype)")
+    lines += ["    assert value.shape == shape, (value.shape, shape)", "    return [value]"]
+    exec(compile("\n".join(lines), "<lazyinfini library step>", "exec"), env)
+    return env["step"]
 
 
 def kernel_call(kernel, library: Library = NUMPY) -> LibraryCall:

@@ -296,6 +296,24 @@ def test_var_in_a_narrower_dtype_is_numpys(function, source):
             assert got.tobytes() == np.asarray(want).tobytes(), (axis, ddof)
 
 
+@pytest.mark.parametrize("shape", [(8192,), (8193,), (100_003,), (3, 20_000), (40, 900)])
+@pytest.mark.parametrize("source", ["float64", "int64"])
+def test_a_mean_in_a_narrower_dtype_is_numpys_at_any_length(shape, source):
+    # NOTE: numpy sums the data in float32 as its reduction's buffers cast it, 8192 values at a
+    # time, pairwise within each, then divides by the count in float64: a mean of the float64
+    # data cast to float32 first was an ulp off past 8192 values (the numpy-programs fuzz at
+    # large sizes found it)
+    rng = np.random.default_rng(16)
+    x = rng.standard_normal(shape) * (37 if source == "float64" else 1e6)
+    x = x.astype(source)
+    for axis in (None, -1, 0):
+        for keepdims in (False, True):
+            want = np.mean(x, axis=axis, dtype=np.float32, keepdims=keepdims)
+            got = np.asarray(np.mean(li.asarray(x), axis=axis, dtype=np.float32, keepdims=keepdims))
+            assert got.dtype == np.asarray(want).dtype and got.shape == np.shape(want)
+            assert got.tobytes() == np.asarray(want).tobytes(), (axis, keepdims)
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 @pytest.mark.parametrize("flags", [(0, 0, 0), (0, 0, 1), (0, 1, 0), (1, 0, 0), (0, 1, 1)])
 def test_unique_keeps_the_zero_numpys_sort_puts_first(dtype, flags):
