@@ -145,7 +145,7 @@ class Shared(Array):
             node = replay(view.steps, resolve(storage.root), storage.source)
             _HELD.__set__(self, node)
             node.__dict__["holder"] = weakref.ref(self)
-            self._view = view._replace(seen=version)
+            self._view = _NEW(View, (storage, view.steps, view.readonly, version))
         return node
 
     @_n.setter
@@ -224,7 +224,8 @@ def write(x: Array, new: Node, func: str) -> None:
         else:
             _reroot(x, new)
         x._hold(new)
-        x._view = x._view._replace(seen=storage.version)  # NOTE: the writer is current
+        view = x._view  # NOTE: the writer is current
+        x._view = _NEW(View, (view.storage, view.steps, view.readonly, storage.version))
 
 
 def setitem(x: Array, key, value) -> None:

@@ -61,15 +61,34 @@ def prod(a, axis=None, dtype=None, keepdims=False):
 
 def mean(a, axis=None, dtype=None, keepdims=False):
     x = array(a)
-    if dtype is not None and _narrowing(x, dtype):
-        # Note (numpy): its mean sums x in `dtype` (cast in the reduction's buffers, summed one
-        # after another: casting x first differs past 8192 values), then divides by the intp
-        # count in float64
-        dtype = np.dtype(dtype)
+    summed = _summed_in(x, dtype)
+    if summed is not None:
+        # Note (numpy): its mean sums x in `summed` (cast in the reduction's buffers, summed one
+        # after another: casting x first differs past 8192 values; float16's own sum differs
+        # from the namespace's float32 mean), then divides by the intp count in float64
         count = math.prod(x.shape[a] for a in _statistics.reduction_axes("mean", axis, x.ndim))
-        total = _statistics.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
-        return _divided(total, count, dtype)
+        total = _statistics.sum(x, axis=axis, dtype=summed, keepdims=keepdims)
+        return _divided(total, count, summed)
     return _statistics.mean(floating(x, dtype), axis=axis, keepdims=keepdims)
+
+
+def _summed_in(x, dtype) -> np.dtype | None:
+    """The dtype numpy's mean sums x in, where that is not the namespace's mean of x as it is
+    (x's own float32 or float64, float16 without a dtype: the namespace's mean is numpy's
+    there): a real float `dtype` x is cast to or summed in as float16, float64 for integers
+    and booleans. None for anything else (complex, bfloat16, other dtypes: the other path)."""
+    if x.dtype not in _NUMPY_REALS:
+        return None
+    if dtype is None:
+        return _dtypes.float64 if x.dtype.kind in "iub" else None
+    dtype = np.dtype(dtype)
+    if dtype not in _NUMPY_FLOATS or (dtype == x.dtype and dtype != _dtypes.float16):
+        return None
+    return dtype
+
+
+_NUMPY_FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+_NUMPY_REALS = (*_NUMPY_FLOATS, _dtypes.bool, *_dtypes.INTEGER)
 
 
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=NOT_GIVEN):
@@ -82,35 +101,31 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=NOT_GIVE
 
 def _spread(func: str, a, axis, dtype, ddof, keepdims):
     """numpy's var or std (`func`): the namespace's, in `dtype`, or numpy's own steps where
-    `dtype` is narrower than the data (_narrowed_var)."""
+    `dtype` is not the data's (_narrowed_var)."""
     x = array(a)
-    if _narrowing(x, dtype):
-        variance = _narrowed_var(func, x, axis, dtype, ddof, keepdims)
+    summed = _var_summed_in(x, dtype)
+    if summed is not None:
+        variance = _narrowed_var(func, x, axis, summed, ddof, keepdims)
         return sqrt(variance) if func == "std" else variance
     x = real_only(func, floating(x, dtype))
     return getattr(_statistics, func)(x, axis=axis, correction=ddof, keepdims=keepdims)
 
 
-def _narrowing(x, dtype) -> bool:
-    """Whether numpy's var of x in `dtype` (float32 or float64) computes its deviations in a
-    wider dtype than `dtype` (float64 data, integers: its _var subtracts the mean from x), or
-    x is float16 (its _var computes each step in float16, its sums in numpy's float16 loop)."""
-    if dtype is None:
-        return x.dtype == _dtypes.float16
-    if x.dtype in _dtypes.COMPLEX or np.dtype(dtype) not in _WIDE_FLOATS:
-        return False
-    return np.result_type(x.dtype, dtype) != np.dtype(dtype)
-
-
-_WIDE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+def _var_summed_in(x, dtype) -> np.dtype | None:
+    """The dtype numpy's var sums x in (its mean, then the squares), where that is not the
+    namespace's var of x as it is (see _summed_in): float16 data's own, float64 for integers
+    and booleans, a real float `dtype` x is cast to (its deviations are then x's dtype and
+    `dtype`'s common one: float64 data's squares are summed into a float32 var)."""
+    if dtype is None and x.dtype == _dtypes.float16:
+        return x.dtype
+    return _summed_in(x, dtype)
 
 
 def _narrowed_var(func: str, x, axis, dtype, ddof, keepdims):
-    """Note (numpy): its var (std) of x in a narrower `dtype` (x's own for float16) sums x in
-    `dtype` for the mean, subtracts it from x and squares in their common (wider) dtype, sums
-    the squares in `dtype`, and divides each sum by the intp count in float64 (an ulp apart
-    from computing all in `dtype`; float16's mean summed in float32 differs more)."""
-    dtype = x.dtype if dtype is None else np.dtype(dtype)
+    """Note (numpy): its var (std) of x in `dtype` (_var_summed_in) sums x in `dtype` for the
+    mean, subtracts it from x and squares in their common dtype, sums the squares in `dtype`,
+    and divides each sum by the intp count in float64 (an ulp apart from computing all in
+    `dtype`; float16's mean summed in float32 differs more)."""
     wide = np.result_type(x.dtype, dtype)
     axes = _statistics.reduction_axes(func, axis, x.ndim)
     count = math.prod(x.shape[a] for a in axes)

@@ -296,22 +296,27 @@ def test_var_in_a_narrower_dtype_is_numpys(function, source):
             assert got.tobytes() == np.asarray(want).tobytes(), (axis, ddof)
 
 
-@pytest.mark.parametrize("shape", [(8192,), (8193,), (100_003,), (3, 20_000), (40, 900)])
-@pytest.mark.parametrize("source", ["float64", "int64"])
-def test_a_mean_in_a_narrower_dtype_is_numpys_at_any_length(shape, source):
-    # NOTE: numpy sums the data in float32 as its reduction's buffers cast it, 8192 values at a
-    # time, pairwise within each, then divides by the count in float64: a mean of the float64
-    # data cast to float32 first was an ulp off past 8192 values (the numpy-programs fuzz at
-    # large sizes found it)
+@pytest.mark.parametrize("function", [np.mean, np.var, np.std])
+@pytest.mark.parametrize("source", ["float16", "float32", "float64", "int64", "uint8", "bool"])
+def test_mean_var_and_std_are_numpys_at_any_length(function, source):
+    # NOTE: numpy sums in the dtype its _mean or _var picks (`dtype`; float64 for integers and
+    # booleans; float16's own), casting in its reduction's buffers, 8192 values at a time,
+    # pairwise within each, then divides by the count in float64; casting the data first and
+    # summing it whole was an ulp off past 8192 values, and a float16 var over a length-1 axis
+    # was 0 where numpy's deviations from the float16 mean are not (the numpy-programs fuzz at
+    # large sizes found them)
     rng = np.random.default_rng(16)
-    x = rng.standard_normal(shape) * (37 if source == "float64" else 1e6)
-    x = x.astype(source)
-    for axis in (None, -1, 0):
-        for keepdims in (False, True):
-            want = np.mean(x, axis=axis, dtype=np.float32, keepdims=keepdims)
-            got = np.asarray(np.mean(li.asarray(x), axis=axis, dtype=np.float32, keepdims=keepdims))
-            assert got.dtype == np.asarray(want).dtype and got.shape == np.shape(want)
-            assert got.tobytes() == np.asarray(want).tobytes(), (axis, keepdims)
+    x = rng.standard_normal(20_011) * 37
+    x = {"bool": x > 0, "uint8": np.abs(x).astype(np.uint8)}.get(source, x.astype(source))
+    if source == "int64":
+        x = x * 10**14  # NOTE: sums that round in float64
+    for data in (x, x[:18_000].reshape(2, -1), x[:9000].reshape(-1, 1)):
+        for dtype in (None, np.float16, np.float32, np.float64):
+            for axis in (None, 0, -1):
+                want = np.asarray(function(data, axis=axis, dtype=dtype))
+                got = np.asarray(function(li.asarray(data), axis=axis, dtype=dtype))
+                assert got.dtype == want.dtype and got.shape == want.shape, (dtype, axis)
+                assert got.tobytes() == want.tobytes(), (data.shape, dtype, axis)
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
