@@ -230,7 +230,7 @@ class Lowering:
             return node  # a buffer, or an output of a kernel
         # NOTE: numpy's layout of it, where another reader had it copied (a ravel's C copy)
         load = self.readable(node, laid_out=self.target.numpy_orders)
-        transposed = self.target.numpy_orders and _transposed(load)
+        transposed = self.target.numpy_orders and (_transposed(load) or _unmoved(load))
         if load.contiguous and node.op is not Op.FULL or node.size <= 1 or transposed:
             self._emit(Kind.VIEW, (node,), (node,), (load,))
             return node
@@ -248,6 +248,21 @@ def _transposed(load) -> bool:
         return False  # NOTE: a materialized broadcast is contiguous (every element its own)
     permuted = any(step.op is Op.PERMUTE for step in load.chain)
     return not permuted or load.base.op is not Op.BUFFER
+
+
+def _unmoved(load) -> bool:
+    """Whether requested `load` is a buffer seen through permutes that undo each other: the
+    orders pass's value computed in a buffer's own order (z[...] = v of a v numpy lays out as
+    the buffer is: its permute, a copy the buffer's layout makes needless, the permute back),
+    numpy's value being that buffer as laid out (its view, not a C-ordered copy)."""
+    if load.base.op is not Op.BUFFER or not load.chain:
+        return False
+    axes = tuple(range(len(load.base.shape)))
+    for step in load.chain:
+        if step.op is not Op.PERMUTE:
+            return False
+        axes = tuple(axes[a] for a in step.arg)
+    return axes == tuple(range(len(axes)))
 
 
 def order_kernels(kernels: list[Kernel]) -> list[Kernel]:

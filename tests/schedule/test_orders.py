@@ -352,6 +352,29 @@ def test_a_value_written_into_an_arrays_memory_keeps_its_order(program, layout):
     assert got.tobytes() == want.tobytes()
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")  # NOTE: the putmask and nansum fallbacks
+@pytest.mark.parametrize("layout", ["F", "T"])
+def test_a_value_numpy_writes_in_place_keeps_the_arrays_memory_order(layout):
+    # NOTE: np.putmask(z, ...) writes z's value (numpy's, on a copy) back as z[...] = value,
+    # a buffer laid out as z is: the orders pass's permute, copy and permute back undid each
+    # other over it and the requested value was copied into C order, so a nansum's fallback
+    # (numpy's own, on our value) added its rows pairwise where numpy adds an F-ordered z's a
+    # value at a time (found by the numpy-programs fuzz at 512K elements)
+    rng = np.random.default_rng(17)
+    x = (rng.standard_normal((300, 262)) * 100).astype(np.float32)
+    base = {"F": np.asfortranarray(x), "T": x.T.copy().T}[layout]
+
+    def program(a):
+        z = np.copy(a)
+        np.putmask(z, z > 0, 2)
+        return z, np.nansum(z, axis=1, keepdims=True)
+
+    want = program(base)
+    got = [np.asarray(v) for v in program(li.asarray(base))]
+    assert _same_layout(got[0].strides, want[0].strides, want[0].shape)
+    assert got[1].tobytes() == want[1].tobytes()
+
+
 def test_an_update_of_every_element_is_its_value():
     # NOTE: numpy's `out[:] = a + b`: no update kernel, the value fuses with its consumers
     a = li.asarray(np.arange(12.0).reshape(3, 4))
