@@ -37,6 +37,7 @@ from ._counters import counters
 from ._graph import Op
 from ._numpy_twins import OUT_CASTING, TWINS
 from ._numpy_twins.arguments import Fallback
+from ._numpy_twins.quick import QUICK
 from ._options import current, options
 
 
@@ -65,6 +66,9 @@ def call(func, args: tuple, kwargs: dict):
     Where the Arrays live on a device of a memory of its own (a GPU), what the call converts
     (lists, scalars, ndarrays) and numpy's results go there too: numpy's functions take any
     array-like, and the computation follows the data."""
+    quick = QUICK.get(func)  # NOTE: np.sum(x, axis=1) of a float array: its node, directly
+    if quick is not None and (result := quick(args, kwargs)) is not None:
+        return result  # NOTE: on any device: the node records no value (no fill, no list)
     owner = owner_among((*args, *kwargs.values()) if kwargs else args)
     if owner is not None and owner.name != current().device:
         with options(device=owner.name):

@@ -14,6 +14,7 @@ from hypothesis.extra import numpy as hnp
 
 import lazyinfini as li
 from lazyinfini import _numpy_functions
+from lazyinfini._graph import Op, arg_key
 from tests.layouts import layouts
 from tests.oracle import assert_within_normwise_bound, assert_within_sum_bound
 
@@ -749,3 +750,72 @@ def test_repeat_takes_a_float_count_as_numpy():
     for count in (2.0, 2.5, np.float32(1.9), -0.5):
         np.testing.assert_array_equal(np.asarray(np.repeat(li.asarray(a), count)),
                                       np.repeat(a, count))  # fmt: skip
+
+
+_REDUCTIONS = [np.sum, np.mean, np.max, np.amax, np.min, np.amin]
+_METHODS = ["sum", "mean", "max", "min"]
+
+
+def _recorded(call, quick: bool):
+    """The node `call()` records (or its error), through the quick paths or the twins."""
+    table = _numpy_functions.QUICK
+    if not quick:
+        _numpy_functions.QUICK = {}
+    try:
+        node = call()._node
+    except Exception as error:  # noqa: BLE001 (compared: the same type and message)
+        return type(error), str(error)
+    finally:
+        _numpy_functions.QUICK = table
+    return _signature(node)
+
+
+def _signature(node):
+    """A recorded graph as a value: each node's op, shape, dtype, parameters and inputs (a
+    buffer by identity)."""
+    if node.op is Op.BUFFER:
+        return id(node)
+    inputs = tuple(_signature(src) for src in node.srcs)
+    return node.op, node.shape, node.dtype, arg_key(node), inputs
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.data(),
+    shape=hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4),
+    dtype=st.sampled_from([np.float32, np.float64, np.float16, np.int32, np.bool_]),
+    keepdims=st.sampled_from([False, True, None, 1]),
+)
+def test_quick_reductions_record_the_twins_nodes(data, shape, dtype, keepdims):
+    """np.sum/mean/max/min (and the methods) of a float array take a quick path (_numpy_twins/
+    quick.py): it records the node the twin would, or leaves the call to it (other dtypes,
+    empty or 0-d arrays, other keywords); errors stay the twin's."""
+    x = li.asarray(np.zeros(shape, dtype))
+    ndim = len(shape)
+    pairs = st.tuples(st.integers(-ndim, ndim - 1), st.integers(-ndim, ndim - 1))
+    axis = data.draw(st.none() | st.integers(-ndim - 1, ndim) | (pairs if ndim else st.none()))
+    kwargs = {"axis": axis} if keepdims is None else {"axis": axis, "keepdims": keepdims}
+    name = data.draw(st.sampled_from(_METHODS))
+    function = data.draw(st.sampled_from(_REDUCTIONS))
+    positional = data.draw(st.booleans())
+    for call in (
+        lambda: function(x, axis) if positional else function(x, **kwargs),
+        lambda: getattr(x, name)(**kwargs),
+    ):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            twins = _recorded(call, quick=False)
+            quick = _recorded(call, quick=True)
+        assert quick == twins, (function, name, axis, keepdims)
+
+
+def test_a_quick_reduction_computes_numpys_value():
+    a = RNG.standard_normal((5, 7)).astype(np.float32)
+    x = li.asarray(a)
+    for got, want in (
+        (np.sum(x, axis=1), np.sum(a, axis=1)),
+        (x.mean(axis=(0, 1), keepdims=True), a.mean(axis=(0, 1), keepdims=True)),
+        (np.amax(x, 0), np.amax(a, 0)),
+        (x.min(), a.min()),
+    ):
+        assert np.asarray(got).tobytes() == np.asarray(want).tobytes()

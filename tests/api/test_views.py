@@ -360,6 +360,11 @@ def _write(data, x, x_np, pairs):
     if kind == "+= other":
         same = [(y, y_np) for y, y_np in pairs if y.shape == x.shape]
         value, value_np = data.draw(st.sampled_from(same), "other")
+    if kind in ("+=", "*=", "+= other") and not x.ndim and x._view is None:
+        # NOTE: numpy's scalar (x[i, j] of an int per axis: the pair holds it as a 0-d array):
+        # `s += 1` makes a new scalar, as the Array does (_array._rebind): neither pair changes
+        _apply(x, kind, key=Ellipsis, value=value)
+        return
     key = Ellipsis
     if kind in ("[k]", "[slice]"):
         if not x.ndim or not x.shape[0]:

@@ -1,0 +1,71 @@
+"""The quick paths of numpy's commonest reductions: np.sum, np.mean, np.max and np.min (and the
+methods x.sum(), x.mean(), ...) of a non-empty float32 or float64 array over an axis, with
+keepdims, record their one node directly.
+
+NOTE (DESIGN.md: recording must stay cheap): such a call passes numpy's function protocol, the
+twin, the namespace's function and its checks, ~8 us where numpy computes a small array's sum
+in ~2; none of them changes the node for these operands. Anything else (another dtype, out=,
+dtype=, where=, a 0-d or empty array) returns None: the twin records it (tests/api/
+test_numpy_functions.py compares the nodes both paths record).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtypes
+from .._api.statistics import record_reduction
+from .._array import Array
+from .._graph import Op
+
+_FLOATS = (_dtypes.float32, _dtypes.float64)
+_AXIS_KEEPDIMS = frozenset(("axis", "keepdims"))
+
+
+def _reduction(name: str, op: Op, summed: bool):
+    """The quick path of numpy's reduction `name`: its node `op` of x's dtype (a sum also
+    accumulates in it: the namespace's ("dtype", x.dtype) for a float32 or float64 sum)."""
+
+    def quick(args: tuple, kwargs: dict):
+        if not 1 <= len(args) <= 2 or (kwargs and not _AXIS_KEEPDIMS.issuperset(kwargs)):
+            return None
+        x = args[0]
+        if not isinstance(x, Array):
+            return None
+        node = x._node
+        dtype, shape = node.dtype, node.shape
+        if dtype not in _FLOATS or not shape or 0 in shape:
+            return None  # NOTE: a 0-d axis, an empty max: the twin's
+        axis = args[1] if len(args) == 2 else kwargs.get("axis")
+        if len(args) == 2 and "axis" in kwargs:
+            return None  # NOTE: numpy's TypeError
+        keepdims = kwargs.get("keepdims", False)
+        if keepdims is not True and keepdims is not False or not _axis(axis):
+            return None
+        options = (("dtype", dtype),) if summed else ()
+        return record_reduction(name, op, x, axis, keepdims, dtype, *options)
+
+    return quick
+
+
+def _axis(axis) -> bool:
+    """An axis the namespace's reduction_axes checks as numpy's: None, an int, ints."""
+    if axis is None or type(axis) is int:
+        return True
+    return type(axis) is tuple and all(type(a) is int for a in axis)
+
+
+_SUM = _reduction("sum", Op.SUM, True)
+_MEAN = _reduction("mean", Op.MEAN, False)
+_MAX = _reduction("max", Op.MAX, False)
+_MIN = _reduction("min", Op.MIN, False)
+
+# numpy function -> its quick path (np.amax and np.max are different objects: both listed)
+QUICK = {
+    np.sum: _SUM,
+    np.mean: _MEAN,
+    np.max: _MAX,
+    np.amax: _MAX,
+    np.min: _MIN,
+    np.amin: _MIN,
+}
