@@ -84,7 +84,11 @@ def compute_dtype(dtype: np.dtype) -> np.dtype:
 
 
 def is_supported(dtype) -> builtins.bool:
-    return isinstance(dtype, np.dtype) and dtype in ALL
+    return isinstance(dtype, np.dtype) and dtype in _SUPPORTED
+
+
+# NOTE: a set: a tuple's `in` compares a float32 with each dtype before it (~0.3 us a call)
+_SUPPORTED = frozenset(ALL)
 
 
 def kind(dtype: np.dtype) -> str:

@@ -18,7 +18,8 @@ from .statistics import check_nonempty, record_reduction, reduced_shape
 _SIDES = ("left", "right")
 
 
-def _arg_extreme(func: str, op: Op, x, axis, keepdims) -> Array:
+def arg_extreme(func: str, op: Op, x, axis, keepdims) -> Array:
+    """x's argmax or argmin (`op`) over `axis`, as `func` (the quick path calls it too)."""
     check_array(func, "x", x)
     check_dtype_in(func, "x", x.dtype, "real numeric")
     keepdims = check_flag(func, "keepdims", keepdims)
@@ -33,13 +34,13 @@ def _arg_extreme(func: str, op: Op, x, axis, keepdims) -> Array:
 def argmax(x, /, axis=None, *, keepdims=False) -> Array:
     """Index of the first largest element along `axis` (of the flattened x when None).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.argmax.html"""
-    return _arg_extreme("argmax", Op.ARGMAX, x, axis, keepdims)
+    return arg_extreme("argmax", Op.ARGMAX, x, axis, keepdims)
 
 
 def argmin(x, /, axis=None, *, keepdims=False) -> Array:
     """Index of the first smallest element along `axis` (of the flattened x when None).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.argmin.html"""
-    return _arg_extreme("argmin", Op.ARGMIN, x, axis, keepdims)
+    return arg_extreme("argmin", Op.ARGMIN, x, axis, keepdims)
 
 
 def count_nonzero(x, /, axis=None, *, keepdims=False) -> Array:

@@ -1,6 +1,6 @@
-"""The quick paths of numpy's commonest reductions: np.sum, np.mean, np.max and np.min (and the
-methods x.sum(), x.mean(), ...) of a non-empty float32 or float64 array over an axis, with
-keepdims, record their one node directly.
+"""The quick paths of numpy's commonest reductions: np.sum, np.mean, np.max, np.min, np.argmax
+and np.argmin (and the methods x.sum(), x.mean(), ...) of a non-empty float32 or float64 array
+over an axis, with keepdims, record their one node directly.
 
 NOTE (DESIGN.md: recording must stay cheap): such a call passes numpy's function protocol, the
 twin, the namespace's function and its checks, ~8 us where numpy computes a small array's sum
@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtypes
+from .._api.searching import arg_extreme
 from .._api.statistics import record_reduction
 from .._array import Array
 from .._graph import Op
@@ -55,6 +56,27 @@ def _axis(axis) -> bool:
     return type(axis) is tuple and all(type(a) is int for a in axis)
 
 
+def _arg(name: str, op: Op):
+    """The quick path of np.argmax (np.argmin): the namespace's, without the protocol's and
+    the twin's layers (a float array: the twin's only change is a bool's cast)."""
+
+    def quick(args: tuple, kwargs: dict):
+        if not 1 <= len(args) <= 2 or (kwargs and not _AXIS_KEEPDIMS.issuperset(kwargs)):
+            return None
+        x = args[0]
+        if not isinstance(x, Array) or len(args) == 2 and "axis" in kwargs:
+            return None
+        node = x._node
+        if node.dtype not in _FLOATS or not node.shape:
+            return None
+        axis = args[1] if len(args) == 2 else kwargs.get("axis")
+        if axis is not None and type(axis) is not int:
+            return None
+        return arg_extreme(name, op, x, axis, kwargs.get("keepdims", False))
+
+    return quick
+
+
 _SUM = _reduction("sum", Op.SUM, True)
 _MEAN = _reduction("mean", Op.MEAN, False)
 _MAX = _reduction("max", Op.MAX, False)
@@ -68,4 +90,6 @@ QUICK = {
     np.amax: _MAX,
     np.min: _MIN,
     np.amin: _MIN,
+    np.argmax: _arg("argmax", Op.ARGMAX),
+    np.argmin: _arg("argmin", Op.ARGMIN),
 }

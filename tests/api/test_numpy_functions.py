@@ -752,8 +752,8 @@ def test_repeat_takes_a_float_count_as_numpy():
                                       np.repeat(a, count))  # fmt: skip
 
 
-_REDUCTIONS = [np.sum, np.mean, np.max, np.amax, np.min, np.amin]
-_METHODS = ["sum", "mean", "max", "min"]
+_REDUCTIONS = [np.sum, np.mean, np.max, np.amax, np.min, np.amin, np.argmax, np.argmin]
+_METHODS = ["sum", "mean", "max", "min", "argmax", "argmin"]
 
 
 def _recorded(call, quick: bool):
@@ -817,5 +817,7 @@ def test_a_quick_reduction_computes_numpys_value():
         (x.mean(axis=(0, 1), keepdims=True), a.mean(axis=(0, 1), keepdims=True)),
         (np.amax(x, 0), np.amax(a, 0)),
         (x.min(), a.min()),
+        (np.argmax(x, 1), np.argmax(a, 1)),
+        (x.argmin(axis=0, keepdims=True), a.argmin(axis=0, keepdims=True)),
     ):
         assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
