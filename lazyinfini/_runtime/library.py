@@ -196,6 +196,11 @@ _OWN_DTYPE["cross"] = ((), _BFLOAT16)
 _OWN_DTYPE["max"] = _OWN_DTYPE["min"] = ((), _dtypes.HALF)
 _OWN_DTYPE["sum"] = _OWN_DTYPE["prod"] = _OWN_DTYPE["trace"] = (_BFLOAT16, _dtypes.HALF)
 _OWN_DTYPE["var"] = _OWN_DTYPE["std"] = (_BFLOAT16, _dtypes.HALF)
+# - data movement (setitem, gather, take, take_along_axis, concat, stack, repeat): nothing is
+#   computed, so nothing is widened (a 2 GiB float16 update held 8 GiB more: its input and its
+#   result in float32; the fuzz at large sizes peaked at 3x numpy's memory).
+for _name in ("setitem", "gather", "take", "take_along_axis", "concat", "stack", "repeat"):
+    _OWN_DTYPE[_name] = ((), _BFLOAT16)
 _F32 = _dtypes.float32
 
 
