@@ -180,6 +180,17 @@ def test_memory_stays_flat_while_recording_and_dropping():
 _REVERSED = np.arange(1 << 18)[::-1].copy()
 
 
+def _computed_with_peak(y) -> tuple[np.ndarray, int]:
+    """y's value and the most memory (tracemalloc's: numpy's buffers) computing it held."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        return np.asarray(y), tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 @pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16])
 @pytest.mark.parametrize(
     "move, numpys",
@@ -192,35 +203,20 @@ def test_moving_half_floats_holds_no_float32_copies(move, numpys, dtype):
     """Data movement (concat, gather, take, repeat, setitem) computes nothing: a half float's
     values are moved as they are, not widened to float32 and back (a 2 GiB float16 update
     held 8 GiB more; the numpy-programs fuzz at large sizes peaked at 3x numpy's memory)."""
-    import tracemalloc
-
     a = np.random.default_rng(18).standard_normal(len(_REVERSED)).astype(dtype)
     x = li.asarray(a)
     np.asarray(li.concat([x[:8], x[:8]]))  # NOTE: the runtime's imports, before measuring
-    y = move(x)
-    tracemalloc.start()
-    try:
-        got = np.asarray(y)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    got, peak = _computed_with_peak(move(x))
     assert peak <= got.nbytes + a.nbytes, (peak, got.nbytes)  # NOTE: widened: 5x, 10x
     assert got.tobytes() == numpys(a).tobytes()
 
 
 def test_an_update_of_half_floats_holds_no_float32_copies():
-    import tracemalloc
-
     n = 1 << 18
     x = li.asarray(np.random.default_rng(19).standard_normal(n).astype(np.float16)) * 1
     np.asarray(x)
     x[li.asarray(np.array([0, 5]))] = 1.0
-    tracemalloc.start()
-    try:
-        got = np.asarray(x)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    got, peak = _computed_with_peak(x)
     assert peak <= got.nbytes * 3 // 2, peak  # NOTE: the updated copy (widened: 4x more)
     assert got[0] == got[5] == 1.0
 
