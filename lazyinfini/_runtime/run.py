@@ -9,6 +9,7 @@ here reads global options.
 from __future__ import annotations
 
 import functools
+import operator
 import sys
 import time
 from typing import NamedTuple
@@ -104,11 +105,11 @@ def _listed(schedule, step_of, run_step, context):
         return functools.partial(
             _run_one, kernel, step, None if whole else wanted, run_step, context
         )
-    return functools.partial(_run_steps, tuple(steps), wanted, run_step, context)
+    return _unrolled(tuple(steps), wanted, run_step, context)
 
 
 def _run_one(kernel, step, wanted, run_step, context, values: dict) -> dict:
-    """_run_steps of one step, whose outputs are what the run returns (`wanted`: the ones it
+    """A run of one step, whose outputs are what the run returns (`wanted`: the ones it
     returns, None: all of them): no values to update, none to drop."""
     with context():
         try:
@@ -120,18 +121,35 @@ def _run_one(kernel, step, wanted, run_step, context, values: dict) -> dict:
     return made if wanted is None else {node: made[node] for node in wanted}
 
 
-def _run_steps(steps: tuple, wanted: tuple, run_step, context, values: dict) -> dict:
-    with context():
-        for kernel, step, dead in steps:
-            try:
-                outs = run_step(step, values)
-            except Exception as error:
-                note_kernel(error, kernel)
-                raise
-            values.update(zip(kernel.outputs, outs))
-            for node in dead:
-                values.pop(node, None)  # NOTE: its memory is free to reuse
-    return {node: values[node] for node in wanted}
+def _unrolled(steps: tuple, wanted: tuple, run_step, context):
+    """A run of `steps` as one generated function of the run's `values` (made once per
+    schedule): each step's call, its outputs bound and its dead values dropped, line after
+    line, where a loop's zip, update and inner loop cost ~0.5 us a kernel (a small script's
+    materialization runs dozens). A failing step's error names its kernel, as the run loop's."""
+    direct = run_step is operator.call  # NOTE: the cpu's and the cuda device's: step(values)
+    env = {"context": context, "note_kernel": note_kernel, "run_step": run_step}
+    env["KERNELS"] = tuple(kernel for kernel, _, _ in steps)
+    lines = ["def run(values):", "    k = 0", "    with context():", "        try:"]
+    for i, (kernel, step, dead) in enumerate(steps):
+        env[f"S{i}"] = step
+        lines += [f"            k = {i}", f"            o = {_call(i, direct)}"]
+        for j, node in enumerate(kernel.outputs):
+            env[f"O{i}_{j}"] = node
+            lines.append(f"            values[O{i}_{j}] = o[{j}]")
+        for j, node in enumerate(dead):
+            env[f"D{i}_{j}"] = node
+            lines.append(f"            values.pop(D{i}_{j}, None)")
+    lines += ["        except Exception as error:", "            note_kernel(error, KERNELS[k])"]
+    lines.append("            raise")
+    env.update((f"W{i}", node) for i, node in enumerate(wanted))
+    results = ", ".join(f"W{i}: values[W{i}]" for i in range(len(wanted)))
+    lines.append(f"    return {{{results}}}")
+    exec(compile("\n".join(lines), "<lazyinfini schedule run>", "exec"), env)
+    return env["run"]
+
+
+def _call(i: int, direct: bool) -> str:
+    return f"S{i}(values)" if direct else f"run_step(S{i}, values)"
 
 
 def allocator(device, settings: Settings):
