@@ -346,7 +346,7 @@ def test_small_programs_run_without_the_run_loop_with_the_same_bits():
 )
 def test_a_view_of_a_computed_buffer_is_taken_without_a_schedule(view):
     """Slices and reshapes of a computed host buffer are numpy's view of it, taken directly
-    (realize's _viewed): one kernel counted, no schedule made or looked up, the value numpy's
+    (_realize/direct.py): one kernel counted, no schedule made or looked up, the value numpy's
     view (its memory and strides), read-only."""
     data = np.arange(24.0).reshape(4, 6)
     m = li.asarray(data) * 2.0
@@ -388,7 +388,7 @@ def test_a_view_that_is_a_copy_is_scheduled(view, want):
 def test_a_view_taken_directly_resolves_an_array_sharing_its_node():
     """Two arrays holding one view node (li.squeeze with no axes keeps the node): the one
     asked for reads the buffer too, though the node's holder is the other (the views fuzz
-    found it: _viewed swapped the holder only)."""
+    found it: the direct view swapped the holder only)."""
     m = li.asarray(np.arange(6.0)) * 2.0
     np.asarray(m)
     first = m.reshape(1, 6)[0]

@@ -18,10 +18,10 @@ from .._device import (
     readable,
     registry_version,
 )
-from .._graph import Op, buffer_node, caller_source, held_by, mark_evaluated
+from .._graph import Op, buffer_node, caller_source, mark_evaluated
 from .._graph.memories import own
-from .._graph.views import apply_movement
 from .._options import current
+from .direct import viewed
 
 # NOTE: one materialization at a time. Between walking the pending graph and swapping in the
 # buffers, another thread realizing a shared node would change the graph under the walk (a node
@@ -31,7 +31,7 @@ _REALIZING = threading.RLock()
 
 def realize(*arrays, timings: list | None = None, implicit: str = ""):
     """Compute every pending array in `arrays` with one schedule; returns that schedule (None if
-    nothing was pending, or a host view of a computed buffer was taken directly: _viewed).
+    nothing was pending, or a view of a computed buffer was taken directly: direct.py).
     `timings` receives seconds per kernel. `implicit` names the conversion that asked for it
     (`float()`), for the debug line. On failure nothing changes."""
     with _REALIZING:
@@ -51,7 +51,8 @@ def _realize(arrays, timings: list | None, implicit: str):
         known = _setting(options)
     device, holder, settings, memory, _ = known
     if len(pending) == 1 and holder == "cpu" and not options.debug and timings is None:
-        if _viewed(arrays[0], device):
+        if viewed(arrays[0], device):  # NOTE: a view of a computed buffer (direct.py)
+            device.finish(settings)  # NOTE: a run's end for the device (the pool's clock)
             return None
     job = _CACHE.prepare(device.target, options.fuse, pending, device.keeps)
     names = job.devices  # NOTE: the common case first: every buffer the device's own
@@ -71,47 +72,6 @@ def _realize(arrays, timings: list | None, implicit: str):
     if options.debug:
         _debug_line(job, device, options, settings, time.perf_counter() - started, implicit)
     return job.schedule
-
-
-def _viewed(array, device) -> bool:
-    """Whether pending `array`, slices and reshapes of a buffer on the host, was computed here as
-    the numpy view its schedule would be (one VIEW kernel: lower.py's _output), without a
-    schedule: a small script reads `mean.reshape(-1)` of a computed mean, where the cache
-    lookup, the run and the swap cost ~25 us around numpy's ~0.5. Anything else (a view that
-    is a copy, a held link between, another device) is the schedule's."""
-    node = array._node
-    chain = [node]
-    while True:
-        if node.op is not _SLICE and node.op is not _RESHAPE:
-            return False
-        node = node.srcs[0]
-        node = node.realized or node
-        if node.op is _BUFFER:
-            break
-        if held_by(node) is not None:  # NOTE: the schedule would keep its value too
-            return False
-        chain.append(node)
-    buffer = node.arg
-    if device.name != "cpu" or buffer.device != "cpu" or type(buffer.data) is not np.ndarray:
-        return False
-    value = buffer.data
-    for step in reversed(chain):
-        value = apply_movement(step, value)
-        if value is None:  # NOTE: a reshape numpy must copy
-            return False
-    if 0 in value.strides and value.size > 1:  # NOTE: the schedule copies a broadcast
-        return False
-    _swap(chain[0], value, "cpu")
-    _ = array._node  # NOTE: resolved, where another array was made to hold its node since
-    (_NATIVE.mark or mark_evaluated)(chain)
-    counters.materializations += 1
-    counters.kernels += 1
-    counters.nodes += 1
-    counters.direct_runs += 1
-    return True
-
-
-_SLICE, _RESHAPE = Op.SLICE, Op.RESHAPE
 
 
 def _setting(options) -> tuple:
@@ -184,10 +144,12 @@ def _load() -> None:
     arrays needs none of them, so `import lazyinfini` does not load them."""
     global _CACHE, _RUNTIME, _NATIVE
     from .. import _runtime
+    from . import direct
     from .cache import CACHE
     from .native import Native
 
     _CACHE, _RUNTIME, _NATIVE = CACHE, _runtime, Native
+    direct.bind(_swap, lambda nodes: (Native.mark or mark_evaluated)(nodes))
 
 
 def _swap_all(arrays, job, values, device: str) -> None:

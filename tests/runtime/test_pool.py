@@ -124,6 +124,24 @@ def test_idle_buffers_are_freed_after_enough_materializations():
     assert li.inspect.memory_pool().idle_bytes == 0
 
 
+def test_views_taken_without_a_schedule_count_as_runs_for_idle_buffers():
+    # NOTE: a view of a computed buffer is taken directly (_realize/direct.py): it is a run's
+    # end for the pool too, or a loop of such views would keep idle buffers forever
+    from lazyinfini._runtime.pool import IDLE_RUNS
+
+    _, _, y = program(0)
+    y.compute()
+    del y
+    assert li.inspect.memory_pool().idle_bytes > 0
+    small = li.asarray(np.ones((2, 4), np.float32)) + 1
+    small.compute()
+    before = li.inspect.counters.schedules_reused
+    for _ in range(2 * IDLE_RUNS + 1):
+        np.asarray(small[1])
+    assert li.inspect.counters.schedules_reused == before  # NOTE: no schedule ran
+    assert li.inspect.memory_pool().idle_bytes == 0
+
+
 def test_small_outputs_are_not_pooled():
     tracked = POOL.stats().tracked
     np.asarray(li.asarray(np.ones(16, np.float32)) * 2)
