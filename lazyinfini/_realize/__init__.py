@@ -50,8 +50,8 @@ def _realize(arrays, timings: list | None, implicit: str):
     if known is None or known[4] != registry_version():
         known = _setting(options)
     device, holder, settings, memory, _ = known
-    if len(pending) == 1 and holder == "cpu" and not options.debug and timings is None:
-        if viewed(arrays[0], device):  # NOTE: a view of a computed buffer (direct.py)
+    if len(pending) == 1 and pending[0].op in _VIEWS and holder == "cpu" and timings is None:
+        if not options.debug and viewed(arrays[0], device):  # NOTE: direct.py
             device.finish(settings)  # NOTE: a run's end for the device (the pool's clock)
             return None
     job = _CACHE.prepare(device.target, options.fuse, pending, device.keeps)
@@ -136,6 +136,7 @@ def _pending(arrays) -> list:
 
 
 _BUFFER = Op.BUFFER
+_VIEWS = (Op.SLICE, Op.RESHAPE)  # NOTE: the ops a view taken directly ends in (direct.py)
 _CACHE = _RUNTIME = _NATIVE = None  # NOTE: loaded at the first materialization (see _load)
 
 
