@@ -28,25 +28,33 @@ def _reduction(name: str, op: Op, summed: bool):
     accumulates in it: the namespace's ("dtype", x.dtype) for a float32 or float64 sum)."""
 
     def quick(args: tuple, kwargs: dict):
-        if not 1 <= len(args) <= 2 or (kwargs and not _AXIS_KEEPDIMS.issuperset(kwargs)):
+        taken = _taken(args, kwargs)
+        if taken is None:
             return None
-        x = args[0]
-        if not isinstance(x, Array):
-            return None
-        node = x._node
-        dtype, shape = node.dtype, node.shape
-        if dtype not in _FLOATS or not shape or 0 in shape:
-            return None  # NOTE: a 0-d axis, an empty max: the twin's
-        axis = args[1] if len(args) == 2 else kwargs.get("axis")
-        if len(args) == 2 and "axis" in kwargs:
-            return None  # NOTE: numpy's TypeError
-        keepdims = kwargs.get("keepdims", False)
-        if keepdims is not True and keepdims is not False or not _axis(axis):
-            return None
+        x, axis, keepdims = taken
+        if 0 in x.shape or not _axis(axis) or keepdims is not True and keepdims is not False:
+            return None  # NOTE: an empty max, another keepdims: the twin's
+        dtype = x.dtype
         options = (("dtype", dtype),) if summed else ()
         return record_reduction(name, op, x, axis, keepdims, dtype, *options)
 
     return quick
+
+
+def _taken(args: tuple, kwargs: dict):
+    """(x, axis, keepdims) of a call these paths take: a float32 or float64 Array of one or more
+    dims, an axis by position or keyword, keepdims by keyword; None for anything else (numpy's
+    errors for a call passing axis twice, a 0-d x's axis: the twin's)."""
+    if not 1 <= len(args) <= 2 or (kwargs and not _AXIS_KEEPDIMS.issuperset(kwargs)):
+        return None
+    x = args[0]
+    if not isinstance(x, Array) or len(args) == 2 and "axis" in kwargs:
+        return None
+    node = x._node
+    if node.dtype not in _FLOATS or not node.shape:
+        return None
+    axis = args[1] if len(args) == 2 else kwargs.get("axis")
+    return x, axis, kwargs.get("keepdims", False)
 
 
 def _axis(axis) -> bool:
@@ -61,18 +69,10 @@ def _arg(name: str, op: Op):
     the twin's layers (a float array: the twin's only change is a bool's cast)."""
 
     def quick(args: tuple, kwargs: dict):
-        if not 1 <= len(args) <= 2 or (kwargs and not _AXIS_KEEPDIMS.issuperset(kwargs)):
+        taken = _taken(args, kwargs)
+        if taken is None or taken[1] is not None and type(taken[1]) is not int:
             return None
-        x = args[0]
-        if not isinstance(x, Array) or len(args) == 2 and "axis" in kwargs:
-            return None
-        node = x._node
-        if node.dtype not in _FLOATS or not node.shape:
-            return None
-        axis = args[1] if len(args) == 2 else kwargs.get("axis")
-        if axis is not None and type(axis) is not int:
-            return None
-        return arg_extreme(name, op, x, axis, kwargs.get("keepdims", False))
+        return arg_extreme(name, op, *taken)
 
     return quick
 

@@ -18,7 +18,7 @@ from .._device import (
     readable,
     registry_version,
 )
-from .._graph import Op, buffer_node, caller_source, mark_evaluated
+from .._graph import Op, buffer_node, caller_source, held_by, mark_evaluated, mark_realized
 from .._graph.memories import own
 from .._options import current
 from .direct import viewed
@@ -175,10 +175,9 @@ def _swap(node, value, device: str) -> None:
         value = value.view()
         value.setflags(write=False)  # NOTE: not value.flags.writeable: no flags object (~0.2 us)
     buffer = buffer_node(value, node.source, device)
-    node.__dict__["realized"] = buffer  # NOTE: _graph.mark_realized and held_by, inline:
-    ref = node.holder  # a run swaps in every value it computed that an array holds
-    holder = ref() if ref is not None else None
-    if holder is not None and holder._n is node:
+    mark_realized(node, buffer)
+    holder = held_by(node)
+    if holder is not None:
         holder._hold(buffer)
 
 
