@@ -6,12 +6,11 @@ Spec: https://data-apis.org/array-api/latest/API_specification/indexing.html
 from __future__ import annotations
 
 import dataclasses
-import operator
 
 import numpy as np
 
 from .. import _dtypes
-from .._array import Array, implicit_value, known_value, record
+from .._array import Array, implicit_value, record
 from .._graph import Node, Op, caller_source, quick_node
 from .._graph.views import whole_key, whole_update
 from .checks import (
@@ -23,6 +22,14 @@ from .checks import (
     is_int,
     normalize_axis,
 )
+from .index_keys import (
+    axis_index,
+    check_bounds,
+    gathered_shape,
+    quick_plan,
+    slice_bounds,
+    slice_spec,
+)
 from .placement import data_dependent, device_arg
 from .views import link
 
@@ -32,7 +39,11 @@ def getitem(x: Array, key) -> Array:
     source = caller_source()
     key = key if isinstance(key, tuple) else (key,)
     if is_special(key):
-        return _special_getitem(x, key, source)
+        planned = quick_plan("__getitem__", x, key)
+        if planned is None:
+            return _special_getitem(x, key, source)
+        spec, nodes, shape = planned
+        return record(Op.GATHER, (x._node, *nodes), shape, x.dtype, (("key", spec),), source)
     view = basic_getitem(x, key, source)
     # NOTE: 0-d from a key without an ellipsis: an integer per axis (x[...] of a 0-d x is a view)
     if not view._n.shape and Ellipsis not in key:
@@ -54,15 +65,15 @@ def basic_getitem(x: Array, key: tuple, source: str) -> Array:
             continue
         size = x_shape[axis]
         if isinstance(item, slice):
-            start, step, length = _slice("__getitem__", item, size)
+            start, step, length = slice_bounds("__getitem__", item, size)
             out_shape.append(length)
         else:
-            start, step, length = _integer("__getitem__", item, size, axis), 1, 1
+            start, step, length = axis_index("__getitem__", item, size, axis), 1, 1
         starts.append((start, step))
         shape.append(length)
         axis += 1
     shape, out_shape, dtype = tuple(shape), tuple(out_shape), node.dtype
-    # NOTE: quick nodes: the shapes are ints from _slice and _integer, checked already
+    # NOTE: quick nodes: the shapes are ints from slice_bounds and axis_index, checked already
     if shape != x_shape or starts.count((0, 1)) != len(starts):
         node = quick_node(Op.SLICE, (node,), shape, dtype, tuple(starts), source)
     if out_shape != shape:
@@ -116,44 +127,6 @@ _ALL = slice(None)
 
 def _is_item(item) -> bool:
     return item is None or item is Ellipsis or isinstance(item, (slice, IndexArray)) or is_int(item)
-
-
-def _integer(func: str, item, size: int, axis: int) -> int:
-    index = operator.index(item)
-    if not -size <= index < size:
-        raise error(
-            IndexError, func, f"index {index} is out of bounds for axis {axis} of size {size}"
-        )
-    return index % size
-
-
-def _is_bound(part) -> bool:
-    """A slice bound: None, an int, or a 0-d integer array (its value is read, as numpy does)."""
-    if isinstance(part, Array):
-        return part.ndim == 0 and part.dtype in _dtypes.INTEGER
-    return part is None or is_int(part)
-
-
-def _bound(func: str, part) -> int | None:
-    if isinstance(part, Array):
-        return int(implicit_value(part, func, "a slice bound"))
-    return None if part is None else operator.index(part)
-
-
-def _slice(func: str, item: slice, size: int) -> tuple[int, int, int]:
-    """(start, step, length) of a slice of an axis of `size`; an empty one starts at 0."""
-    parts = start, stop, step = item.start, item.stop, item.step
-    if start is None and stop is None and step is None:
-        return 0, 1, size  # NOTE: `:`, the most common item, checked fast
-    if not all(part is None or type(part) is int for part in parts):
-        if not all(_is_bound(part) for part in parts):
-            raise error(IndexError, func, f"slice {item} has a bound that is not an int")
-        start, stop, step = (_bound(func, part) for part in parts)
-    if step == 0:
-        raise error(ValueError, func, "slice step cannot be zero")
-    start, stop, step = slice(start, stop, step).indices(size)
-    length = len(range(start, stop, step))
-    return (start if length else 0), step, length
 
 
 # -- integer arrays, boolean masks and boolean scalars ----------------------------------------
@@ -238,15 +211,15 @@ def _plan(func: str, x: Array, items: list) -> tuple[tuple, list[Array], tuple[i
             continue
         size = x.shape[axis]
         if isinstance(item, slice):
-            start, step, length = _slice(func, item, size)
-            spec.append(_slice_spec(start, step, length))
+            start, step, length = slice_bounds(func, item, size)
+            spec.append(slice_spec(start, step, length))
             dims.append((pos, length))
         else:
             spec.append(_advanced_item(func, item, size, axis, arrays))
             advanced.append(pos)
             shapes.append(item.array.shape if isinstance(item, IndexArray) else ())
         axis += 1
-    return tuple(spec), arrays, _gathered_shape(func, dims, advanced, shapes)
+    return tuple(spec), arrays, gathered_shape(func, dims, advanced, shapes)
 
 
 def _basic_plan(func: str, shape: tuple[int, ...], items: list) -> tuple[tuple, tuple[int, ...]]:
@@ -259,19 +232,13 @@ def _basic_plan(func: str, shape: tuple[int, ...], items: list) -> tuple[tuple, 
             dims.append(1)
             continue
         if isinstance(item, slice):
-            start, step, length = _slice(func, item, shape[axis])
-            spec.append(_slice_spec(start, step, length))
+            start, step, length = slice_bounds(func, item, shape[axis])
+            spec.append(slice_spec(start, step, length))
             dims.append(length)
         else:
-            spec.append(("int", _integer(func, item, shape[axis], axis)))
+            spec.append(("int", axis_index(func, item, shape[axis], axis)))
         axis += 1
     return tuple(spec), tuple(dims)
-
-
-def _slice_spec(start: int, step: int, length: int) -> tuple:
-    """A slice as the runtime's key reads it (a stop past the start of the axis is None)."""
-    stop = start + step * length
-    return ("slice", start, stop if stop >= 0 else None, step)
 
 
 _NEW_AXIS = ("none",)
@@ -279,7 +246,7 @@ _NEW_AXIS = ("none",)
 
 def _advanced_item(func: str, item, size: int, axis: int, arrays: list) -> tuple:
     if not isinstance(item, IndexArray):
-        return ("int", _integer(func, item, size, axis))
+        return ("int", axis_index(func, item, size, axis))
     array, mask_size = item.array, item.mask_size
     # NOTE: an empty mask selects nothing along any axis (the official suite expects this).
     if mask_size is not None and mask_size not in (size, 0):
@@ -288,33 +255,6 @@ def _advanced_item(func: str, item, size: int, axis: int, arrays: list) -> tuple
         check_bounds(func, array, size, axis)
     arrays.append(array)
     return ("array", len(arrays) - 1)
-
-
-def check_bounds(func: str, indices: Array, size: int, axis: int) -> None:
-    """Out-of-bounds indices raise here, at the recording line, when their values are known
-    already (a concrete array); pending ones raise when they are computed."""
-    value = known_value(indices)
-    if value is None or value.size == 0:
-        return
-    low, high = int(value.min()), int(value.max())
-    if high >= size or low < -size:
-        bad = high if high >= size else low
-        raise error(
-            IndexError, func, f"index {bad} is out of bounds for axis {axis} with size {size}"
-        )
-
-
-def _gathered_shape(func: str, dims: list, advanced: list, shapes: list) -> tuple[int, ...]:
-    try:
-        index_shape = broadcast_shapes(func, *shapes)
-    except ValueError as exc:
-        raise IndexError(str(exc)) from None
-    if not advanced:
-        return tuple(d for _, d in dims)
-    if advanced == list(range(advanced[0], advanced[-1] + 1)):
-        before = tuple(d for p, d in dims if p < advanced[0])
-        return before + index_shape + tuple(d for p, d in dims if p > advanced[-1])
-    return index_shape + tuple(d for _, d in dims)
 
 
 def _special_getitem(x: Array, key: tuple, source: str) -> Array:
@@ -400,7 +340,15 @@ def setitem(x: Array, key, value) -> Array:
     filled = _masked_fill(x, key, value, source)
     if filled is not None:
         return filled
-    items = _convert("__setitem__", x, key if isinstance(key, tuple) else (key,))
+    key = key if isinstance(key, tuple) else (key,)
+    planned = quick_plan("__setitem__", x, key)
+    if planned is not None:
+        spec, nodes, target = planned
+        node = _value_node(x, value, target, source)
+        return record(
+            Op.SETITEM, (x._node, node, *nodes), x.shape, x.dtype, (("key", spec),), source
+        )
+    items = _convert("__setitem__", x, key)
     flags = [i for i, item in enumerate(items) if isinstance(item, bool)]
     if len(flags) > 1:
         raise error(IndexError, "__setitem__", "at most one boolean scalar in an index")
