@@ -95,12 +95,13 @@ def expand_ellipsis(func: str, items: list, ndim: int) -> list:
 
     Items are ints, slices, None, one ellipsis, and (after _convert) IndexArrays."""
     for item in items:  # NOTE: the common key, checked fast (a loop: no generator to make)
-        if type(item) not in _INT_OR_SLICE:
+        if type(item) not in _INT_SLICE_OR_NONE:
             break
     else:
-        if len(items) > ndim:
-            raise error(IndexError, func, f"{len(items)} indices for a {ndim}-d array")
-        return items + [_ALL] * (ndim - len(items))
+        indexed = len(items) - items.count(None)  # NOTE: an int or a slice is never None
+        if indexed > ndim:
+            raise error(IndexError, func, f"{indexed} indices for a {ndim}-d array")
+        return items + [_ALL] * (ndim - indexed)
     for item in items:
         if not _is_item(item):
             raise error(
@@ -121,7 +122,7 @@ def expand_ellipsis(func: str, items: list, ndim: int) -> list:
     return items[: ellipses[0]] + fill + items[ellipses[0] + 1 :]
 
 
-_INT_OR_SLICE = frozenset((int, slice))  # NOTE: by type: a bool is no int here
+_INT_SLICE_OR_NONE = frozenset((int, slice, type(None)))  # NOTE: by type: a bool is no int
 _ALL = slice(None)
 
 
