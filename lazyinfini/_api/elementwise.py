@@ -20,7 +20,7 @@ import numpy as np
 from .. import _dtypes
 from .._array import Array, record
 from .._graph import Node, Op, caller_source, quick_node
-from . import quick
+from . import creation, quick  # NOTE: creation read at call time: its names would cycle
 from .checks import broadcast_shapes, check_dtype_in, check_scalar, error
 
 _SCALARS = (builtins.bool, int, float, complex)
@@ -42,9 +42,7 @@ def _as_array(func: str, value) -> Array | None:
     if isinstance(value, np.generic) and _dtypes.is_supported(value.dtype):
         return Array(Node(Op.FULL, (), (), value.dtype, value.item(), caller_source()))
     if isinstance(value, (np.ndarray, np.generic)):
-        from .creation import operand
-
-        return operand(value)  # NOTE: its values now, as numpy reads them
+        return creation.operand(value)  # NOTE: its values now, as numpy reads them
     if isinstance(value, _SCALARS):
         return None
     raise error(

@@ -16,7 +16,7 @@ import numpy as np
 from .. import _dtypes
 from .._array import Array, implicit_value, known_value
 from .._graph import Node
-from . import creation  # NOTE: read at call time (creation imports the API's modules)
+from . import creation  # NOTE: read at call time: its names would cycle
 from .checks import broadcast_shapes, error, is_int
 from .placement import device_arg
 

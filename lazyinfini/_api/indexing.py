@@ -13,6 +13,7 @@ from .. import _dtypes
 from .._array import Array, implicit_value, record
 from .._graph import Node, Op, caller_source, quick_node
 from .._graph.views import whole_key, whole_update
+from . import creation, elementwise  # NOTE: modules read at call time: names would cycle
 from .checks import (
     OutOfRangeError,
     broadcast_shapes,
@@ -427,14 +428,10 @@ def _value_node(x: Array, value, target: tuple[int, ...], source: str) -> Node:
         node = value._node
         if node.shape == target and node.dtype == x.dtype:
             return node  # NOTE: conformed already (x[i] = y[j] of x's dtype): nothing to check
-    from .elementwise import conform
-
     if isinstance(value, (np.ndarray, np.generic)) and not isinstance(
         value, (bool, int, float, complex)
     ):
-        from .creation import operand
-
-        value = operand(value, device=device_arg(x))
+        value = creation.operand(value, device=device_arg(x))
     if isinstance(value, Array):
         # Extension (numpy): a value of another dtype is cast to x's as numpy's assignment casts
         # (unsafe: float into int truncates), where the standard (2025.12) asks for a value
@@ -454,7 +451,7 @@ def _value_node(x: Array, value, target: tuple[int, ...], source: str) -> Node:
             raise error(
                 ValueError, "__setitem__", f"value of shape {value.shape} does not fit {target}"
             )
-        return conform(node, x.dtype, target, source)
+        return elementwise.conform(node, x.dtype, target, source)
     if not isinstance(value, (bool, int, float, complex)):
         raise error(
             TypeError, "__setitem__", f"value must be an array or a Python scalar, got {value!r}"
@@ -511,8 +508,6 @@ def _check_take(func: str, x, indices) -> None:
 def take_along_axis(x, indices, /, axis=-1) -> Array:
     """Elements of x at the per-position `indices` along axis.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.take_along_axis.html"""
-    from .elementwise import conform
-
     source = caller_source()
     _check_take("take_along_axis", x, indices)
     if indices.ndim != x.ndim:
@@ -525,6 +520,7 @@ def take_along_axis(x, indices, /, axis=-1) -> Array:
         "take_along_axis", _without(x.shape, axis), _without(indices.shape, axis)
     )
     shape = rest[:axis] + (indices.shape[axis],) + rest[axis + 1 :]
+    conform = elementwise.conform
     x_node = conform(x._node, x.dtype, rest[:axis] + (x.shape[axis],) + rest[axis + 1 :], source)
     index_node = conform(indices._node, indices.dtype, shape, source)
     return record(

@@ -10,6 +10,7 @@ import numpy as np
 from .. import _dtypes
 from .._array import Array, record
 from .._graph import Op, caller_source, quick_node
+from . import creation  # NOTE: read at call time: its names would cycle
 from .checks import (
     AxisError,
     check_array,
@@ -36,9 +37,7 @@ def matrix_transpose(x, /) -> Array:
 def _operand(func: str, name: str, x) -> Array:
     """An array argument; numpy arrays are accepted as constants (as operators do)."""
     if isinstance(x, np.ndarray):
-        from .creation import operand
-
-        return operand(x)
+        return creation.operand(x)
     return check_array(func, name, x)
 
 
