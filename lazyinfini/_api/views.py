@@ -152,6 +152,20 @@ class Shared(Array):
     def _n(self, node: Node) -> None:
         _HELD.__set__(self, node)
 
+    # NOTE: a write into the storage changes a member's value, never its shape or dtype: these
+    # read the node held, without the replay check (~0.3 us each; einsum reads them 16 times)
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return _HELD.__get__(self, Array).shape
+
+    @property
+    def dtype(self):
+        return _HELD.__get__(self, Array).dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(_HELD.__get__(self, Array).shape)
+
 
 def _recorded_steps(node: Node, base: Node) -> list[Step]:
     """The steps from `base` to `node`, read back from the nodes the API recorded."""
