@@ -204,11 +204,7 @@ def fallback(func, args: tuple, kwargs: dict, reason: str):
     if _mutates(func) and args and isinstance(args[0], Array):
         _realize.realize(*arrays)
         return _in_place(implementation, args, kwargs)
-    # NOTE: a view of an ndarray (X.T, X[:, 1:]) is numpy's view, its strides numpy's (a sum
-    # adds in them: np.nanmean(X.T, axis=0)), not a copy computed in C order
-    views = {id(a): v for a in arrays if (v := _view_of(a)) is not None}
-    _realize.realize(*(a for a in arrays if id(a) not in views))  # NOTE: one for all
-    values = functools.partial(_values, views=views)
+    values = functools.partial(numpy_values, views=numpys_views(arrays))
     if func in _READS_COPIED:
         result = implementation(*map(_writeable, values(args)), **values(kwargs))
     else:
@@ -241,6 +237,15 @@ def _mutates(func) -> bool:
 _READS_COPIED = frozenset(getattr(np, name) for name in ("convolve", "correlate"))
 
 
+def numpys_views(arrays: list) -> dict:
+    """id of each Array of `arrays` that views ndarray memory (X.T, X[:, 1:]) -> numpy's view,
+    its strides numpy's (a sum adds in them: np.nanmean(X.T, axis=0)), not a copy computed in
+    C order; every other Array is computed (one materialization for all)."""
+    views = {id(a): v for a in arrays if (v := _view_of(a)) is not None}
+    _realize.realize(*(a for a in arrays if id(a) not in views))
+    return views
+
+
 def _view_of(x: Array) -> np.ndarray | None:
     """numpy's read-only view of the ndarray memory x views (a movement of a computed buffer
     or a user's array), where it is not x's buffer itself; None for anything to compute."""
@@ -270,7 +275,7 @@ def _writeable(value):
 def _in_place(implementation, args: tuple, kwargs: dict):
     target = args[0]
     written = np.array(target._value())  # NOTE: a writable copy (computed values are read-only)
-    result = implementation(written, *_values(args[1:]), **_values(kwargs))
+    result = implementation(written, *numpy_values(args[1:]), **numpy_values(kwargs))
     target[...] = asarray(written)
     return result
 
@@ -324,18 +329,18 @@ def _leaves(value):
         yield value
 
 
-def _values(value, views=None):
+def numpy_values(value, views=None):
     """`value` with every Array replaced by its (computed) ndarray, or its numpy view where
     `views` (id of the Array -> view) has one, nesting kept."""
     if isinstance(value, Array):
         view = views.get(id(value)) if views else None
         return value._value() if view is None else view
     if isinstance(value, dict):
-        return {k: _values(v, views) for k, v in value.items()}
+        return {k: numpy_values(v, views) for k, v in value.items()}
     if isinstance(value, list):
-        return [_values(v, views) for v in value]
+        return [numpy_values(v, views) for v in value]
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
-        return tuple(_values(v, views) for v in value)
+        return tuple(numpy_values(v, views) for v in value)
     return value
 
 

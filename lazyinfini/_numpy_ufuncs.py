@@ -9,7 +9,7 @@ import functools
 
 import numpy as np
 
-from . import _dtypes, _realize
+from . import _dtypes
 from ._api import checks as _checks
 from ._api import creation as _creation
 from ._api import elementwise as _elementwise
@@ -47,9 +47,12 @@ def numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
     name = getattr(ufunc, "__name__", "ufunc")
     if any(isinstance(o, Array) for o in kwargs.get("out", ())):
         raise _checks.error(TypeError, name, "out= cannot be a lazyinfini array (they are values)")
-    _realize.realize(*(v for v in inputs if isinstance(v, Array)))
-    values = [v._value() if isinstance(v, Array) else v for v in inputs]
-    result = getattr(ufunc, method)(*values, **kwargs)
+    from ._numpy_functions import numpy_values, numpys_views  # NOTE: it imports the namespace
+
+    # NOTE: an input viewing ndarray memory is numpy's view (np.add.reduce(x.T, 0) adds in
+    # its strides), as numpy's functions run for lazyinfini read it
+    views = numpys_views([v for v in inputs if isinstance(v, Array)])
+    result = getattr(ufunc, method)(*numpy_values(inputs, views), **kwargs)
     if "out" in kwargs or result is None:
         return result
     owner = _placement.owner_among(inputs)  # NOTE: the result goes where the data lives

@@ -73,3 +73,24 @@ def test_an_array_out_is_checked_as_numpy_checks_it(statement, error):
     names["M"] = li.zeros((3, 4))
     with pytest.raises(error):
         eval(statement, {"np": np, **names})  # noqa: S307
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize(
+    "method",
+    [
+        lambda m: np.add.reduce(m, axis=0),
+        lambda m: np.add.accumulate(m, axis=0),
+        lambda m: np.logaddexp.reduce(m[:, 1:], axis=0),
+        lambda m: np.maximum.reduceat(m, [0, 3], axis=0),
+    ],
+)
+def test_a_ufunc_method_reads_numpys_view_of_a_transposed_array(dtype, method):
+    """numpy reduces x.T along its contiguous axis pairwise (float16 in float32, rounded once);
+    a C-ordered copy of it would be added row to row, other bits (the numpy-programs fuzz,
+    seed 8032: np.add.reduce of a moveaxis of float16). A ufunc's method runs on numpy's
+    view, as numpy's functions run for lazyinfini do."""
+    a = (np.random.default_rng(3).standard_normal((12, 9)) * 3).astype(dtype)
+    for base in (a, a[::-1]):
+        got = method(li.asarray(base).T)
+        assert np.asarray(got).tobytes() == method(base.T).tobytes()
