@@ -128,6 +128,11 @@ def _order_of(node: Node, srcs: tuple, strides: dict) -> tuple[int, ...] | None:
         return _joined_order(node, srcs, [strides[s] for s in srcs])
     if node.op in _KEEPS_ORDER or node.op is Op.LINALG and _is_norm(node):
         return _reduced_order(node, srcs[0], strides[srcs[0]])
+    if node.op is Op.LINALG and dict(node.arg)["_function"] == "diagonal":
+        # NOTE: numpy's diagonal is a view: the leading axes' strides, then both last axes'
+        # at once (a batch of diagonals of a C-ordered x is F-ordered: its sums add row to row)
+        found = strides[srcs[0]]
+        return axis_order(node.shape, [(*found[:-2], found[-2] + found[-1])])
     if node.op in _ALONG_AN_AXIS and dict(node.arg)["axis"] is not None:
         return axis_order(srcs[0].shape, [strides[srcs[0]]])
     if node.op is Op.GATHER:
@@ -389,6 +394,13 @@ def _seen_back(inner: Node, node: Node, order: tuple[int, ...]) -> Node:
     return Node(Op.PERMUTE, (inner,), node.shape, node.dtype, back, node.source)
 
 
+def _reordered_linalg(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
+    """A diagonal computed as it is, then copied into numpy's order; a norm as a reduction."""
+    if dict(node.arg)["_function"] == "diagonal":
+        return _copied_into(node, srcs, order)
+    return _reordered_reduction(node, srcs, order)
+
+
 def _reordered_reduction(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
     """The reduction `node` of `srcs[0]` with its result in axis `order`: the same reduction
     of its input with the kept axes permuted into that order (the reduced ones last: numpy
@@ -475,5 +487,5 @@ _REORDERED |= {Op.CONCAT: _reordered_join, Op.STACK: _reordered_join}
 _REORDERED[Op.SETITEM] = _reordered_update
 _REORDERED[Op.GATHER] = _reordered_gather
 _REORDERED[Op.COPY] = _reordered_copy
-_REORDERED |= {Op.TRIL: _copied_into, Op.TRIU: _copied_into}
+_REORDERED |= {Op.TRIL: _copied_into, Op.TRIU: _copied_into, Op.LINALG: _reordered_linalg}
 _REORDERED |= {op: _reordered_along for op in _ALONG_AN_AXIS}
