@@ -31,6 +31,8 @@ from pathlib import Path
 
 import pytest
 
+from lazyinfini import _numpy_functions
+
 ROOT = Path(__file__).resolve().parent.parent
 MARKDOWN = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 LANGUAGES = {"python", "bash", "text"}
@@ -119,6 +121,9 @@ def _check_output(expected: Block, printed: str, name: str) -> None:
 @pytest.mark.parametrize("path", MARKDOWN, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_markdown_blocks_run(path: Path, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    # NOTE: a page runs as in a fresh process: a fallback warns once per function, and a test
+    # before it in this worker (np.median of the numpy-programs fuzz) may have warned already
+    monkeypatch.setattr(_numpy_functions, "_WARNED", set())
     namespace: dict = {"__name__": "__docs__"}
     skipped = []
     printed = None  # the output of the last python block run, for a text block after it
