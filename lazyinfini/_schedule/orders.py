@@ -128,7 +128,7 @@ def _order_of(node: Node, srcs: tuple, strides: dict) -> tuple[int, ...] | None:
         return _joined_order(node, srcs, [strides[s] for s in srcs])
     if node.op in _KEEPS_ORDER or node.op is Op.LINALG and _is_norm(node):
         return _reduced_order(node, srcs[0], strides[srcs[0]])
-    if node.op is Op.LINALG and dict(node.arg)["_function"] == "diagonal":
+    if node.op is Op.LINALG and dict(node.arg).get("_function") == "diagonal":
         # NOTE: numpy's diagonal is a view: the leading axes' strides, then both last axes'
         # at once (a batch of diagonals of a C-ordered x is F-ordered: its sums add row to row)
         found = strides[srcs[0]]
@@ -396,7 +396,7 @@ def _seen_back(inner: Node, node: Node, order: tuple[int, ...]) -> Node:
 
 def _reordered_linalg(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
     """A diagonal computed as it is, then copied into numpy's order; a norm as a reduction."""
-    if dict(node.arg)["_function"] == "diagonal":
+    if dict(node.arg).get("_function") == "diagonal":
         return _copied_into(node, srcs, order)
     return _reordered_reduction(node, srcs, order)
 
