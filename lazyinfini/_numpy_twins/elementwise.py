@@ -20,6 +20,7 @@ from .._api.data_types import astype, finfo
 from .._api.manipulation import broadcast_shapes
 from .._api.utility import all as _all
 from .._array import Array
+from .._graph import Node, Op, caller_source
 from .arguments import NOT_GIVEN, Fallback, array, given, real_only, result_dtype
 
 _REAL_SCALARS = (int, float)
@@ -123,7 +124,11 @@ def round(a, decimals=0):
         return astype(_elementwise.multiply(scaled, scale), x.dtype)
     if decimals == 0:
         return _elementwise.round(x)
-    # Note: numpy's order of operations, so the bits agree: x * 10**d, rint, / 10**d.
+    # Note: numpy's order of operations, so the bits agree: x * 10**d, rint, / 10**d, into a
+    # new array in order "A" (F where x is F-contiguous, else C: PyArray_Round), not a ufunc's
+    # order "K": a later sum adds in it. A copy of x in that order (dropped where x is laid out
+    # so already: _schedule/orders.py) lays the chain out so.
+    x = Array(Node(Op.COPY, (x._node,), x.shape, x.dtype, "A", caller_source()))
     scale = _power_of_ten(builtins.abs(decimals))
     if decimals > 0:
         return _elementwise.divide(_elementwise.round(_elementwise.multiply(x, scale)), scale)
