@@ -55,7 +55,12 @@ def slice_bounds(func: str, item: slice, size: int) -> tuple[int, int, int]:
         start, stop, step = (_bound(func, part) for part in parts)
     if step == 0:
         raise error(ValueError, func, "slice step cannot be zero")
-    start, stop, step = slice(start, stop, step).indices(size)
+    return _slice_range(slice(start, stop, step), size)
+
+
+def _slice_range(item: slice, size: int) -> tuple[int, int, int]:
+    """(start, step, length) of a slice of ints or None, step not 0 (an empty one starts at 0)."""
+    start, stop, step = item.indices(size)
     length = len(range(start, stop, step))
     return (start if length else 0), step, length
 
@@ -69,10 +74,7 @@ def slice_spec(start: int, step: int, length: int) -> tuple:
 def check_bounds(func: str, indices: Array, size: int, axis: int) -> None:
     """Out-of-bounds indices raise here, at the recording line, when their values are known
     already (a concrete array); pending ones raise when they are computed."""
-    value = known_value(indices)
-    if value is None or value.size == 0:
-        return
-    low, high = int(value.min()), int(value.max())
+    low, high = _known_bounds(indices)
     if high >= size or low < -size:
         bad = high if high >= size else low
         raise error(
@@ -143,9 +145,7 @@ def _plain_slice(item: slice, size: int) -> tuple[int, int, int] | None:
     parts = item.start, item.stop, item.step
     if item.step == 0 or not all(part is None or type(part) is int for part in parts):
         return None
-    start, stop, step = item.indices(size)
-    length = len(range(start, stop, step))
-    return (start if length else 0), step, length
+    return _slice_range(item, size)
 
 
 def _index_node(x: Array, item, size: int) -> Node | None:
@@ -162,15 +162,18 @@ def _index_node(x: Array, item, size: int) -> Node | None:
         index = creation.operand(value, device=device_arg(x), given=item)
     else:
         return None
-    value = known_value(index)
+    low, high = _known_bounds(index)
+    return index._node if -size <= low and high < size else None
+
+
+def _known_bounds(indices: Array) -> tuple[int, int]:
+    """The smallest and largest of `indices` where its values are known and it is not empty,
+    else (0, -1): no index to check."""
+    value = known_value(indices)
+    if value is None or value.size == 0:
+        return 0, -1
     # NOTE: the ufuncs' reduce, not value.min(): no Python wrapper (~1 us each)
-    if (
-        value is not None
-        and value.size
-        and not -size <= _MIN(value, None) <= _MAX(value, None) < size
-    ):
-        return None
-    return index._node
+    return int(_MIN(value, None)), int(_MAX(value, None))
 
 
 _MIN, _MAX = np.minimum.reduce, np.maximum.reduce

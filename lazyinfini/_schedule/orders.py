@@ -128,7 +128,7 @@ def _order_of(node: Node, srcs: tuple, strides: dict) -> tuple[int, ...] | None:
         return _joined_order(node, srcs, [strides[s] for s in srcs])
     if node.op in _KEEPS_ORDER or node.op is Op.LINALG and _is_norm(node):
         return _reduced_order(node, srcs[0], strides[srcs[0]])
-    if node.op is Op.LINALG and dict(node.arg).get("_function") == "diagonal":
+    if node.op is Op.LINALG and _is_diagonal(node):
         # NOTE: numpy's diagonal is a view: the leading axes' strides, then both last axes'
         # at once (a batch of diagonals of a C-ordered x is F-ordered: its sums add row to row)
         found = strides[srcs[0]]
@@ -276,6 +276,11 @@ def _is_norm(node: Node) -> bool:
     return arg.get("_function") == "vector_norm" and arg.get("axis") is not None
 
 
+def _is_diagonal(node: Node) -> bool:
+    """A diagonal (np.diagonal, np.trace's): numpy's is a view of its input."""
+    return dict(node.arg).get("_function") == "diagonal"
+
+
 def _reduced_order(node: Node, src: Node, strides: tuple) -> tuple[int, ...]:
     """numpy's axis order of the reduction `node`'s result: its input's, over the kept axes
     (renumbered where they are dropped)."""
@@ -396,7 +401,7 @@ def _seen_back(inner: Node, node: Node, order: tuple[int, ...]) -> Node:
 
 def _reordered_linalg(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
     """A diagonal computed as it is, then copied into numpy's order; a norm as a reduction."""
-    if dict(node.arg).get("_function") == "diagonal":
+    if _is_diagonal(node):
         return _copied_into(node, srcs, order)
     return _reordered_reduction(node, srcs, order)
 
