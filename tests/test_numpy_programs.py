@@ -114,6 +114,10 @@ UNARY = {
     ),
     "clip_min": lambda a, axis: a.clip(min=0),
     "around": lambda a, axis: np.around(a * 10, -1),
+    # NOTE: numpy's new arrays are laid out (C, or a prototype's order): a later sum adds so
+    "zeros_like_T": lambda a, axis: np.zeros_like(a.T, order="C") + a.T,
+    "full_like": lambda a, axis: np.full_like(a, 2) * a,
+    "ones_like_F": lambda a, axis: np.ones_like(a, order="F") + a,
 }
 # NOTE: calls a numpy script makes less often (indexing, sets, nan-functions, math, bit ops):
 # each its numpy bits on every machine (no BLAS: np.cov, np.convolve and np.einsum's sums are

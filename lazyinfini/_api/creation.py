@@ -247,7 +247,19 @@ def _fill(func: str, shape, value, dtype, device) -> Array:
     dtype = _dtypes.scalar_dtype(value, None) if dtype is None else dtype
     _check_fits(func, value, dtype)
     check_size(func, shape, dtype.itemsize)
-    return placed(func, record(Op.FULL, (), shape, dtype, value), device)
+    return in_c_order(placed(func, record(Op.FULL, (), shape, dtype, value), device))
+
+
+def in_c_order(array: Array) -> Array:
+    """A lazy fill of two or more dims laid out as numpy's new array is: in C order, which
+    decides the order numpy writes `zeros(n, m) + x.T` in (a later sum adds in it). A fill
+    node has no memory order (a scalar operand's fill is one too: stride 0, no say in numpy's
+    iterator), so the array is a copy in order "C" of it; the orders pass reads that order
+    and then drops the copy (a fill is read the same in every order)."""
+    node = array._node
+    if node.op is not Op.FULL or len(node.shape) < 2:
+        return array  # NOTE: a buffer already (made on a device), or one order only
+    return Array(Node(Op.COPY, (node,), node.shape, node.dtype, "C", node.source))
 
 
 def _check_fits(func: str, value, dtype: np.dtype) -> None:

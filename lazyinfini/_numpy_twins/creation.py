@@ -11,10 +11,12 @@ from .. import _dtypes
 from .._api import creation as _creation
 from .._api.data_types import astype
 from .._api.elementwise import where
-from .._api.manipulation import broadcast_to, concat, reshape
+from .._api.manipulation import broadcast_to, concat, permute_dims, reshape
 from .._array import Array
+from .._graph import Node, Op
 from ..linalg import diagonal
-from .arguments import Fallback, array, as_tuple
+from .arguments import Fallback, array, as_tuple, check_order
+from .layout import layout_of, strides_of
 
 
 def _like(a, dtype, shape) -> tuple[np.dtype, tuple[int, ...]]:
@@ -24,33 +26,87 @@ def _like(a, dtype, shape) -> tuple[np.dtype, tuple[int, ...]]:
     )
 
 
-# Note: order= and subok= do not change values; a lazy array has no memory order.
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     dtype, shape = _like(a, dtype, shape)
-    return _creation.zeros(shape, dtype=dtype, device=device)
+    return _laid_out(a, order, shape, lambda s: _creation.zeros(s, dtype=dtype, device=device))
 
 
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     dtype, shape = _like(a, dtype, shape)
-    return _creation.ones(shape, dtype=dtype, device=device)
+    return _laid_out(a, order, shape, lambda s: _creation.ones(s, dtype=dtype, device=device))
 
 
 def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
     dtype, shape = _like(prototype, dtype, shape)
-    return _creation.empty(shape, dtype=dtype, device=device)
+    return _laid_out(
+        prototype, order, shape, lambda s: _creation.empty(s, dtype=dtype, device=device)
+    )
 
 
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
     dtype, shape = _like(a, dtype, shape)
     if isinstance(fill_value, Array):
-        return broadcast_to(_cast(fill_value, dtype), shape)
+        filled = _cast(fill_value, dtype)
+        return _laid_out(a, order, shape, lambda s: broadcast_to(filled, s), copied=True)
     # numpy copies the fill value in with unsafe casting (2.7 fills an integer array with 2;
     # a Python int the dtype cannot hold raises OverflowError, as numpy's copyto does)
     with np.errstate(over="ignore", invalid="ignore"):
         value = _filled(fill_value, dtype)
     if value.ndim:
-        return broadcast_to(array(value), shape)
-    return _creation.full(shape, value.item(), dtype=dtype, device=device)
+        return _laid_out(a, order, shape, lambda s: broadcast_to(array(value), s), copied=True)
+    return _laid_out(
+        a, order, shape, lambda s: _creation.full(s, value.item(), dtype=dtype, device=device)
+    )
+
+
+def _laid_out(a, order, shape: tuple[int, ...], make, copied: bool = False) -> Array:
+    """`make(shape)` laid out as numpy lays out the new array of a *_like function (a later
+    sum adds in its memory order): made in its axis order and seen back through the inverse
+    permute. `copied`: `make` gives a broadcast of the fill value, which numpy copies into
+    the new array (a C copy in that order, as the orders pass makes it)."""
+    axes = _like_axes(a, order, shape)
+    if axes is None:
+        return _c_copy(make(shape)) if copied and len(shape) > 1 else make(shape)
+    if copied:  # NOTE: numpy copies the broadcast in, in its order
+        made = _c_copy(permute_dims(make(shape), axes))
+    else:
+        made = make(tuple(shape[i] for i in axes))
+    return permute_dims(made, tuple(int(i) for i in np.argsort(axes)))
+
+
+def _c_copy(x: Array) -> Array:
+    """A C-ordered copy of x made when x is (a lazy copy node: x.copy() of a buffer's view
+    copies it now, for writes to the buffer it must not see; a broadcast of a fill value
+    sees none)."""
+    return Array(Node(Op.COPY, (x._node,), x.shape, x.dtype, "C", x._node.source))
+
+
+def _like_axes(a, order, shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The axes (slowest in memory first) of numpy's new array of `np.zeros_like(a,
+    order=order, shape=shape)` and its kin; None where they are C order's. "K" (and None)
+    keeps a's layout where the shape has a's dims (else C), "A" is F where a is
+    F-contiguous, "F" is F."""
+    code = order.upper() if isinstance(order, str) else "K" if order is None else order
+    check_order(code, "CFAK")
+    if len(shape) < 2 or code == "C":
+        return None
+    reverse = tuple(reversed(range(len(shape))))
+    if code == "F":
+        return reverse
+    x = array(a)
+    if code == "K" and len(shape) != x.ndim or x.ndim < 2:
+        return None
+    if code == "A":
+        fortran = layout_of(x).fortran
+        if fortran is None:
+            raise Fallback("order='A' of a view of a computed value")
+        return reverse if fortran else None
+    # NOTE: numpy's new array keeps the prototype's strides sorted by size, largest first
+    # (PyArray_CreateSortedStridePerm, stable): a broadcast axis (stride 0) goes last, where a
+    # ufunc's iterator would give it no say
+    strides = strides_of(x)
+    axes = tuple(sorted(range(x.ndim), key=lambda a: -abs(strides[a])))
+    return None if axes == tuple(range(x.ndim)) else axes
 
 
 def _filled(fill_value, dtype: np.dtype) -> np.ndarray:

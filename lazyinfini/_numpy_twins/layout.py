@@ -21,6 +21,14 @@ class Layout(NamedTuple):
     fortran: bool | None  # Fortran-contiguous and not C-contiguous; None: not known here
 
 
+def strides_of(x: Array) -> tuple:
+    """The strides of numpy's value of x: an ndarray's (bytes) where x is one or a view of
+    one, else those the orders pass gives a computed value (elements: only their order and
+    signs compare)."""
+    value = view_value(x._node)
+    return value.strides if value is not None else numpy_strides(walk([x._node])[0])
+
+
 def layout_of(x: Array) -> Layout:
     node = x._node
     value = view_value(node)

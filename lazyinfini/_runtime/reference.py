@@ -55,7 +55,11 @@ def evaluate(node: Node, inputs: list[np.ndarray]) -> np.ndarray:
     if op in UFUNCS:
         if not own_dtype(node):
             inputs = [_widened(x) for x in inputs]
-        return np.asarray(UFUNCS[op](inputs, node.arg)).astype(node.dtype, copy=False)
+        # NOTE: in C order, as every device writes an elementwise value (orders.py permutes
+        # the ones numpy writes in another): numpy's own order here would be its operands',
+        # and a fill, which reaches the ufunc as a stride-0 view, would have no say in it
+        value = np.asarray(UFUNCS[op](inputs, node.arg), order="C")
+        return value.astype(node.dtype, copy=False)
     if op in _NUMPY:
         return _NUMPY[op](node, *inputs)
     return call_library(node, inputs)

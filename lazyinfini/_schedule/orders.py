@@ -33,8 +33,11 @@ def numpy_orders(graph: Dag, keep) -> tuple[Dag, dict[Node, Node], list[str]]:
         return graph, {}, []
     orders, strides = _layouts(nodes)
     chosen = _chosen(graph, orders, set(graph.graph["outputs"]) | set(keep))
-    # NOTE: a copy asked for (x.copy()) of a value numpy lays out so already is that value
-    dropped = {node for node in copies if _laid_out(node, strides)}
+    # NOTE: a copy asked for (x.copy()) of a value numpy lays out so already is that value,
+    # and so is a C copy of a fill (creation.in_c_order: its order is read above)
+    dropped = {
+        node for node in copies if _laid_out(node, strides) or _fill_in_c(graph, node, strides)
+    }
     if not chosen and not dropped:
         return graph, {}, []
     new_of: dict[Node, Node] = {}
@@ -62,6 +65,17 @@ def _laid_out(copy: Node, strides: dict) -> bool:
     contiguous in its order (strides in elements, or in bytes for a buffer)."""
     (src,) = inputs_of(copy)  # NOTE: a computed input is its buffer now (not copy.srcs[0])
     return _laid_out_in(src, strides[src], _copy_order(copy, src, strides) or ())
+
+
+def _fill_in_c(graph: Dag, copy: Node, strides: dict) -> bool:
+    """Whether `copy` lays a fill out in C order and no permute sees it (a fill reads the same
+    in every order; a permuted one is numpy's view of C-ordered memory: np.full_like of an
+    F-ordered array, which a user may see as laid out)."""
+    (src,) = inputs_of(copy)
+    if src.op is not Op.FULL or any(u.op is Op.PERMUTE for u in graph.successors(copy)):
+        return False
+    order = _copy_order(copy, src, strides)
+    return order is None or order == tuple(range(len(src.shape)))
 
 
 def _copy_order(copy: Node, src: Node, strides: dict) -> tuple[int, ...] | None:
