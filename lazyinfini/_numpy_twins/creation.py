@@ -140,6 +140,10 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     for v, axis in zip(vectors, axes, strict=True):
         lifted = reshape(v, tuple(n if i == axis else 1 for i, n in enumerate(shape)))
         grids.append(lifted if sparse else broadcast_to(lifted, tuple(shape)))
+    if copy and not sparse and len(shape) > 1:
+        # NOTE: numpy copies each broadcast grid into C-ordered memory, which has its say in a
+        # ufunc's order (`X + Z.T` is C-ordered); a broadcast would have none
+        grids = [_c_copy(grid) for grid in grids]
     return tuple(grids)
 
 

@@ -120,3 +120,19 @@ def test_a_fill_copied_into_c_order_is_one_fused_kernel():
     for y in (li.zeros((300, 400), dtype=li.float32) + x, np.zeros_like(x) * 2 - x):
         kinds = [k.kind.name for k in li.inspect.schedule(y).kernels]
         assert kinds == ["ELEMENTWISE"], li.explain(y)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+def test_meshgrids_are_c_ordered_copies_as_numpys(axis, indexing):
+    # numpy's meshgrid copies each broadcast grid (copy=True): C-ordered memory, which has its
+    # say in X + Z.T's order (a broadcast would have none)
+    rng = np.random.default_rng(11)
+    a, b = rng.standard_normal(37).astype(F32), rng.standard_normal(29).astype(F32)
+    z = rng.standard_normal((37, 29) if indexing == "xy" else (29, 37)).astype(F32)
+
+    def program(xp, a, b, z):
+        grid_x, grid_y = np.meshgrid(a, b, indexing=indexing)
+        return xp.sum(grid_x + z.T, axis=axis) + xp.sum(grid_y - z.T, axis=axis)
+
+    _differential(program, a, b, z)
