@@ -277,6 +277,9 @@ def _of_bool(op: Op, node: Node) -> Array:
     answer = _OF_BOOL[op]
     if answer is None:
         return Array(node)
+    if len(node.shape) > 1:  # NOTE: numpy writes the answer in x's memory order (a ufunc's):
+        # it has its say in a later ufunc's order, which a fill would not have
+        return logical_or(Array(node), True) if answer else logical_and(Array(node), False)
     return Array(_scalar_node(op.label, answer, _dtypes.bool, node.shape, caller_source()))
 
 
