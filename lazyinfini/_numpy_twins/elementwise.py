@@ -15,12 +15,13 @@ import numpy as np
 from .. import _dtypes
 from .._api import elementwise as _elementwise
 from .._api.checks import check_int
-from .._api.creation import asarray, ones, zeros, zeros_like
+from .._api.creation import asarray, zeros
 from .._api.data_types import astype, finfo
 from .._api.manipulation import broadcast_shapes
 from .._api.utility import all as _all
 from .._array import Array
 from .._graph import Node, Op, caller_source
+from . import creation as _likes
 from .arguments import NOT_GIVEN, Fallback, array, given, real_only, result_dtype
 
 _REAL_SCALARS = (int, float)
@@ -253,18 +254,28 @@ def real(val):
 
 def imag(val):
     x = array(val)
-    return _elementwise.imag(x) if x.dtype in _dtypes.COMPLEX else zeros_like(x)
+    return _elementwise.imag(x) if x.dtype in _dtypes.COMPLEX else _real_answer(x, 0, x.dtype)
 
 
 def iscomplex(x):
     v = array(x)
     if v.dtype in _dtypes.COMPLEX:
         return _elementwise.not_equal(_elementwise.imag(v), 0)
-    return zeros(v.shape, dtype=_dtypes.bool)
+    return zeros(v.shape, dtype=_dtypes.bool)  # NOTE: numpy's is C-ordered (np.zeros)
 
 
 def isreal(x):
     v = array(x)
     if v.dtype in _dtypes.COMPLEX:
         return _elementwise.equal(_elementwise.imag(v), 0)
-    return ones(v.shape, dtype=_dtypes.bool)
+    return _real_answer(v, True, _dtypes.bool)
+
+
+def _real_answer(x: Array, value, dtype) -> Array:
+    """numpy's answer for a real x (its imaginary part's zeros, and tests of them): an array
+    numpy makes like x in order "A" (F where x is F-contiguous, else C), which has its say in
+    a later ufunc's order; C where that order is not known before x is computed."""
+    try:
+        return _likes.full_like(x, value, dtype=dtype, order="A")
+    except Fallback:
+        return _likes.full_like(x, value, dtype=dtype, order="C")

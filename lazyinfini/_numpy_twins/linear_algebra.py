@@ -12,12 +12,13 @@ import numpy as np
 
 from .. import _dtypes
 from .. import linalg as _linalg
-from .._api.creation import eye
+from .._api.creation import copied, eye
 from .._api.elementwise import add, multiply
 from .._api.linear_algebra import matmul, vecdot
 from .._api.linear_algebra import tensordot as _tensordot
 from .._api.manipulation import moveaxis, reshape
 from .._api.placement import device_arg
+from .._array import Array
 from .arguments import Fallback, array, as_tuple, converted, promoted, summable
 
 
@@ -34,10 +35,22 @@ def _products(func: str, a, b):
 def dot(a, b):
     x, y = _products("dot", a, b)
     if x.ndim == 0 or y.ndim == 0:
-        return multiply(x, y)
+        return _scaled(x, y)
     if y.ndim <= 2 or x.ndim == 1:
         return matmul(x, y)  # NOTE: here numpy's dot and matmul agree (matmul broadcasts x)
     return _tensordot(x, y, axes=((x.ndim - 1,), (y.ndim - 2,)))
+
+
+def _scaled(x: Array, y: Array) -> Array:
+    """numpy's dot of a scalar: a product, written C-ordered where it is BLAS's (a matrix of
+    BLAS's dtypes: numpy's cblas_matrixproduct), in its operand's order otherwise."""
+    product = multiply(x, y)
+    if product.ndim == 2 and product.dtype in _BLAS:
+        return copied(product, "C")
+    return product
+
+
+_BLAS = (_dtypes.float32, _dtypes.float64, _dtypes.complex64, _dtypes.complex128)
 
 
 def vdot(a, b):
@@ -48,7 +61,7 @@ def vdot(a, b):
 def inner(a, b):
     x, y = _products("inner", a, b)
     if x.ndim == 0 or y.ndim == 0:
-        return multiply(x, y)
+        return _scaled(x, y)
     return _tensordot(x, y, axes=((x.ndim - 1,), (y.ndim - 1,)))
 
 

@@ -17,7 +17,7 @@ from .._api import sets as _sets
 from .._api import sorting as _sorting
 from .._api.creation import asarray
 from .._api.data_types import astype
-from .._api.manipulation import reshape, stack
+from .._api.manipulation import permute_dims, reshape, stack
 from .._array import Array, implicit_value, known_value
 from .arguments import Fallback, array, converted, promoted, real_only
 
@@ -48,7 +48,8 @@ def argwhere(a):
     x = array(a)
     if x.ndim == 0:
         raise Fallback("argwhere of a 0-d array")
-    return stack(nonzero(x), axis=1)
+    # NOTE: numpy's is the transpose of the stacked indices: F-ordered (a later sum adds so)
+    return permute_dims(stack(nonzero(x), axis=0), (1, 0))
 
 
 def flatnonzero(a):
