@@ -32,13 +32,13 @@ def snapshot(value: np.ndarray) -> np.ndarray:
         return value
     bits = _BITS.get(value.dtype.itemsize)
     if value.nbytes < REUSE_MIN_BYTES or bits is None:
-        return value.copy(order="K")
+        return _copied(value)
     key = id(value)
     with _LOCK:
         known = _COPIES.get(key)
     if known is not None and known[0]() is value and _same_bits(value, known[1], bits):
         return known[1]
-    copy = value.copy(order="K")
+    copy = _copied(value)
     try:
         ref = weakref.ref(value, functools.partial(_forget, key))
     except TypeError:  # NOTE: an ndarray subclass without weak references
@@ -46,6 +46,16 @@ def snapshot(value: np.ndarray) -> np.ndarray:
     with _LOCK:
         _COPIES[key] = (ref, copy)
     return copy
+
+
+def _copied(value: np.ndarray) -> np.ndarray:
+    """A copy of `value` in its memory order; of a broadcast, its distinct values broadcast
+    back (numpy's iterator gives a stride-0 axis no say in a ufunc's order, a compact copy's
+    would have one; and it copies a fraction)."""
+    if 0 not in value.strides or value.size <= 1:
+        return value.copy(order="K")
+    distinct = tuple(slice(0, 1) if s == 0 else slice(None) for s in value.strides)
+    return np.broadcast_to(value[distinct].copy(order="K"), value.shape)
 
 
 def _writable(value: np.ndarray) -> bool:

@@ -151,6 +151,10 @@ def _order_of(node: Node, srcs: tuple, strides: dict) -> tuple[int, ...] | None:
         return axis_order(srcs[0].shape, [strides[srcs[0]]])
     if node.op is Op.GATHER:
         return _gathered_order(node, srcs, strides)
+    if node.op is Op.TAKE_ALONG_AXIS:
+        # NOTE: numpy's is x[ranges..., indices]: written in the indices' order (the ranges
+        # over the other axes step along one axis each: no say)
+        return axis_order(node.shape, [strides[srcs[1]]])
     if node.op is Op.COPY:
         return _copy_order(node, srcs[0], strides)
     if node.op in (Op.TRIL, Op.TRIU):
@@ -277,6 +281,18 @@ def _reordered_along(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
     arg = tuple((k, _moved_axis(order, v) if k == "axis" else v) for k, v in node.arg)
     shape = tuple(node.shape[a] for a in order)
     return _seen_back(Node(node.op, (moved,), shape, node.dtype, arg, node.source), node, order)
+
+
+def _reordered_take(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
+    """take_along_axis with its result in axis `order`: of x and the indices permuted into
+    that order, along the axis where it moved, seen back."""
+    moved = tuple(
+        Node(Op.PERMUTE, (s,), tuple(s.shape[a] for a in order), s.dtype, order, node.source)
+        for s in srcs
+    )
+    arg = tuple((k, _moved_axis(order, v) if k == "axis" else v) for k, v in node.arg)
+    shape = tuple(node.shape[a] for a in order)
+    return _seen_back(Node(node.op, moved, shape, node.dtype, arg, node.source), node, order)
 
 
 def _moved_axis(order: tuple[int, ...], axis):
@@ -505,6 +521,7 @@ _REORDERED = {op: _reordered for op in Op if op.is_elementwise}
 _REORDERED |= {Op.CONCAT: _reordered_join, Op.STACK: _reordered_join}
 _REORDERED[Op.SETITEM] = _reordered_update
 _REORDERED[Op.GATHER] = _reordered_gather
+_REORDERED[Op.TAKE_ALONG_AXIS] = _reordered_take
 _REORDERED[Op.COPY] = _reordered_copy
 _REORDERED |= {Op.TRIL: _copied_into, Op.TRIU: _copied_into, Op.LINALG: _reordered_linalg}
 _REORDERED |= {op: _reordered_along for op in _ALONG_AN_AXIS}

@@ -102,3 +102,49 @@ def test_each_fuzzed_calls_result_is_laid_out_as_numpys(layout):
     checked, differing = _differing(INPUTS[layout], list(_program_calls()))
     assert checked > 50
     assert not differing, differing
+
+
+_PAIRED = {
+    "C": _BASE,
+    "F": np.asfortranarray(_BASE),
+    "transposed": np.ascontiguousarray(_BASE.transpose(2, 0, 1)).transpose(1, 2, 0),
+    "broadcast": np.broadcast_to(_BASE[:1], _BASE.shape),
+    "int32 F": np.asfortranarray(_BASE.astype(np.int32)),
+}
+
+
+def _paired_calls(b: np.ndarray):
+    """Each twin on a and `b` (two arrays of one shape, other layouts): as its two operands,
+    as a list, as where's and clip's three."""
+    for f in TWINS:
+        name = getattr(f, "__name__", str(f))
+        yield name, lambda a, f=f: f(a, b)
+        yield f"{name}([a, b])", lambda a, f=f: f([a, b])
+        yield f"{name}([a, b], axis=1)", lambda a, f=f: f([a, b], axis=1)
+        yield f"{name}(a > 0, a, b)", lambda a, f=f: f(a > 0, a, b)
+        yield f"{name}(a, b, b)", lambda a, f=f: f(a, b, b)
+
+
+@pytest.mark.parametrize("layout", sorted(_PAIRED))
+def test_each_twins_result_of_two_layouts_is_laid_out_as_numpys(layout):
+    # NOTE: b is an ndarray on both sides here: an ndarray operand's layout is its own
+    checked = 0
+    for name, other in _PAIRED.items():
+        count, differing = _differing(_PAIRED[layout], list(_paired_calls(other)))
+        checked += count
+        assert not differing, (name, differing)
+    assert checked > 50
+
+
+def test_take_along_axis_with_f_ordered_indices_sums_as_numpys():
+    # numpy's take_along_axis is x[ranges..., indices]: written in the indices' order
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((37, 29)).astype(np.float32)
+    indices = np.asfortranarray(rng.integers(0, 29, (37, 29)))
+    for axis in (0, 1):
+        expected = np.sum(np.take_along_axis(x, indices, axis=1), axis=axis)
+        for device, fuse in (("cpu", True), ("cpu", False), ("reference", True)):
+            with li.options(device=device, fuse=fuse):
+                taken = np.take_along_axis(li.asarray(x), li.asarray(indices), axis=1)
+                got = np.asarray(np.sum(taken, axis=axis))
+            np.testing.assert_array_equal(got, expected, err_msg=f"{device} {fuse} {axis}")
