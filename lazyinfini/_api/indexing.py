@@ -397,22 +397,28 @@ def _masked_fill(x: Array, key, value, source: str) -> Array | None:
 
 def written_into(x: Node, node: Node, source: str) -> Node:
     """`node`, x's new value written into x's memory (an in-place operation, a masked fill), as
-    the update of every element of x where x is a buffer laid out otherwise than C order: numpy
-    writes there, so its result keeps x's order whatever its operands' (x += w of a C-ordered
-    w: orders.py), and a later sum adds in it. `node` itself elsewhere (simplify drops such an
-    update; a pending x's order is left to the ufunc's rule)."""
+    the update of every element of x where x may be laid out otherwise than C order (a buffer
+    so laid out, a pending value of two or more dims): numpy writes there, so its result keeps
+    x's order whatever its operands' (x += w of a C-ordered w: orders.py), and a later sum adds
+    in it. `node` itself elsewhere (simplify drops such an update)."""
     if node.shape != x.shape or node.dtype != x.dtype:
         return node
     memory = x
     while whole_update(memory, memory.srcs):  # NOTE: written into before: its memory
         memory = memory.srcs[0]
-    if memory.op is not Op.BUFFER:
-        return node
-    steps = [abs(s) for s, n in zip(memory.arg.strides, x.shape) if n > 1 and s]
-    if steps == sorted(steps, reverse=True):
-        return node
+    if memory.op is Op.BUFFER:
+        steps = [abs(s) for s, n in zip(memory.arg.strides, x.shape) if n > 1 and s]
+        if steps == sorted(steps, reverse=True):
+            return node
+    elif sum(n > 1 for n in x.shape) < 2 or memory.op is Op.FULL or _is_fill(memory):
+        return node  # NOTE: one order only, or C-ordered memory (a fill's) as a ufunc's rule
     key = whole_key(x.shape)
     return Node(Op.SETITEM, (x, node), x.shape, x.dtype, (("key", key),), source)
+
+
+def _is_fill(node: Node) -> bool:
+    """A fill laid out in C order (creation.in_c_order's copy)."""
+    return node.op is Op.COPY and node.srcs[0].op is Op.FULL and node.arg == "C"
 
 
 def basic_setitem_parts(x: Array, key: tuple, value, source: str) -> tuple[tuple, Node]:

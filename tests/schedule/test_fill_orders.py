@@ -154,3 +154,28 @@ def test_a_bool_arrays_tests_keep_its_order_as_numpys(test, axis):
         return xp.sum(t + x, axis=axis)
 
     _differential(program, b, x)
+
+
+@pytest.mark.parametrize("how", ["+=", "masked", "out=", "several"])
+def test_a_write_into_a_pending_value_keeps_its_order_as_numpys(how):
+    # x = a.T * 2 is F-ordered memory in numpy; x += w writes into it whatever w's order
+    # (here w's C order would win a ufunc's rule), and a later sum adds so
+    rng = np.random.default_rng(17)
+    a = rng.standard_normal((29, 37)).astype(F32)
+    w = rng.standard_normal((37, 29)).astype(F32)
+
+    def program(xp, a, w):
+        x = a.T * 2
+        if how == "+=":
+            x += w
+        elif how == "masked":
+            x[w > 0] = 0.5
+        elif how == "out=":
+            np.multiply(x, w, out=x)
+        else:
+            x += w
+            x -= w * 3
+            x[w < 0] = 1
+        return xp.sum(x, axis=0) + xp.sum(x, axis=1)[:, None]
+
+    _differential(program, a, w)
