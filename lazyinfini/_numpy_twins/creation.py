@@ -97,10 +97,7 @@ def _like_axes(a, order, shape: tuple[int, ...]) -> tuple[int, ...] | None:
     if code == "K" and len(shape) != x.ndim or x.ndim < 2:
         return None
     if code == "A":
-        fortran = layout_of(x).fortran
-        if fortran is None:
-            raise Fallback("order='A' of a view of a computed value")
-        return reverse if fortran else None
+        return reverse if layout_of(x).fortran else None
     # NOTE: numpy's new array keeps the prototype's strides sorted by size, largest first
     # (PyArray_CreateSortedStridePerm, stable): a broadcast axis (stride 0) goes last, where a
     # ufunc's iterator would give it no say

@@ -116,13 +116,8 @@ def round(a, decimals=0):
     decimals = check_int("round", "decimals", decimals)
     if x.dtype == _dtypes.bool or (decimals and x.dtype in _dtypes.COMPLEX):
         raise Fallback(f"round of {x.dtype.name} to {decimals} decimals")
-    if x.dtype in _dtypes.INTEGER:
-        if decimals >= 0:
-            return asarray(x, copy=True)  # numpy's copy: a write into it leaves x
-        # numpy divides in float64, rounds, multiplies back and casts to the integer dtype
-        scale = _power_of_ten(-decimals)
-        scaled = _elementwise.round(_elementwise.divide(astype(x, _dtypes.float64), scale))
-        return astype(_elementwise.multiply(scaled, scale), x.dtype)
+    if x.dtype in _dtypes.INTEGER and decimals >= 0:
+        return asarray(x, copy=True)  # numpy's copy: a write into it leaves x
     if decimals == 0:
         return _elementwise.round(x)
     # Note: numpy's order of operations, so the bits agree: x * 10**d, rint, / 10**d, into a
@@ -130,6 +125,11 @@ def round(a, decimals=0):
     # order "K": a later sum adds in it. A copy of x in that order (dropped where x is laid out
     # so already: _schedule/orders.py) lays the chain out so.
     x = Array(Node(Op.COPY, (x._node,), x.shape, x.dtype, "A", caller_source()))
+    if x.dtype in _dtypes.INTEGER:
+        # numpy divides in float64, rounds, multiplies back and casts to the integer dtype
+        scale = _power_of_ten(-decimals)
+        scaled = _elementwise.round(_elementwise.divide(astype(x, _dtypes.float64), scale))
+        return astype(_elementwise.multiply(scaled, scale), x.dtype)
     scale = _power_of_ten(builtins.abs(decimals))
     if decimals > 0:
         return _elementwise.divide(_elementwise.round(_elementwise.multiply(x, scale)), scale)
@@ -274,8 +274,5 @@ def isreal(x):
 def _real_answer(x: Array, value, dtype) -> Array:
     """numpy's answer for a real x (its imaginary part's zeros, and tests of them): an array
     numpy makes like x in order "A" (F where x is F-contiguous, else C), which has its say in
-    a later ufunc's order; C where that order is not known before x is computed."""
-    try:
-        return _likes.full_like(x, value, dtype=dtype, order="A")
-    except Fallback:
-        return _likes.full_like(x, value, dtype=dtype, order="C")
+    a later ufunc's order."""
+    return _likes.full_like(x, value, dtype=dtype, order="A")

@@ -12,13 +12,12 @@ from .._api.creation import view_value
 from .._api.manipulation import permute_dims
 from .._array import Array
 from .._graph import Op, walk
-from .._schedule.orders import axis_order, numpy_strides
-from .arguments import Fallback
+from .._schedule.orders import _strides_in, axis_order, numpy_strides
 
 
 class Layout(NamedTuple):
     axes: tuple[int, ...]  # slowest in memory first (strides by size: a reversed axis too)
-    fortran: bool | None  # Fortran-contiguous and not C-contiguous; None: not known here
+    fortran: bool  # Fortran-contiguous and not C-contiguous
 
 
 def strides_of(x: Array) -> tuple:
@@ -37,11 +36,25 @@ def layout_of(x: Array) -> Layout:
         return _layout(value.strides, value.shape, fortran)
     strides = numpy_strides(walk([node])[0])
     # NOTE: a computed value numpy writes contiguous in its order; a view of one may not be
+    # (its strides, in elements, say: numpy's flags ignore length-1 axes)
     layout = _layout(strides, node.shape, None)
     if node.op.is_movement or node.op is Op.BUFFER:
-        return layout
+        reverse = tuple(reversed(range(len(node.shape))))
+        size = node.dtype.itemsize
+        fortran = _compact(strides, node.shape, reverse, size)
+        return layout._replace(fortran=fortran and not _compact(strides, node.shape, (), size))
     longer = [a for a in layout.axes if node.shape[a] > 1]
     return layout._replace(fortran=longer == sorted(longer, reverse=True) and len(longer) > 1)
+
+
+def _compact(strides, shape, order, itemsize: int) -> bool:
+    """Whether `strides` (in elements, or in bytes: a buffer's) are a contiguous array's in
+    axis `order` (() for C)."""
+    expected = _strides_in(shape, order)
+    return any(
+        all(s == e * unit for s, e, n in zip(strides, expected, shape, strict=True) if n > 1)
+        for unit in (1, itemsize)
+    )
 
 
 def _layout(strides, shape, fortran) -> Layout:
@@ -56,8 +69,6 @@ def read_in(x: Array, order: str, func: str) -> Array:
         return x
     layout = layout_of(x)
     if order == "A":
-        if layout.fortran is None:
-            raise Fallback(f"{func} with order='A' of a view of a computed value")
         return permute_dims(x, tuple(reversed(range(x.ndim)))) if layout.fortran else x
     # NOTE: numpy's ravel reads a reversed axis as it is (not backwards, as its docs say)
     return x if layout.axes == tuple(range(x.ndim)) else permute_dims(x, layout.axes)

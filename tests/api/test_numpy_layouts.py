@@ -66,16 +66,16 @@ def _program_calls():
                 )
 
 
-def _differing(a: np.ndarray, calls) -> tuple[int, list]:
-    """How many calls gave an array of 2+ dims on both sides, and those whose axis orders
-    differ: (name, numpy's strides, numpy's order, lazyinfini's)."""
+def _differing(a: np.ndarray, calls, made=lambda x: x) -> tuple[int, list]:
+    """How many calls on `made(a)` gave an array of 2+ dims on both sides, and those whose
+    axis orders differ: (name, numpy's strides, numpy's order, lazyinfini's)."""
     checked, differing = 0, []
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         for name, call in calls:
             try:
-                expected = call(a)
-                got = call(li.asarray(a))
+                expected = call(made(a))
+                got = call(made(li.asarray(a)))
             except Exception:  # NOTE: a call these arguments do not fit (either side)
                 continue
             if not isinstance(expected, np.ndarray) or expected.ndim < 2 or expected.size < 2:
@@ -148,3 +148,25 @@ def test_take_along_axis_with_f_ordered_indices_sums_as_numpys():
                 taken = np.take_along_axis(li.asarray(x), li.asarray(indices), axis=1)
                 got = np.asarray(np.sum(taken, axis=axis))
             np.testing.assert_array_equal(got, expected, err_msg=f"{device} {fuse} {axis}")
+
+
+_VIEWED = {
+    "computed": lambda a: a * 1 if a.dtype != bool else a & True,
+    "computed, sliced": lambda a: (a * 1 if a.dtype != bool else a & True)[::2],
+    "computed, transposed": lambda a: (a * 1 if a.dtype != bool else a & True).T,
+    "transposed, computed": lambda a: a.T * 1 if a.dtype != bool else a.T & True,
+    "cumsum": lambda a: np.cumsum(a, axis=1),
+}
+
+
+@pytest.mark.parametrize("made", sorted(_VIEWED))
+def test_each_call_on_computed_values_and_their_views_is_laid_out_as_numpys(made):
+    # NOTE: order="A" reads F-contiguity off a view's strides (np.imag of (x * 1).T is F)
+    calls = [*_twin_calls(), *_program_calls()]
+    checked = 0
+    for layout in ("C", "F", "reversed", "int64 F"):
+        a = INPUTS[layout]
+        count, differing = _differing(a, calls, _VIEWED[made])
+        checked += count
+        assert not differing, (layout, differing)
+    assert checked > 100
