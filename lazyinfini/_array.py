@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from sys import getrefcount as _refcount
 from weakref import ref as _weakref
 
 import numpy as np
 
 from . import _dtypes
+from ._api import elision as _elision
 from ._counters import counters
 from ._device import check_device, get_device
 from ._graph import Node, Op, caller_source, resolve, walk
@@ -15,7 +17,9 @@ from ._options import current as current_options
 
 
 def _binary_method(name: str, reflected: bool = False):
-    """The operator calling namespace function `name` (with operands swapped when reflected)."""
+    """The operator calling namespace function `name` (with operands swapped when reflected);
+    numpy's temporary elision's layout where it elides one (_api/elision.py)."""
+    eliding = not reflected and name in _elision.ELIDED
 
     def method(self, other, /):
         # Operands the namespace does not know make Python try the other side's operator.
@@ -24,7 +28,14 @@ def _binary_method(name: str, reflected: bool = False):
                 return NotImplemented
             other = _ufuncs.listed((self, other))[1]  # NOTE: ndarray's operators take lists too
         fn = _FUNCTIONS[name]
-        return fn(other, self) if reflected else fn(self, other)
+        if reflected:
+            return fn(other, self)
+        if eliding and isinstance(other, Array):
+            # NOTE: counted here, in the operator's frame, as the probe counts (elision.py)
+            counts = (_refcount(self), _refcount(other))
+            if min(counts) <= _elision.TEMPORARY:
+                return _elision.elided(fn(self, other), self, other, name, counts)
+        return fn(self, other)
 
     method.__name__ = name
     return method

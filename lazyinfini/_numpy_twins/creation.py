@@ -11,7 +11,7 @@ from .. import _dtypes
 from .._api import creation as _creation
 from .._api.data_types import astype
 from .._api.elementwise import where
-from .._api.manipulation import broadcast_to, concat, permute_dims, reshape
+from .._api.manipulation import broadcast_to, concat, reshape
 from .._array import Array
 from .._graph import Node, Op
 from ..linalg import diagonal
@@ -61,24 +61,21 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
 
 def _laid_out(a, order, shape: tuple[int, ...], make, copied: bool = False) -> Array:
     """`make(shape)` laid out as numpy lays out the new array of a *_like function (a later
-    sum adds in its memory order): made in its axis order and seen back through the inverse
-    permute. `copied`: `make` gives a broadcast of the fill value, which numpy copies into
-    the new array (a C copy in that order, as the orders pass makes it)."""
+    sum adds in its memory order, and numpy's temporary elision keeps it): a copy in that
+    axis order (the orders pass lays it out so; a device computing every value in C order
+    drops it). `copied`: `make` gives a broadcast of the fill value, which numpy copies into
+    the new array (a C copy where that order is C's)."""
     axes = _like_axes(a, order, shape)
     if axes is None:
-        return _c_copy(make(shape)) if copied and len(shape) > 1 else make(shape)
-    if copied:  # NOTE: numpy copies the broadcast in, in its order
-        made = _c_copy(permute_dims(make(shape), axes))
-    else:
-        made = make(tuple(shape[i] for i in axes))
-    return permute_dims(made, tuple(int(i) for i in np.argsort(axes)))
+        return _copy(make(shape), "C") if copied and len(shape) > 1 else make(shape)
+    return _copy(make(shape), axes)
 
 
-def _c_copy(x: Array) -> Array:
-    """A C-ordered copy of x made when x is (a lazy copy node: x.copy() of a buffer's view
-    copies it now, for writes to the buffer it must not see; a broadcast of a fill value
-    sees none)."""
-    return Array(Node(Op.COPY, (x._node,), x.shape, x.dtype, "C", x._node.source))
+def _copy(x: Array, order) -> Array:
+    """A copy of x in `order` ("C", or an axis order, slowest first) made when x is (a lazy
+    copy node: x.copy() of a buffer's view copies it now, for writes to the buffer it must
+    not see; a broadcast of a fill value sees none)."""
+    return Array(Node(Op.COPY, (x._node,), x.shape, x.dtype, order, x._node.source))
 
 
 def _like_axes(a, order, shape: tuple[int, ...]) -> tuple[int, ...] | None:
@@ -140,7 +137,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if copy and not sparse and len(shape) > 1:
         # NOTE: numpy copies each broadcast grid into C-ordered memory, which has its say in a
         # ufunc's order (`X + Z.T` is C-ordered); a broadcast would have none
-        grids = [_c_copy(grid) for grid in grids]
+        grids = [_copy(grid, "C") for grid in grids]
     return tuple(grids)
 
 

@@ -32,11 +32,14 @@ def numpy_orders(graph: Dag, keep) -> tuple[Dag, dict[Node, Node], list[str]]:
     if not copies and not any(_reorders(node) for node in nodes):
         return graph, {}, []
     orders, strides = _layouts(nodes)
-    chosen = _chosen(graph, orders, set(graph.graph["outputs"]) | set(keep))
+    seen = set(graph.graph["outputs"]) | set(keep)
+    chosen = _chosen(graph, orders, seen)
     # NOTE: a copy asked for (x.copy()) of a value numpy lays out so already is that value,
-    # and so is a C copy of a fill (creation.in_c_order: its order is read above)
+    # and so is a copy of a fill no one sees laid out (its order is read above)
     dropped = {
-        node for node in copies if _laid_out(node, strides) or _fill_in_c(graph, node, strides)
+        node
+        for node in copies
+        if _laid_out(node, strides) or _needless_fill_copy(graph, node, strides, seen)
     }
     if not chosen and not dropped:
         return graph, {}, []
@@ -67,21 +70,25 @@ def _laid_out(copy: Node, strides: dict) -> bool:
     return _laid_out_in(src, strides[src], _copy_order(copy, src, strides) or ())
 
 
-def _fill_in_c(graph: Dag, copy: Node, strides: dict) -> bool:
-    """Whether `copy` lays a fill out in C order and no permute sees it (a fill reads the same
-    in every order; a permuted one is numpy's view of C-ordered memory: np.full_like of an
-    F-ordered array, which a user may see as laid out)."""
+def _needless_fill_copy(graph: Dag, copy: Node, strides: dict, seen: set) -> bool:
+    """Whether `copy` lays a fill out (creation.in_c_order's C copy, a *_like function's in
+    its prototype's order) where no one sees its memory: a fill reads the same in every order
+    and a sum of it adds as numpy's, so only a view of it (x.T of a C-ordered fill is
+    F-ordered), or the copy itself asked for in another order than C, needs its memory."""
     (src,) = inputs_of(copy)
-    if src.op is not Op.FULL or any(u.op is Op.PERMUTE for u in graph.successors(copy)):
+    fill = src.op is Op.COPY and inputs_of(src)[0].op is Op.FULL  # NOTE: a C fill's copy
+    if not (fill or src.op is Op.FULL) or any(u.op.is_view for u in graph.successors(copy)):
         return False
     order = _copy_order(copy, src, strides)
-    return order is None or order == tuple(range(len(src.shape)))
+    return order is None or order == tuple(range(len(src.shape))) or copy not in seen
 
 
 def _copy_order(copy: Node, src: Node, strides: dict) -> tuple[int, ...] | None:
     """numpy's axis order of a copy in order `copy.arg` (None: C order, as a scheduler's copy):
     "K" keeps its input's, "A" is F where its input is F-contiguous."""
     order = copy.arg
+    if type(order) is tuple:  # NOTE: an axis order (_numpy_twins' *_like: numpy's new array)
+        return order
     if order == "K":
         return axis_order(src.shape, [strides[src]])
     reversed_ = tuple(reversed(range(len(src.shape))))
