@@ -9,11 +9,9 @@ import numpy as np
 
 from . import _dtypes
 from ._api import elision as _elision
-from ._counters import counters
 from ._device import check_device, get_device
 from ._graph import Node, Op, caller_source, resolve, walk
 from ._methods import NumpyMethods, add_hints
-from ._options import current as current_options
 
 
 def _binary_method(name: str, reflected: bool = False):
@@ -464,56 +462,6 @@ class Array(NumpyMethods):
 _array_function = None  # _numpy_functions.array_function, once imported (__array_function__)
 
 
-def implicit_value(x: Array, func: str, what: str = "") -> np.ndarray:
-    """x's value, computed now because `func` needs it while recording: an implicit
-    materialization. `what` names the argument for messages ("" for the array itself).
-
-    Every value the API reads at recording time comes here: the scalar conversions (bool, int,
-    float, complex, index; so 0-d integer arrays given as ints too), boolean masks, slice bounds
-    given as 0-d arrays, an array of `repeats`, a 0-d `fill_value`, an array `rtol` of
-    linalg.pinv/matrix_rank, nonzero and the unique_* functions. One rule for all of them:
-
-    - x pending: computed (for the debug line, as `func(what)`) and counted once in
-      counters.implicit_materializations; x computed already: read for free, not counted.
-    - strict mode (li.options(strict=True)): a pending x raises ValueError naming `func`
-      instead, wherever the call comes from: nothing is computed that the user did not ask
-      for. Note (spec): the standard lets a lazy library raise both for scalar conversion and
-      for data-dependent output shapes (masks, nonzero, unique_*, repeat).
-
-    A value that is only read when known (index bounds checked at the call when the index array
-    is computed already, see known_value) is not a materialization and does not come here.
-    """
-    _allow_implicit(x, func, what)
-    return x._value(f"{func.strip('_')}({what})")
-
-
-def implicit_data(x: Array, func: str, what: str = "") -> tuple:
-    """(the device holding x, x's value in its memory): implicit_value's computation, leaving
-    the value where it lives (a GPU's array: the data-dependent calls run there)."""
-    _allow_implicit(x, func, what)
-    buffer = x._stored(f"{func.strip('_')}({what})")
-    return get_device(buffer.device), buffer.data
-
-
-def _allow_implicit(x: Array, func: str, what: str) -> None:
-    """Count a pending x's implicit materialization, or raise in strict mode."""
-    if x._node.op is not Op.BUFFER:
-        if current_options().strict:
-            raise ValueError(
-                f"{func}: {what or 'the array'} is not computed yet and strict mode is on; "
-                "call .compute() first or leave li.options(strict=True)"
-            )
-        counters.implicit_materializations += 1
-
-
-def known_value(x: Array) -> np.ndarray | None:
-    """x's value when it is computed already, else None (never computes, never counts)."""
-    node = x._node
-    if node.op is not Op.BUFFER or not isinstance(node.arg.data, np.ndarray):
-        return None  # NOTE: another device's data (a dask array) is not known without a compute
-    return node.arg.data
-
-
 def _writable_alias(value: np.ndarray) -> np.ndarray:
     """A writable view of the same memory as our read-only `value`, when its owner is writable
     (for DLPack consumers that cannot be told an array is read-only)."""
@@ -571,6 +519,10 @@ def record(op: Op, srcs: tuple[Node, ...], shape, dtype, arg=None, source: str |
 
 add_hints(Array)  # numpy's names Array lacks say the way to do it here (see _methods._Missing)
 
+# NOTE: the reads of an Array while recording, which the modules below import from here
+from ._api.implicit import implicit_data, implicit_value, known_value  # noqa: E402, F401
+
+# isort: split
 # NOTE: imported last; these modules import Array from here.
 from . import _numpy_ufuncs as _ufuncs  # noqa: E402
 from . import _realize  # noqa: E402

@@ -197,9 +197,9 @@ def test_histogram_equalization_interp(no_fallback):
     rng = np.random.default_rng(8)
     image = np.clip(rng.normal(100, 20, (16, 16)), 0, 255).astype(np.uint8)
     # np.histogram and the cdf record; np.interp of the bytes at the edges 0, 1, ..., 255 is a
-    # lazy lookup in the cdf once those 256 edges are known: 1 implicit while recording (the
-    # edges, not the image); 1 at the end
-    check_script(scripts.equalize_histogram_interp, image, recording=Counts(1, 1, 0))
+    # lazy lookup in the cdf once those 256 edges are known: they are a computed buffer's
+    # slice, read as numpy's view (nothing computes while recording); 1 at the end
+    check_script(scripts.equalize_histogram_interp, image, recording=LAZY)
 
 
 def test_in_place_updates(no_fallback):

@@ -133,3 +133,21 @@ def test_the_debug_line_names_the_function_and_the_argument(capsys):
     with li.options(debug=1):
         li.repeat(li.asarray(X), li.asarray(np.array([1])) + 1)
     assert "(implicit: repeat(repeats))" in capsys.readouterr().err
+
+
+def test_a_view_of_a_buffer_is_read_as_numpys_view_never_computed():
+    # the numpy-programs fuzz, seed 388247: np.unique of x.T computed x.T as a C-ordered copy,
+    # and the pending np.var(x.T) then summed that copy in C order, not numpy's view's
+    x = np.array(
+        [[14, 7, 19, 19, 16], [7, 7, 7, 11, 17], [3, 2, 14, 13, 3], [4, 19, 18, 0, 15],
+         [18, 2, 12, 17, 0], [12, 14, 5, 15, 6], [12, 1, 15, 10, 18], [0, 4, 6, 16, 17],
+         [18, 16, 0, 14, 7]],
+        dtype=np.int32,
+    )  # fmt: skip
+    t = li.asarray(x).T
+    variance = np.var(t, axis=None, keepdims=True)
+    before = li.inspect.counters.implicit_materializations
+    np.testing.assert_array_equal(np.asarray(np.unique(t)), np.unique(x.T))
+    assert li.inspect.counters.implicit_materializations == before  # NOTE: nothing computed
+    assert t._node.op.name == "PERMUTE"
+    assert np.asarray(variance).tobytes() == np.var(x.T, axis=None, keepdims=True).tobytes()
