@@ -32,7 +32,10 @@ def _binary_method(name: str, reflected: bool = False):
             # NOTE: counted here, in the operator's frame, as the probe counts (elision.py)
             counts = (_refcount(self), _refcount(other))
             if min(counts) <= _elision.TEMPORARY:
-                return _elision.elided(fn(self, other), self, other, name, counts)
+                result = fn(self, other)
+                if result._n.nbytes < _elision.MIN_BYTES:
+                    return result  # NOTE: most temporaries: numpy elides none this small
+                return _elision.elided(result, self, other, name, counts)
         return fn(self, other)
 
     method.__name__ = name

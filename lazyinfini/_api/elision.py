@@ -74,14 +74,12 @@ def elided(result, x, y, name: str, counts: tuple[int, int]):
     """`result` of `x name y` (Arrays) as numpy's elision lays it out: written into x's
     memory, or into y's for a commutative operator, where that operand is a temporary numpy
     would reuse (`counts`: their reference counts in the operator). Else `result`."""
-    from .indexing import written_into
-
     if not _numpy_elides():
         return result
     for t, other, count in ((x, y, counts[0]), (y, x, counts[1])):
         if count <= TEMPORARY and _reusable(t, other, result, name):
             node = result._node
-            return _array.Array(written_into(t._node, node, node.source))
+            return _array.Array(_array._indexing.written_into(t._node, node, node.source))
         if not ELIDED[name]:
             break
     return result
