@@ -9,7 +9,7 @@ result is then laid out as t is, not by a ufunc's rule (C order where the operan
 `np.exp(x.T) + y` of a C-ordered y is F-ordered, and its sums add so.
 
 An Array operator meets the same conditions: its temporary is an Array only the expression
-references (its reference count, measured against a probe's at first use), whose value numpy
+references (its reference count, against the count a probe measures at import), whose value numpy
 would have made (a pending computed value, not a view or an array from an ndarray). The result
 is then recorded as written into the temporary's memory (indexing.written_into: it keeps its
 order). Where numpy does not elide (another interpreter, or numpy built without it, which
@@ -51,7 +51,7 @@ class _Probe:
 def temporary_count() -> int:
     """The reference count (sys.getrefcount's) an operand that is a temporary has inside an
     operator method of this interpreter, or 0 where it does not tell one apart from a named
-    array (cheap: an operator's first check, elided()'s candidates only)."""
+    array (measured at import: a few calls)."""
     counts = _Probe() + _Probe()
     named = _Probe()
     return 0 if max(counts) >= (named + _Probe())[0] else max(counts)
