@@ -29,12 +29,12 @@ import warnings
 import numpy as np
 
 from . import _dtypes, _realize
-from ._api.creation import asarray, view_value
+from ._api.creation import asarray
 from ._api.data_types import astype
+from ._api.implicit import host_view
 from ._api.placement import owner_among
 from ._array import Array
 from ._counters import counters
-from ._graph import Op
 from ._numpy_twins import OUT_CASTING, TWINS
 from ._numpy_twins.arguments import Fallback
 from ._numpy_twins.quick import QUICK
@@ -241,23 +241,9 @@ def numpys_views(arrays: list) -> dict:
     """id of each Array of `arrays` that views ndarray memory (X.T, X[:, 1:]) -> numpy's view,
     its strides numpy's (a sum adds in them: np.nanmean(X.T, axis=0)), not a copy computed in
     C order; every other Array is computed (one materialization for all)."""
-    views = {id(a): v for a in arrays if (v := _view_of(a)) is not None}
+    views = {id(a): v for a in arrays if (v := host_view(a)) is not None}
     _realize.realize(*(a for a in arrays if id(a) not in views))
     return views
-
-
-def _view_of(x: Array) -> np.ndarray | None:
-    """numpy's read-only view of the ndarray memory x views (a movement of a computed buffer
-    or a user's array), where it is not x's buffer itself; None for anything to compute."""
-    node = x._node
-    if node.op is Op.BUFFER or not node.op.is_movement:
-        return None
-    value = view_value(node)
-    if value is None:
-        return None
-    value = value.view()
-    value.flags.writeable = False
-    return value
 
 
 def _writeable(value):

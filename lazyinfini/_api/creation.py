@@ -96,8 +96,15 @@ def copied(x: Array, order: str = "K") -> Array:
     if node.shape:
         # NOTE: the copy's layout is numpy's copy(order=)'s (a later sum adds in it): a COPY
         # node, which the orders pass lays out so or drops where the value is laid out so
-        return Array(Node(Op.COPY, (node,), node.shape, node.dtype, order, caller_source()))
+        return copy_node(x, order, caller_source())
     return Array(node)
+
+
+def copy_node(x: Array, order, source: str) -> Array:
+    """x copied in `order` when it is computed ("C", "F", "K", "A", or an axis order, slowest
+    first): a lazy COPY node, whatever x is (`copied` copies a buffer's view now)."""
+    node = x._node
+    return Array(Node(Op.COPY, (node,), node.shape, node.dtype, order, source))
 
 
 def view_value(node: Node) -> np.ndarray | None:
@@ -259,7 +266,7 @@ def in_c_order(array: Array) -> Array:
     node = array._node
     if node.op is not Op.FULL or len(node.shape) < 2:
         return array  # NOTE: a buffer already (made on a device), or one order only
-    return Array(Node(Op.COPY, (node,), node.shape, node.dtype, "C", node.source))
+    return copy_node(array, "C", node.source)
 
 
 def _check_fits(func: str, value, dtype: np.dtype) -> None:

@@ -32,17 +32,18 @@ def implicit_value(x, func: str, what: str = "") -> np.ndarray:
     A value that is only read when known (index bounds checked at the call when the index array
     is computed already, see known_value) is not a materialization and does not come here.
     """
-    value = _host_view(x)
+    value = host_view(x)
     if value is not None:
         return value
     _allow_implicit(x, func, what)
     return x._value(f"{func.strip('_')}({what})")
 
 
-def _host_view(x) -> np.ndarray | None:
+def host_view(x) -> np.ndarray | None:
     """numpy's read-only view of the host memory x views (a view of a computed buffer or of a
-    user's array), None otherwise. Read so, never computed: a permute's copy would be
-    C-ordered, and x's pending readers would then sum in that order, not numpy's."""
+    user's array), None otherwise (x's buffer itself too). Read so, never computed: a
+    permute's copy would be C-ordered, and x's pending readers would then sum in that order,
+    not numpy's (a data-dependent call, a function numpy runs for lazyinfini)."""
     node = x._node
     # NOTE: _array's binding of _api.creation (which imports _array, which imports this)
     value = _array._creation.view_value(node) if node.op.is_view else None
@@ -56,7 +57,7 @@ def _host_view(x) -> np.ndarray | None:
 def implicit_data(x, func: str, what: str = "") -> tuple:
     """(the device holding x, x's value in its memory): implicit_value's computation, leaving
     the value where it lives (a GPU's array: the data-dependent calls run there)."""
-    value = _host_view(x)
+    value = host_view(x)
     if value is not None:
         return get_device("cpu"), value
     _allow_implicit(x, func, what)

@@ -13,7 +13,6 @@ from .._api.data_types import astype
 from .._api.elementwise import where
 from .._api.manipulation import broadcast_to, concat, reshape
 from .._array import Array
-from .._graph import Node, Op
 from ..linalg import diagonal
 from .arguments import Fallback, array, as_tuple, check_order
 from .layout import layout_of, strides_of
@@ -66,16 +65,10 @@ def _laid_out(a, order, shape: tuple[int, ...], make, copied: bool = False) -> A
     drops it). `copied`: `make` gives a broadcast of the fill value, which numpy copies into
     the new array (a C copy where that order is C's)."""
     axes = _like_axes(a, order, shape)
-    if axes is None:
-        return _copy(make(shape), "C") if copied and len(shape) > 1 else make(shape)
-    return _copy(make(shape), axes)
-
-
-def _copy(x: Array, order) -> Array:
-    """A copy of x in `order` ("C", or an axis order, slowest first) made when x is (a lazy
-    copy node: x.copy() of a buffer's view copies it now, for writes to the buffer it must
-    not see; a broadcast of a fill value sees none)."""
-    return Array(Node(Op.COPY, (x._node,), x.shape, x.dtype, order, x._node.source))
+    made = make(shape)
+    if axes is None and not (copied and len(shape) > 1):
+        return made
+    return _creation.copy_node(made, "C" if axes is None else axes, made._node.source)
 
 
 def _like_axes(a, order, shape: tuple[int, ...]) -> tuple[int, ...] | None:
@@ -137,7 +130,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if copy and not sparse and len(shape) > 1:
         # NOTE: numpy copies each broadcast grid into C-ordered memory, which has its say in a
         # ufunc's order (`X + Z.T` is C-ordered); a broadcast would have none
-        grids = [_copy(grid, "C") for grid in grids]
+        grids = [_creation.copy_node(grid, "C", grid._node.source) for grid in grids]
     return tuple(grids)
 
 

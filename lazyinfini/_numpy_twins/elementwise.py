@@ -15,12 +15,12 @@ import numpy as np
 from .. import _dtypes
 from .._api import elementwise as _elementwise
 from .._api.checks import check_int
-from .._api.creation import asarray, zeros
+from .._api.creation import asarray, copy_node, zeros
 from .._api.data_types import astype, finfo
 from .._api.manipulation import broadcast_shapes
 from .._api.utility import all as _all
 from .._array import Array
-from .._graph import Node, Op, caller_source
+from .._graph import caller_source
 from . import creation as _likes
 from .arguments import NOT_GIVEN, Fallback, array, given, real_only, result_dtype
 
@@ -124,7 +124,7 @@ def round(a, decimals=0):
     # new array in order "A" (F where x is F-contiguous, else C: PyArray_Round), not a ufunc's
     # order "K": a later sum adds in it. A copy of x in that order (dropped where x is laid out
     # so already: _schedule/orders.py) lays the chain out so.
-    x = Array(Node(Op.COPY, (x._node,), x.shape, x.dtype, "A", caller_source()))
+    x = copy_node(x, "A", caller_source())
     if x.dtype in _dtypes.INTEGER:
         # numpy divides in float64, rounds, multiplies back and casts to the integer dtype
         scale = _power_of_ten(-decimals)

@@ -281,18 +281,9 @@ _ALONG_AN_AXIS = frozenset({Op.CUMULATIVE_SUM, Op.CUMULATIVE_PROD, Op.SORT, Op.R
 
 
 def _reordered_along(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
-    """The op along an axis `node` with its result in axis `order`: the same op of its input
-    permuted into that order, along the axis where it moved, seen back."""
-    (x,) = srcs
-    moved = Node(Op.PERMUTE, (x,), tuple(x.shape[a] for a in order), x.dtype, order, node.source)
-    arg = tuple((k, _moved_axis(order, v) if k == "axis" else v) for k, v in node.arg)
-    shape = tuple(node.shape[a] for a in order)
-    return _seen_back(Node(node.op, (moved,), shape, node.dtype, arg, node.source), node, order)
-
-
-def _reordered_take(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
-    """take_along_axis with its result in axis `order`: of x and the indices permuted into
-    that order, along the axis where it moved, seen back."""
+    """The op along an axis `node` with its result in axis `order`: the same op of its inputs
+    (take_along_axis's two) permuted into that order, along the axis where it moved, seen
+    back."""
     moved = tuple(
         Node(Op.PERMUTE, (s,), tuple(s.shape[a] for a in order), s.dtype, order, node.source)
         for s in srcs
@@ -528,7 +519,7 @@ _REORDERED = {op: _reordered for op in Op if op.is_elementwise}
 _REORDERED |= {Op.CONCAT: _reordered_join, Op.STACK: _reordered_join}
 _REORDERED[Op.SETITEM] = _reordered_update
 _REORDERED[Op.GATHER] = _reordered_gather
-_REORDERED[Op.TAKE_ALONG_AXIS] = _reordered_take
+_REORDERED[Op.TAKE_ALONG_AXIS] = _reordered_along
 _REORDERED[Op.COPY] = _reordered_copy
 _REORDERED |= {Op.TRIL: _copied_into, Op.TRIU: _copied_into, Op.LINALG: _reordered_linalg}
 _REORDERED |= {op: _reordered_along for op in _ALONG_AN_AXIS}
