@@ -474,8 +474,23 @@ trunc = _unary("trunc", Op.TRUNC, "real numeric")
 round = _unary("round", Op.ROUND, "numeric")
 # complex parts
 conj = _unary("conj", Op.CONJ, "numeric")
+# a complex x's parts are numpy's views of its memory (movements); a real x's real part is x
 real = _unary("real", Op.REAL, "numeric", result="real")
-imag = _unary("imag", Op.IMAG, "numeric", result="real")
+_imag = _unary("imag", Op.IMAG, "numeric", result="real")
+
+
+@_declared(Op.IMAG)
+def imag(x, /) -> Array:
+    """Element-wise imaginary part: of a complex x, numpy's view of it; of a real x (an
+    extension, as numpy's np.imag), zeros.
+    https://data-apis.org/array-api/latest/API_specification/generated/array_api.imag.html"""
+    part = _imag(x)  # NOTE: checks x
+    if x.dtype in _dtypes.COMPLEX:
+        return part
+    node = part._n
+    return Array(_scalar_node("imag", 0, node.dtype, node.shape, node.source))
+
+
 # floating-point tests
 isfinite = _unary("isfinite", Op.ISFINITE, "numeric", result="bool")
 isinf = _unary("isinf", Op.ISINF, "numeric", result="bool")

@@ -34,6 +34,7 @@ from .._graph import Node, Op, caller_source, quick_node, resolve
 from .._graph.views import apply_movement, c_strides, stand_in
 from .checks import error
 from .placement import constant
+from .quick import REAL_OF
 
 
 class Step(NamedTuple):
@@ -211,9 +212,17 @@ _MERGE = {
 def check_writable(x: Array, func: str) -> None:
     view = x._view
     if view is not None and view.readonly:
-        raise error(
-            ValueError, func, "x is a broadcast view, read-only as in numpy; write into a copy"
-        )
+        why = view.readonly if isinstance(view.readonly, str) else _BROADCAST_READONLY
+        raise error(ValueError, func, why)
+
+
+_BROADCAST_READONLY = "x is a broadcast view, read-only as in numpy; write into a copy"
+# numpy's z.real and z.imag are writable views of z; here they are read-only ones (a write into
+# z is seen through them), so a write through one raises, never leaving z silently unchanged
+PART_READONLY = (
+    "x is the real or imaginary part of a complex array, which lazyinfini cannot write "
+    "through (numpy can); make the new array instead: z = new_real + 1j * z.imag"
+)
 
 
 def write(x: Array, new: Node, func: str) -> None:
@@ -313,8 +322,14 @@ def replay(steps: tuple[Step, ...], root: Node, source: str) -> Node:
     """The value `steps` see in `root`: one movement node per step."""
     node = root
     for step in steps:  # NOTE: quick nodes: each step was a node once, checked then
-        node = quick_node(step.op, (node,), step.shape, node.dtype, step.arg, source)
+        dtype = _PART_DTYPES[node.dtype] if step.op in _PARTS else node.dtype
+        node = quick_node(step.op, (node,), step.shape, dtype, step.arg, source)
     return node
+
+
+# a complex array's parts (numpy's z.real and z.imag views: np.real and np.imag link them)
+_PARTS = (Op.REAL, Op.IMAG)
+_PART_DTYPES = REAL_OF
 
 
 def scatter(root: Node, steps: tuple[Step, ...], new: Node, source: str) -> Node:
@@ -514,6 +529,8 @@ def phantom(view: View) -> np.ndarray:
     for step in view.steps:
         if step.op is Op.LINALG:
             array = np.diagonal(array, dict(step.arg)["offset"], -2, -1)
+        elif step.op in _PARTS:  # NOTE: a part's strides count its own, half-size, elements
+            array = stand_in(array.shape, tuple(2 * s for s in array.strides))
         else:
             array = apply_movement(step, array)
     return array

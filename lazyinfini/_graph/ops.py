@@ -75,7 +75,6 @@ class Op(enum.Enum):
     GREATER = ("greater", E, 2)
     GREATER_EQUAL = ("greater_equal", E, 2)
     HYPOT = ("hypot", E, 2)
-    IMAG = ("imag", E, 1)
     ISFINITE = ("isfinite", E, 1)
     ISINF = ("isinf", E, 1)
     ISNAN = ("isnan", E, 1)
@@ -97,7 +96,6 @@ class Op(enum.Enum):
     NEXTAFTER = ("nextafter", E, 2)
     NOT_EQUAL = ("not_equal", E, 2)
     POW = ("pow", E, 2)
-    REAL = ("real", E, 1)
     RECIPROCAL = ("reciprocal", E, 1)
     REMAINDER = ("remainder", E, 2)
     ROUND = ("round", E, 1)
@@ -123,6 +121,10 @@ class Op(enum.Enum):
     # a fresh C-contiguous buffer: the rearrange kernel's, and x.copy()'s of a pending value
     # (numpy's C order; the orders pass drops it where the value is C-ordered already)
     COPY = ("copy", M, 1)
+    # a complex array's real or imaginary part: numpy's view of its memory (same byte strides,
+    # the imaginary part one part's size on), whose strides a later function reads
+    REAL = ("real", M, 1)
+    IMAG = ("imag", M, 1)
     # reductions: arg is a tuple of (keyword, value) pairs for the library call
     SUM = ("sum", R, 1)
     PROD = ("prod", R, 1)

@@ -42,6 +42,11 @@ def apply_movement(node: Node, x: np.ndarray, xp=None) -> np.ndarray | None:
                 key = node.__dict__["slice_key"] = slice_key(node)
             return x[key]
         return x[slice_key(node)]  # NOTE: a view's Step (_api/views.py)
+    if op is Op.REAL or op is Op.IMAG:
+        if x.dtype.kind != "c":  # NOTE: a stand-in's bytes: a part keeps its array's strides
+            return x
+        space = np if xp is None else xp
+        return space.real(x) if op is Op.REAL else space.imag(x)
     if op is Op.RESHAPE:
         if xp is not None:
             return xp.reshape(x, node.shape)

@@ -19,6 +19,7 @@ from .._api.creation import asarray, copy_node, zeros
 from .._api.data_types import astype, finfo
 from .._api.manipulation import broadcast_shapes
 from .._api.utility import all as _all
+from .._api.views import PART_READONLY, link
 from .._array import Array
 from .._graph import caller_source
 from . import creation as _likes
@@ -249,12 +250,20 @@ def _value(value, dtype):
 # -- real and imaginary parts -----------------------------------------------------------------
 def real(val):
     x = array(val)
-    return _elementwise.real(x) if x.dtype in _dtypes.COMPLEX else x  # numpy's: x itself
+    return _part(x, _elementwise.real(x)) if x.dtype in _dtypes.COMPLEX else x  # numpy's: x
 
 
 def imag(val):
     x = array(val)
-    return _elementwise.imag(x) if x.dtype in _dtypes.COMPLEX else _real_answer(x, 0, x.dtype)
+    if x.dtype not in _dtypes.COMPLEX:
+        return _real_answer(x, 0, x.dtype)
+    return _part(x, _elementwise.imag(x))
+
+
+def _part(x: Array, part: Array) -> Array:
+    """numpy's z.real or z.imag: a view of z (a later write into z is seen through it), here a
+    read-only one (views.PART_READONLY)."""
+    return link(x, part, readonly=PART_READONLY)
 
 
 def iscomplex(x):

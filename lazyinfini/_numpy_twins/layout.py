@@ -63,6 +63,15 @@ def _layout(strides, shape, fortran) -> Layout:
     return Layout(axis_order(shape, [strides]), fortran)
 
 
+def read_backwards(x: Array) -> bool:
+    """Whether numpy's x (a user's array, a view) reads some axis (longer than 1) backwards in
+    memory."""
+    op = x._node.op
+    if not (op.is_view or op is Op.BUFFER):  # NOTE: numpy's computed values run forwards
+        return False
+    return any(s < 0 for s, n in zip(strides_of(x), x.shape, strict=True) if n > 1)
+
+
 def read_in(x: Array, order: str, func: str) -> Array:
     """x laid out so that reading it in C order reads numpy's x in `order` ("C", "K" or "A")."""
     if order == "C" or x.ndim < 2 and order == "A":

@@ -20,6 +20,7 @@ from .._api.manipulation import moveaxis, reshape
 from .._api.placement import device_arg
 from .._array import Array
 from .arguments import Fallback, array, as_tuple, converted, promoted, summable
+from .manipulation import ravel
 
 
 def _products(func: str, a, b):
@@ -67,7 +68,8 @@ def inner(a, b):
 
 def outer(a, b):
     x, y = _products("outer", a, b)
-    return multiply(reshape(x, (-1, 1)), reshape(y, (1, -1)))
+    # Note (numpy): its operands raveled (a copy where memory runs backwards: ravel's note)
+    return multiply(reshape(ravel(x), (-1, 1)), reshape(ravel(y), (1, -1)))
 
 
 def tensordot(a, b, axes=2):

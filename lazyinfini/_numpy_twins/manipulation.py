@@ -11,13 +11,14 @@ import numpy as np
 from .. import _dtypes
 from .._api import manipulation as _manipulation
 from .._api.checks import normalize_axis
-from .._api.creation import copied
+from .._api.creation import copied, copy_node
 from .._api.elementwise import clip, remainder
 from .._api.indexing import check_bounds
 from .._api.indexing import take as _take
 from .._api.indexing import take_along_axis as _take_along_axis
+from .._graph import caller_source
 from .arguments import Fallback, array, as_tuple, check_order, converted, promoted
-from .layout import read_in
+from .layout import read_backwards, read_in
 
 
 # -- joining ----------------------------------------------------------------------------------
@@ -135,7 +136,13 @@ def ravel(a, order="C"):
     # Note (numpy): "K" reads x as laid out in memory, "A" in Fortran order where x is
     # Fortran-contiguous: the memory numpy's x would have (layout.py)
     check_order(order, "CAK")
-    return _manipulation.reshape(read_in(array(a), order, "ravel"), (-1,))
+    x = read_in(array(a), order, "ravel")
+    if read_backwards(x):
+        # Note (numpy): ravel views only contiguous memory, so x read backwards is copied, as
+        # numpy's, forwards: numpy's loops give other bits over memory read backwards (a
+        # later np.tan or complex product of a view would differ from numpy's of its copy)
+        x = copy_node(x, "C", caller_source())
+    return _manipulation.reshape(x, (-1,))
 
 
 def squeeze(a, axis=None):

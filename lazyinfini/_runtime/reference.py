@@ -137,6 +137,8 @@ _NUMPY = {
     Op.RESHAPE: lambda node, x: np.reshape(x, node.shape),
     Op.BROADCAST: lambda node, x: np.broadcast_to(x, node.shape),
     Op.SLICE: lambda node, x: x[slice_key(node)],
+    Op.REAL: lambda node, x: np.real(x),
+    Op.IMAG: lambda node, x: np.imag(x),
     Op.COPY: lambda node, x: np.array(x, copy=True, order="C"),
 }
 

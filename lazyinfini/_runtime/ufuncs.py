@@ -162,8 +162,6 @@ UFUNCS = {
     Op.TRUNC: _ufunc(np.trunc),
     Op.ROUND: _round,
     Op.CONJ: _ufunc(np.conjugate),
-    Op.REAL: lambda inputs, arg, out=None: _into(out, np.real(inputs[0])),
-    Op.IMAG: lambda inputs, arg, out=None: _into(out, np.imag(inputs[0])),
     Op.ISFINITE: _ufunc(np.isfinite),
     Op.ISINF: _ufunc(np.isinf),
     Op.ISNAN: _ufunc(np.isnan),

@@ -99,6 +99,8 @@ def _step_strides(step: Node, shape, strides, offset):
     if step.op is Op.SLICE:
         offset += sum(start * s for (start, _), s in zip(step.arg, strides))
         return tuple(s * step_ for (_, step_), s in zip(step.arg, strides)), offset
+    if step.op is Op.REAL or step.op is Op.IMAG:  # NOTE: a part's bytes: the same strides
+        return strides, offset + (step.dtype.itemsize if step.op is Op.IMAG else 0)
     assert step.op is Op.BROADCAST, step
     pad = len(step.shape) - len(shape)
     # NOTE: numpy gives every length-1 input dim stride 0, broadcast or not; so do we.

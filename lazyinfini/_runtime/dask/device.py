@@ -111,6 +111,8 @@ def moved(step: Node, x: da.Array) -> da.Array:
         return da.broadcast_to(x, step.shape)
     if step.op is Op.SLICE:
         return x[slice_key(step)]
+    if step.op is Op.REAL or step.op is Op.IMAG:
+        return da.real(x) if step.op is Op.REAL else da.imag(x)
     assert step.op is Op.RESHAPE, step
     return reshaped(x, step.shape)
 

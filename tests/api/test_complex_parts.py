@@ -1,0 +1,136 @@
+"""numpy's z.real and z.imag are views of z's memory, and a numpy ravel copies memory read
+backwards: the strides numpy's loops then read decide their bits (np.tan of memory read
+backwards runs another loop than np.tan of a contiguous copy: AVX-512's SIMD functions,
+numpy's complex products with FMA). Each case here gave other bits than numpy's before: a part
+was computed into contiguous memory, and a ravel of a reversed array stayed a view."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import lazyinfini as li
+
+COMPLEX = [np.complex64, np.complex128]
+SIZES = [1000, 1 << 17]  # NOTE: numpy's chunks, then the compiled kernels' size
+FUNCTIONS = [np.tan, np.exp, np.log1p, np.arcsinh, np.cosh, np.expm1, np.cbrt]
+
+
+def _complex(dtype, shape, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal(shape) * 0.9 + 1j * rng.standard_normal(shape) * 0.9).astype(dtype)
+
+
+def _same(got, want: np.ndarray) -> None:
+    got = np.asarray(got)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(want).tobytes()
+
+
+LAYOUTS = {
+    "forwards": lambda z: z,
+    "reversed": lambda z: z[::-1],
+    "reversed column": lambda z: z.reshape(-1, 2)[::-1, 1],
+    "every other, reversed": lambda z: z[::-2],
+}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NOTE: NaN from log1p, power
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_a_function_of_a_complex_part_reads_numpys_view(layout, dtype, size):
+    z = LAYOUTS[layout](_complex(dtype, size))
+    lazy = LAYOUTS[layout](li.asarray(_complex(dtype, size)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", li.NumpyFallbackWarning)  # NOTE: np.cbrt is numpy's
+        for func in FUNCTIONS:
+            _same(func(lazy.real), func(z.real))
+            _same(func(np.imag(lazy)), func(np.imag(z)))
+    _same(np.arctan2(lazy.imag, lazy.real), np.arctan2(z.imag, z.real))
+    _same(np.power(lazy.real, 1.5), np.power(z.real, 1.5))
+
+
+VIEWS_OF_PARTS = {
+    "a slice of a reversed part": lambda z: z.reshape(-1, 3)[::-1, 0].real[::2],
+    "a column of a reversed part": lambda z: np.imag(z.reshape(-1, 3)[::-1])[:, 0],
+    "a reversed part of a computed value": lambda z: (z * 2).real[::-1],
+    "a part of a reversed computed value": lambda z: (z * 2)[::-1].imag[1:],
+}
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("case", list(VIEWS_OF_PARTS))
+def test_a_view_of_a_complex_part_reads_numpys_strides(case, dtype):
+    view = VIEWS_OF_PARTS[case]
+    z = _complex(dtype, 3000)
+    lazy = view(li.asarray(z))
+    _same(np.tan(lazy), np.tan(view(z)))
+    _same(np.cosh(lazy), np.cosh(view(z)))
+
+
+def test_a_part_is_a_view_its_reader_loads_with_numpys_strides():
+    z = _complex(np.complex128, 3000)
+    lazy = li.asarray(z).reshape(-1, 3)[::-1, 0].imag[::2]
+    text = li.explain(np.tan(lazy))
+    assert text.startswith("1 kernel(s)")  # NOTE: tan, reading the part as numpy's view
+    assert "imag>" in text  # NOTE: a movement of the load
+    assert "strides=(-96,)" in text
+    assert np.asarray(lazy).strides == z.reshape(-1, 3)[::-1, 0].imag[::2].strides
+
+
+def test_parts_of_a_load_and_of_computed_values_in_one_kernel_are_numpys():
+    # NOTE: a part of a load is a view of it; a part of a computed value is copied (a view of a
+    # step's scratch would see its next use): numpy's arctan2, cast, product, all outputs at once
+    z = _complex(np.complex128, 11)[::-1]
+
+    def program(x):
+        angle = np.arctan2(x.imag, x.real)
+        wide = angle.astype(np.complex128)
+        return angle, wide.real, wide.astype(np.complex64) * wide
+
+    for got, want in zip(li.compute(*program(li.asarray(z))), program(z), strict=True):
+        _same(got, want)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_ravel_of_memory_read_backwards_is_numpys_forward_copy(size):
+    x = np.random.default_rng(1).standard_normal((size, 1))
+    lazy = li.asarray(x)
+    for ravel in (lambda v: v[::-1].ravel(), lambda v: np.ravel(v[::-1], order="K")):
+        assert ravel(x).strides == (8,)  # NOTE: numpy's copy
+        _same(np.tan(ravel(lazy)), np.tan(ravel(x)))
+    _same(np.tan(x[::-1].reshape(-1)), np.tan(lazy[::-1].reshape(-1)))  # a view in both
+    assert "copy" in li.explain(np.tan(lazy[::-1].ravel()))
+
+
+def test_an_outer_product_ravels_as_numpys():
+    z = _complex(np.complex64, (40, 1))[::-1]
+    _same(np.outer(li.asarray(z), li.asarray(z)), np.outer(z, z))
+
+
+def test_a_part_sees_later_writes_into_its_array_as_numpys_view():
+    z = np.array([1 + 2j, 3 - 4j, -5 + 6j, 0.5j])
+    lazy = li.asarray(z.copy())
+    real, imag, tail = z.real, np.imag(z[::-1]), z.real[1:]
+    lazy_real, lazy_imag, lazy_tail = lazy.real, np.imag(lazy[::-1]), lazy.real[1:]
+    z[1], lazy[1] = 7 - 7j, 7 - 7j
+    z *= 2
+    lazy *= 2
+    for got, want in ((lazy_real, real), (lazy_imag, imag), (lazy_tail, tail)):
+        _same(got, want)
+    _same(lazy.real.reshape(2, 2), z.real.reshape(2, 2))
+
+
+def test_a_write_through_a_part_raises_rather_than_leave_its_array_unchanged():
+    lazy = li.asarray(np.array([1 + 2j, 3 - 4j]))
+    part = lazy.real
+    with pytest.raises(ValueError, match="__setitem__: .*real or imaginary part"):
+        part[part > 0] = 0
+    with pytest.raises(ValueError, match="real or imaginary part"):
+        part += 1
+    with pytest.raises(ValueError, match="real or imaginary part"):
+        lazy.imag[0] = 1
+    _same(lazy, np.array([1 + 2j, 3 - 4j]))
