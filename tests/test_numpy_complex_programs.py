@@ -105,6 +105,8 @@ UNARY = {
     "squared_norm": lambda z, axis: (z * z.conj()).real,
     "tan_of_part": lambda z, axis: np.tan(z[::-1].imag),
     "arcsinh_of_part": lambda z, axis: np.arcsinh(z.real[..., ::-1]),
+    "part_of_a_fill": lambda z, axis: z * np.full(z.shape, 1.5 - 2j).imag,
+    "part_of_a_like": lambda z, axis: np.full_like(z, 2 - 1j).real + z.real,
     "in_place": lambda z, axis: _in_place(z),
     "part_then_write": lambda z, axis: _part_then_write(z),
 }

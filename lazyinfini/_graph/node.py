@@ -9,7 +9,7 @@ import struct
 import sys
 import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -241,12 +241,25 @@ def arg_key(node: Node):
 _UNSET = object()
 
 
+class FillPart(NamedTuple):
+    """The arg of a FULL node simplify made of a part of another fill (the real or imaginary
+    part, `op`, of a complex `fill`): its value is that part of the other's, whichever value
+    the run binds to that one (a parameter of a cached schedule, _cache.py)."""
+
+    op: Op  # REAL or IMAG
+    fill: Node
+
+
 def fill_value(values: dict, node: Node) -> np.ndarray:
     """A FULL node's value, 0-d: the one bound for this run, else its own. A cached schedule's
     fills are parameters (_cache.py): a loop over `x * t` with a new `t` binds it, as it binds
     a new buffer, and runs the same kernels."""
     bound = values.get(node)
     if bound is None or bound.size == 0:
+        part = node.arg
+        if type(part) is FillPart:
+            whole = fill_value(values, part.fill)
+            return np.asarray(whole.real if part.op is Op.REAL else whole.imag)
         own = node.__dict__.get("own_fill")  # NOTE: made once: a cached template's run reads it
         if own is None:
             own = node.__dict__["own_fill"] = np.asarray(node.arg, dtype=node.dtype)

@@ -6,7 +6,7 @@ requested output, in order) and a log of what it did, for explain().
 
 from __future__ import annotations
 
-from .._graph import Dag, Node, Op, arg_key, inputs_of
+from .._graph import Dag, FillPart, Node, Op, arg_key, inputs_of
 from .._graph.views import whole_update
 
 
@@ -69,6 +69,15 @@ def _fold(node: Node, srcs: tuple[Node, ...]) -> tuple[Node, str] | None:
         return Node(Op.PERMUTE, (inner,), node.shape, node.dtype, axes, node.source), (
             "folded a chain of permutes"
         )
+    if op is Op.REAL or op is Op.IMAG:
+        base = src
+        while base.op.is_view and base.op is not Op.REAL and base.op is not Op.IMAG:
+            base = inputs_of(base)[0]
+        if base.op is Op.FULL:  # NOTE: devices read a fill's one value, not a view of it
+            part = FillPart(op, base)
+            return Node(Op.FULL, (), node.shape, node.dtype, part, node.source), (
+                f"took the {op.label} part of a fill"
+            )
     if op is Op.SETITEM and whole_update(node, srcs):
         return srcs[1], "dropped an update of every element (its value)"
     if op is Op.RESHAPE and src.op is Op.RESHAPE:

@@ -134,3 +134,35 @@ def test_a_write_through_a_part_raises_rather_than_leave_its_array_unchanged():
     with pytest.raises(ValueError, match="real or imaginary part"):
         lazy.imag[0] = 1
     _same(lazy, np.array([1 + 2j, 3 - 4j]))
+
+
+FILL_CASES = {  # each made by li and by numpy
+    "a part alone": lambda xp, n: xp.imag(xp.full((n,), 1 + 2j)),
+    "a sum with a part": lambda xp, n: (
+        xp.asarray(np.arange(n, dtype=np.float32))
+        + xp.imag(xp.full((n,), 1 - 3j, dtype=xp.complex64))
+    ),
+    "a product with a part": lambda xp, n: xp.asarray(np.ones(n)) * xp.real(xp.full((n,), -2 + 1j)),
+    "a view of a part": lambda xp, n: xp.imag(xp.full((2 * n,), 1 + 2j))[::2] * 3,
+    "a sum of a part": lambda xp, n: xp.sum(xp.imag(xp.full((n,), 1 + 2j))),
+}
+
+
+@pytest.mark.parametrize("options", [{}, {"fuse": False}, {"device": "reference"}])
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("case", list(FILL_CASES))
+def test_a_part_of_a_fill_is_its_values_part(case, size, options):
+    # NOTE: devices read a fill as its one value (C's address, a kernel parameter, numpy's 0-d
+    # array): the part of a fill is a fill of the part's value (simplify), never its view
+    make = FILL_CASES[case]
+    with li.options(**options):
+        got = make(li, size)
+        _same(got, make(np, size))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_loop_over_parts_of_new_fills_binds_each_runs_value(size):
+    x = li.asarray(np.ones(size))
+    for c in (1 + 2j, 3 - 4j, -0.0 + 0.0j, 5 + 6j):
+        y = x * li.imag(li.full((size,), c)) + li.real(li.full((size,), c))[::-1]
+        _same(y, np.ones(size) * c.imag + np.full(size, c.real))
