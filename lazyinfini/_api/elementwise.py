@@ -283,6 +283,33 @@ def _of_bool(op: Op, node: Node) -> Array:
     return Array(_scalar_node(op.label, answer, _dtypes.bool, node.shape, caller_source()))
 
 
+def _ordering(name: str, op: Op, strict: str, tie: str):
+    """An ordering comparison, `strict` and `tie` the names of the real comparisons of the
+    real parts and of the imaginary parts that order complex values (see _complex_order)."""
+    real = _binary(name, op, "real numeric or boolean", result="bool", declare=False)
+
+    def fn(x1, x2, /) -> Array:
+        if not (_is_complex(x1) or _is_complex(x2)):
+            return real(x1, x2)
+        (a, b), _, _ = operands(name, (x1, x2), "numeric", caller_source())
+        return _complex_order(Array(a), Array(b), globals()[strict], globals()[tie])
+
+    return _named(fn, name, op)
+
+
+def _is_complex(x) -> bool:
+    return type(x) is complex or isinstance(x, Array) and x.dtype in _dtypes.COMPLEX
+
+
+def _complex_order(a: Array, b: Array, strict, tie) -> Array:
+    """numpy's order of complex a and b: by the real parts, where those tie by the imaginary
+    parts; a NaN imaginary part orders nothing by the real parts (numpy's CGT, CGE, CLT and
+    CLE; equal to numpy's over every pair of NaN, infinite, signed-zero and finite parts)."""
+    ar, ai, br, bi = real(a), imag(a), real(b), imag(b)
+    known = logical_not(logical_or(isnan(ai), isnan(bi)))
+    return logical_or(logical_and(strict(ar, br), known), logical_and(equal(ar, br), tie(ai, bi)))
+
+
 def _binary(name: str, op: Op, category: str, *, result: str = "same", on_bool=None, declare=True):
     table = quick.result_dtypes(category, result, on_bool)
 
@@ -452,10 +479,12 @@ maximum = _binary("maximum", Op.MAXIMUM, "real numeric or boolean")
 minimum = _binary("minimum", Op.MINIMUM, "real numeric or boolean")
 equal = _binary("equal", Op.EQUAL, "any", result="bool")
 not_equal = _binary("not_equal", Op.NOT_EQUAL, "any", result="bool")
-less = _binary("less", Op.LESS, "real numeric or boolean", result="bool")
-less_equal = _binary("less_equal", Op.LESS_EQUAL, "real numeric or boolean", result="bool")
-greater = _binary("greater", Op.GREATER, "real numeric or boolean", result="bool")
-greater_equal = _binary("greater_equal", Op.GREATER_EQUAL, "real numeric or boolean", result="bool")
+# orderings: of real values the standard's; of complex ones (an extension: the standard leaves
+# them unspecified) numpy's lexicographic order (see _complex_order), as in numpy's loops
+less = _ordering("less", Op.LESS, "less", "less")
+less_equal = _ordering("less_equal", Op.LESS_EQUAL, "less", "less_equal")
+greater = _ordering("greater", Op.GREATER, "greater", "greater")
+greater_equal = _ordering("greater_equal", Op.GREATER_EQUAL, "greater", "greater_equal")
 negative = _unary("negative", Op.NEGATIVE, "numeric or boolean", on_bool=_NO_BOOL_NEGATIVE)
 abs = _unary("abs", Op.ABS, "numeric or boolean", result="real")
 # Extension (numpy): bool operands of these compute in int8, numpy's first loop bool casts to

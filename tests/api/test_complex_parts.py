@@ -166,3 +166,28 @@ def test_a_loop_over_parts_of_new_fills_binds_each_runs_value(size):
     for c in (1 + 2j, 3 - 4j, -0.0 + 0.0j, 5 + 6j):
         y = x * li.imag(li.full((size,), c)) + li.real(li.full((size,), c))[::-1]
         _same(y, np.ones(size) * c.imag + np.full(size, c.real))
+
+
+ORDERINGS = [np.greater, np.greater_equal, np.less, np.less_equal]
+_PARTS = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0]
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("ordering", ORDERINGS, ids=lambda f: f.__name__)
+def test_complex_values_order_as_numpys_lexicographic_order(ordering, dtype):
+    # NOTE: every pair of NaN, infinite, signed-zero and finite parts (numpy's CGT and kin)
+    values = np.array([complex(r, i) for r in _PARTS for i in _PARTS], dtype)
+    z, w = np.repeat(values, len(values)), np.tile(values, len(values))
+    lazy_z, lazy_w = li.asarray(z), li.asarray(w)
+    with np.errstate(invalid="ignore"):
+        _same(ordering(lazy_z, lazy_w), ordering(z, w))
+        _same(ordering(lazy_z, 1 - 1j), ordering(z, 1 - 1j))  # a Python complex: weak
+        real = np.resize(np.array(_PARTS), z.size)
+        _same(ordering(li.asarray(real), lazy_w), ordering(real, w))
+
+
+def test_an_ordering_operator_of_complex_arrays_is_one_lazy_kernel():
+    z = np.array([1 + 2j, 3 - 4j, 1 + 1j])
+    lazy = li.asarray(z)
+    _same(lazy[lazy > 1 + 1j], z[z > 1 + 1j])
+    assert li.explain(lazy <= 2j).startswith("1 kernel(s)")
