@@ -54,6 +54,11 @@ def _renamed(exc: Exception, name: str) -> Exception:
     return renamed.with_traceback(exc.__traceback__)
 
 
+def _settable(value):
+    """A value numpy's part setters take as an array (a list) as one setitem takes it."""
+    return np.asarray(value) if isinstance(value, (list, tuple)) else value
+
+
 def _numpy(func, args: tuple, kwargs: dict):
     """numpy's `func(*args, **kwargs)` on Arrays, as numpy's function protocol runs it."""
     global _call
@@ -289,13 +294,27 @@ class NumpyMethods:
 
     @property
     def real(self):
-        """numpy's ndarray.real: np.real(x) (li.real of a complex array; x itself otherwise)."""
+        """numpy's ndarray.real: np.real(x) (a view of a complex x's real part; x itself
+        otherwise)."""
         return _numpy(np.real, (self,), {})
+
+    @real.setter
+    def real(self, value) -> None:
+        """numpy's `x.real = value`: written through the part (x itself where x is real)."""
+        _numpy(np.real, (self,), {})[...] = _settable(value)
 
     @property
     def imag(self):
-        """numpy's ndarray.imag: np.imag(x) (li.imag of a complex array; zeros otherwise)."""
+        """numpy's ndarray.imag: np.imag(x) (a view of a complex x's imaginary part; zeros
+        otherwise)."""
         return _numpy(np.imag, (self,), {})
+
+    @imag.setter
+    def imag(self, value) -> None:
+        """numpy's `x.imag = value`, for a complex x (a real x has no imaginary part to set)."""
+        if self.dtype not in _dtypes.COMPLEX:
+            raise error(TypeError, "imag", "x has no imaginary part to set (its dtype is real)")
+        _numpy(np.imag, (self,), {})[...] = _settable(value)
 
     @property
     def itemsize(self) -> int:

@@ -1,7 +1,8 @@
 """The differential fuzz of numpy programs (test_numpy_programs.py) over complex arrays: numpy's
 calls on complex64 and complex128 values (NaN, infinite and signed-zero parts; C, Fortran,
-transposed and reversed layouts), their parts, products and sums, on ndarrays and on
-lazyinfini arrays of them, must give numpy's dtypes, shapes and bits. It found functions of a
+transposed and reversed layouts), their parts (read, and written through), products and
+sums, on ndarrays and on lazyinfini arrays of them, must give numpy's dtypes, shapes and
+bits. It found functions of a
 part of a reversed array (`np.tan(z[::-1].real)`: numpy's part is a view, whose strides pick
 numpy's loop) and a ravel of a reversed array (numpy's copies it forwards) giving other bits.
 
@@ -44,6 +45,15 @@ def _in_place(z):
     z = np.copy(z)
     z *= 1 - 2j
     z[..., :1] += 3
+    return z
+
+
+def _through_parts(z):
+    z = np.copy(z)
+    z.real[z.imag > 0] = -0.0  # NOTE: writes through numpy's views of the parts
+    imag = np.imag(z)
+    imag *= 2
+    z.imag[..., ::-2] = z.real[..., ::-2]
     return z
 
 
@@ -108,6 +118,7 @@ UNARY = {
     "part_of_a_like": lambda z, axis: np.full_like(z, 2 - 1j).real + z.real,
     "in_place": lambda z, axis: _in_place(z),
     "part_then_write": lambda z, axis: _part_then_write(z),
+    "through_parts": lambda z, axis: _through_parts(z),
 }
 BINARY = {
     "add": lambda z, w: z + w,

@@ -212,17 +212,9 @@ _MERGE = {
 def check_writable(x: Array, func: str) -> None:
     view = x._view
     if view is not None and view.readonly:
-        why = view.readonly if isinstance(view.readonly, str) else _BROADCAST_READONLY
-        raise error(ValueError, func, why)
-
-
-_BROADCAST_READONLY = "x is a broadcast view, read-only as in numpy; write into a copy"
-# numpy's z.real and z.imag are writable views of z; here they are read-only ones (a write into
-# z is seen through them), so a write through one raises, never leaving z silently unchanged
-PART_READONLY = (
-    "x is the real or imaginary part of a complex array, which lazyinfini cannot write "
-    "through (numpy can); make the new array instead: z = new_real + 1j * z.imag"
-)
+        raise error(
+            ValueError, func, "x is a broadcast view, read-only as in numpy; write into a copy"
+        )
 
 
 def write(x: Array, new: Node, func: str) -> None:
@@ -377,6 +369,14 @@ def _undo_diagonal(step: Step, parent: Node, new: Node, source: str) -> Node:
     return _setitem(parent, new, arrays, key, source)
 
 
+def _undo_part(step: Step, parent: Node, new: Node, source: str) -> Node:
+    """complex `parent` with the part `step` took replaced by `new` (its other part kept)."""
+    other = Op.IMAG if step.op is Op.REAL else Op.REAL
+    kept = quick_node(other, (parent,), parent.shape, new.dtype, None, source)
+    parts = (new, kept) if step.op is Op.REAL else (kept, new)
+    return quick_node(Op.COMPLEX, parts, parent.shape, parent.dtype, None, source)
+
+
 def _setitem(parent: Node, new: Node, arrays: tuple, key: tuple, source: str) -> Node:
     srcs = (parent, new, *arrays)
     return quick_node(Op.SETITEM, srcs, parent.shape, parent.dtype, (("key", key),), source)
@@ -387,6 +387,8 @@ _UNDO = {
     Op.RESHAPE: _undo_reshape,
     Op.PERMUTE: _undo_permute,
     Op.LINALG: _undo_diagonal,  # NOTE: linalg.diagonal is the one LINALG call that links
+    Op.REAL: _undo_part,
+    Op.IMAG: _undo_part,
 }
 
 

@@ -63,6 +63,9 @@ class Op(enum.Enum):
     BITWISE_XOR = ("bitwise_xor", E, 2)
     CEIL = ("ceil", E, 1)
     CONJ = ("conj", E, 1)
+    # a complex value from its real and imaginary parts (a write through numpy's z.real view:
+    # _api/views.py), every bit of each part kept (no arithmetic: NaN, infinite, signed zeros)
+    COMPLEX = ("complex", E, 2)
     COPYSIGN = ("copysign", E, 2)
     COS = ("cos", E, 1)
     COSH = ("cosh", E, 1)

@@ -19,7 +19,7 @@ from .._api.creation import asarray, copy_node, zeros
 from .._api.data_types import astype, finfo
 from .._api.manipulation import broadcast_shapes
 from .._api.utility import all as _all
-from .._api.views import PART_READONLY, link
+from .._api.views import link
 from .._array import Array
 from .._graph import caller_source
 from . import creation as _likes
@@ -261,9 +261,9 @@ def imag(val):
 
 
 def _part(x: Array, part: Array) -> Array:
-    """numpy's z.real or z.imag: a view of z (a later write into z is seen through it), here a
-    read-only one (views.PART_READONLY)."""
-    return link(x, part, readonly=PART_READONLY)
+    """numpy's z.real or z.imag: a view of z (a write into z is seen through it, and a write
+    through it changes z)."""
+    return link(x, part)
 
 
 def iscomplex(x):

@@ -71,6 +71,16 @@ def _read_once(e) -> bool:
 _power.ufunc_for = lambda arg, dtype: None if np.dtype(dtype).kind == "f" else np.power
 
 
+def _complex(inputs, arg, out=None):
+    """COMPLEX: the parts written into the complex result, as they are."""
+    real, imag = inputs
+    if out is None:
+        shape = np.broadcast_shapes(np.shape(real), np.shape(imag))
+        out = np.empty(shape, np.result_type(real.dtype, np.complex64))
+    out.real, out.imag = real, imag
+    return out
+
+
 def _into(out, value):
     """`value` written into `out` when given (for numpy functions without `out=`)."""
     if out is None:
@@ -162,6 +172,7 @@ UFUNCS = {
     Op.TRUNC: _ufunc(np.trunc),
     Op.ROUND: _round,
     Op.CONJ: _ufunc(np.conjugate),
+    Op.COMPLEX: _complex,
     Op.ISFINITE: _ufunc(np.isfinite),
     Op.ISINF: _ufunc(np.isinf),
     Op.ISNAN: _ufunc(np.isnan),

@@ -37,7 +37,8 @@ WAITS = [0]  # reads of a device array as a Python scalar: each a wait for the G
 
 class DeviceArray:
     """An array in the emulated device's memory: what CuPy's ndarray offers the device (shape,
-    dtype, strides, indexing, `T`, `view`, `__cuda_array_interface__`), and no way into numpy."""
+    dtype, strides, indexing, `T`, `view`, `real` and `imag`, `__cuda_array_interface__`), and
+    no way into numpy."""
 
     __slots__ = ("held",)  # NOTE: not CuPy's `data` (a device pointer): a numpy array
 
@@ -69,6 +70,23 @@ class DeviceArray:
 
     def view(self, dtype=None) -> DeviceArray:
         return DeviceArray(self.held.view() if dtype is None else self.held.view(dtype))
+
+    # NOTE: CuPy's parts: views, and settable (the cuda device composes a complex value so)
+    @property
+    def real(self) -> DeviceArray:
+        return DeviceArray(self.held.real)
+
+    @real.setter
+    def real(self, value) -> None:
+        self.held.real = unwrap(value)
+
+    @property
+    def imag(self) -> DeviceArray:
+        return DeviceArray(self.held.imag)
+
+    @imag.setter
+    def imag(self, value) -> None:
+        self.held.imag = unwrap(value)
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError(REFUSAL)

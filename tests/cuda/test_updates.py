@@ -56,3 +56,25 @@ def test_a_masked_fill_is_one_kernel_keeping_a_negative_zero(cuda, emulator):
         assert emulator.counts.to_device == sent  # NOTE: the value went by value, not copied
     assert_same_bits(got, expected)
     assert np.signbit(got[x_np > 0]).all()
+
+
+def _through_parts(z):
+    """numpy code writing through a complex array's parts (views of it)."""
+    z = z * 1.0
+    z.real[z.imag > 0] = -0.0
+    imag = z.imag
+    imag *= 2.0
+    return z, z[::-1].imag
+
+
+def test_writes_through_complex_parts_compose_the_value_on_the_device(cuda):
+    z_np = (values(np.float32, (5, 4)) + 1j * values(np.float32, (5, 4))).astype(np.complex64)
+    with li.options(device=cuda.name):
+        got = _through_parts(put(cuda, z_np))
+        kinds = {k.kind for k in li.inspect.schedule(*got).kernels}
+        li.compute(*got)
+    assert Kind.ELEMENTWISE in kinds
+    with np.errstate(invalid="ignore"):
+        want = _through_parts(z_np)
+    for mine, numpys in zip(got, want, strict=True):
+        assert_same_bits(np.asarray(mine), numpys)

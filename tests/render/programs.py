@@ -24,7 +24,7 @@ DTYPES = [
 ]
 SPECIAL = [0.0, -0.0, 1.0, -1.0, -1.5, 2.5, 0.5, 7.0, 3.0, 1e-40, -1e-45, 3e38, 65504.0, 1e-5]
 SPECIAL += [np.inf, -np.inf, np.nan]
-COMPLEX_ONLY = {Op.CONJ, Op.REAL, Op.IMAG}
+COMPLEX_ONLY = {Op.CONJ, Op.COMPLEX}  # NOTE: complex operands or results
 # CUDA's math functions where C borrows numpy's loops: glibc runs them in the shim.
 LIBM = {
     Op.EXP, Op.EXPM1, Op.LOG, Op.LOG1P, Op.LOG2, Op.LOG10, Op.SIN, Op.COS, Op.TAN, Op.ASIN,

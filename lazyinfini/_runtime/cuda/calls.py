@@ -92,6 +92,10 @@ def evaluate(node: Node, inputs: list, xp):
         inputs = [xp.astype(x, _dtypes.compute_dtype(x.dtype), copy=False) for x in inputs]
     if node.op is Op.CLIP:
         result = _clip(node, inputs, xp)
+    elif node.op is Op.COMPLEX:  # NOTE: no namespace function: the parts written in place
+        result = xp.empty(node.shape, dtype=node.dtype)
+        result.real, result.imag = inputs
+        return result
     elif node.op.label in SPECIAL_VALUES:
         result = SPECIAL_VALUES[node.op.label](xp, *inputs)
     else:
