@@ -59,8 +59,12 @@ def _equality_method(name: str, unequal: bool):
 
 def _inplace_method(name: str, dunder: str):
     def method(self, other, /):
-        if not _elementwise.is_operand(other):
-            return NotImplemented
+        if type(other) is not Array and not _elementwise.is_operand(other):
+            if type(other) not in _ufuncs.SEQUENCES:
+                return NotImplemented
+            # NOTE: as the operator converts it: Python's fallback to `x = x + [1, 2]` would
+            # rebind x, its views left unchanged (and an int x += [0.5] would become float)
+            other = _ufuncs.listed((self, other))[1]
         return self._rebind(dunder, _FUNCTIONS[name], other)
 
     method.__name__ = name
@@ -362,6 +366,8 @@ class Array(NumpyMethods):
     def __setitem__(self, key, value, /) -> None:
         # A functional update: nodes are immutable, so this array is rebound to a SETITEM node;
         # an array sharing memory with views writes through them (_api/views.py).
+        if type(value) in _ufuncs.SEQUENCES:  # NOTE: numpy's x[key] = [1, 2]: in x's dtype
+            value = np.asarray(value, dtype=self.dtype)
         if self._view is not None:
             _views.setitem(self, key, value)
             return

@@ -62,12 +62,10 @@ def numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
 
 
 SEQUENCES = (list, tuple)
-# The ufuncs that order their operands: the standard's functions take no complex numbers,
-# numpy's order them lexicographically (np.maximum(z, w), np.greater(z, w)): those run numpy's
-ORDERING = frozenset(
-    {np.maximum, np.minimum, np.fmax, np.fmin, np.greater, np.greater_equal, np.less}
-    | {np.less_equal}
-)
+# The ufuncs choosing between their operands by numpy's lexicographic order of complex numbers
+# (np.maximum(z, w)): the standard's functions take no complex numbers, so those run numpy's.
+# (The comparisons, np.greater(z, w), order complex numbers so lazily: elementwise.py.)
+ORDERING = frozenset({np.maximum, np.minimum, np.fmax, np.fmin})
 
 
 def _complex(value) -> bool:

@@ -291,7 +291,7 @@ def _ordering(name: str, op: Op, strict: str, tie: str):
     def fn(x1, x2, /) -> Array:
         if not (_is_complex(x1) or _is_complex(x2)):
             return real(x1, x2)
-        (a, b), _, _ = operands(name, (x1, x2), "numeric", caller_source())
+        (a, b), _, _ = operands(name, (x1, x2), "numeric or boolean", caller_source())
         return _complex_order(Array(a), Array(b), globals()[strict], globals()[tie])
 
     return _named(fn, name, op)

@@ -220,3 +220,28 @@ def test_a_0d_view_is_written_in_place_as_numpys_0d_array():
         view = x[...]
         view += 1
         assert float(x) == 1.0
+
+
+def test_in_place_operators_and_writes_take_lists_as_numpys():
+    # NOTE: an in-place operator that refused a list made Python fall back to x = x + [...]:
+    # x rebound, its views unchanged, an int x made float; a setitem of a list raised
+    x = np.arange(6.0).reshape(2, 3)
+    lazy = li.asarray(x.copy())
+    row, lazy_row = x[0], lazy[0]
+    x += [1, 2, 3]
+    lazy += [1, 2, 3]
+    other, lazy_other = x[1], lazy[1]
+    other -= (1, 1, 0.5)
+    lazy_other -= (1, 1, 0.5)
+    x[0, ::-1] = [7, 8.5, 9]
+    lazy[0, ::-1] = [7, 8.5, 9]
+    for got, want in ((lazy, x), (lazy_row, row), (lazy_other, other)):
+        assert np.array_equal(np.asarray(got), want)
+    ints = li.asarray(np.arange(3))
+    with pytest.raises(TypeError, match="__iadd__"):
+        ints += [0.5, 0.5, 0.5]  # NOTE: numpy's UFuncTypeError (same_kind casting)
+    small = li.asarray(np.zeros(3, np.int8))
+    small[...] = [2.7, True, -1]  # NOTE: numpy converts the list in x's dtype
+    assert np.asarray(small).tolist() == [2, 1, -1]
+    with pytest.raises(OverflowError):
+        small[...] = [300, 1, 2]
