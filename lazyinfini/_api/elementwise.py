@@ -292,6 +292,7 @@ def _ordering(name: str, op: Op, strict: str, tie: str):
         if not (_is_complex(x1) or _is_complex(x2)):
             return real(x1, x2)
         (a, b), _, _ = operands(name, (x1, x2), "numeric or boolean", caller_source())
+        # NOTE: by name: the real comparisons are this module's orderings, declared below
         return _complex_order(Array(a), Array(b), globals()[strict], globals()[tie])
 
     return _named(fn, name, op)
