@@ -62,10 +62,10 @@ def numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
 
 
 SEQUENCES = (list, tuple)
-# The ufuncs choosing between their operands by numpy's lexicographic order of complex numbers
-# (np.maximum(z, w)): the standard's functions take no complex numbers, so those run numpy's.
-# (The comparisons, np.greater(z, w), order complex numbers so lazily: elementwise.py.)
-ORDERING = frozenset({np.maximum, np.minimum, np.fmax, np.fmin})
+# The ufuncs choosing between complex numbers by numpy's lexicographic order that the namespace
+# lacks (np.fmax(z, w)): those run numpy's. (np.maximum, np.greater and kin order complex
+# numbers so lazily: elementwise.py.)
+ORDERING = frozenset({np.fmax, np.fmin})
 
 
 def _complex(value) -> bool:

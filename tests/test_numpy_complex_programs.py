@@ -131,6 +131,8 @@ BINARY = {
     "less_equal": lambda z, w: np.less_equal(z, w),
     "ordered_mask": lambda z, w: z[z >= w.real],
     "less_than_a_number": lambda z, w: z < 0.5 - 1j,
+    "maximum": lambda z, w: np.maximum(z, w),
+    "minimum_of_a_number": lambda z, w: np.minimum(z, 0.5j),
     "not_equal": lambda z, w: z != w,
     "where": lambda z, w: np.where(np.abs(z) > 1, z, w),
     "stack": lambda z, w: np.stack([z, w]),

@@ -291,24 +291,66 @@ def _ordering(name: str, op: Op, strict: str, tie: str):
     def fn(x1, x2, /) -> Array:
         if not (_is_complex(x1) or _is_complex(x2)):
             return real(x1, x2)
-        (a, b), _, _ = operands(name, (x1, x2), "numeric or boolean", caller_source())
+        a, b = _complex_pair(name, x1, x2)
         # NOTE: by name: the real comparisons are this module's orderings, declared below
-        return _complex_order(Array(a), Array(b), globals()[strict], globals()[tie])
+        return _complex_order(a, b, globals()[strict], globals()[tie])
+
+    return _named(fn, name, op)
+
+
+def _choosing(name: str, op: Op, strict: str, tie: str):
+    """maximum or minimum: of real values the standard's; of complex ones (an extension)
+    numpy's: x1 where it orders first (greater_equal, or less_equal: `strict` and `tie` as
+    _ordering's) or holds a NaN part, else x2 (equal to numpy's over every pair of special
+    parts)."""
+    real = _binary(name, op, "real numeric or boolean", declare=False)
+
+    def fn(x1, x2, /) -> Array:
+        if not (_is_complex(x1) or _is_complex(x2)):
+            return real(x1, x2)
+        first, second = _complex_pair(name, x1, x2)
+        ordered = _complex_order(first, second, globals()[strict], globals()[tie])
+        return where(logical_or(ordered, _nan(first)), first, second)
 
     return _named(fn, name, op)
 
 
 def _is_complex(x) -> bool:
-    return type(x) is complex or isinstance(x, Array) and x.dtype in _dtypes.COMPLEX
+    return isinstance(x, complex) or isinstance(x, Array) and x.dtype in _dtypes.COMPLEX
 
 
-def _complex_order(a: Array, b: Array, strict, tie) -> Array:
+def _complex_pair(name: str, x1, x2) -> list:
+    """x1 and x2 compared as complex values: an array in the common dtype but not broadcast (a
+    broadcast operand has no say in numpy's memory order of the result, which an intermediate
+    of it alone at the full shape would have), a Python number as its complex value."""
+    source = caller_source()
+    _, dtype, _ = operands(name, (x1, x2), "numeric or boolean", source)  # NOTE: checks them
+    return [
+        Array(conform(x._node, dtype, x.shape, source)) if isinstance(x, Array) else complex(x)
+        for x in (x1, x2)
+    ]
+
+
+def _nan(v):
+    """Whether complex `v` (an array, or a Python number) has a NaN part."""
+    return isnan(v) if isinstance(v, Array) else v != v
+
+
+def _complex_order(a, b, strict, tie) -> Array:
     """numpy's order of complex a and b: by the real parts, where those tie by the imaginary
     parts; a NaN imaginary part orders nothing by the real parts (numpy's CGT, CGE, CLT and
     CLE; equal to numpy's over every pair of NaN, infinite, signed-zero and finite parts)."""
-    ar, ai, br, bi = real(a), imag(a), real(b), imag(b)
-    known = logical_not(logical_or(isnan(ai), isnan(bi)))
+    ar, ai, br, bi = _real_of(a), _imag_of(a), _real_of(b), _imag_of(b)
+    known = logical_not(logical_or(_nan(ai), _nan(bi)))
     return logical_or(logical_and(strict(ar, br), known), logical_and(equal(ar, br), tie(ai, bi)))
+
+
+def _real_of(v):
+    return real(v) if isinstance(v, Array) else v.real
+
+
+def _imag_of(v):
+    return imag(v) if isinstance(v, Array) else v.imag
 
 
 def _binary(name: str, op: Op, category: str, *, result: str = "same", on_bool=None, declare=True):
@@ -476,8 +518,8 @@ subtract = _binary("subtract", Op.SUBTRACT, "numeric or boolean", on_bool=_NO_BO
 add = _binary("add", Op.ADD, "numeric or boolean")
 multiply = _binary("multiply", Op.MULTIPLY, "numeric or boolean")
 divide = _binary("divide", Op.DIVIDE, "numeric or boolean", result="quotient")
-maximum = _binary("maximum", Op.MAXIMUM, "real numeric or boolean")
-minimum = _binary("minimum", Op.MINIMUM, "real numeric or boolean")
+maximum = _choosing("maximum", Op.MAXIMUM, "greater", "greater_equal")
+minimum = _choosing("minimum", Op.MINIMUM, "less", "less_equal")
 equal = _binary("equal", Op.EQUAL, "any", result="bool")
 not_equal = _binary("not_equal", Op.NOT_EQUAL, "any", result="bool")
 # orderings: of real values the standard's; of complex ones (an extension: the standard leaves

@@ -59,8 +59,8 @@ UNARY = {
 }
 # Note (spec): these take real numbers only (numpy also orders complex numbers): with a complex
 # operand they raise where numpy gives a value. Not a bool rule: complex64 alone raises too.
-# NOTE: the orderings (less, greater, ...) order complex numbers as numpy's (elementwise.py)
-REAL_ONLY = {"maximum", "minimum", "floor_divide", "remainder"}
+# NOTE: the orderings (less, maximum, ...) order complex numbers as numpy's (elementwise.py)
+REAL_ONLY = {"floor_divide", "remainder"}
 DEVICE_NAMES = ["cpu", "numpy", "reference"]
 
 
