@@ -54,11 +54,6 @@ def _renamed(exc: Exception, name: str) -> Exception:
     return renamed.with_traceback(exc.__traceback__)
 
 
-def _settable(value):
-    """A value numpy's part setters take as an array (a list) as one setitem takes it."""
-    return np.asarray(value) if isinstance(value, (list, tuple)) else value
-
-
 def _numpy(func, args: tuple, kwargs: dict):
     """numpy's `func(*args, **kwargs)` on Arrays, as numpy's function protocol runs it."""
     global _call
@@ -301,7 +296,7 @@ class NumpyMethods:
     @real.setter
     def real(self, value) -> None:
         """numpy's `x.real = value`: written through the part (x itself where x is real)."""
-        _numpy(np.real, (self,), {})[...] = _settable(value)
+        _numpy(np.real, (self,), {})[...] = value  # NOTE: a list too, as setitem takes it
 
     @property
     def imag(self):
@@ -314,7 +309,7 @@ class NumpyMethods:
         """numpy's `x.imag = value`, for a complex x (a real x has no imaginary part to set)."""
         if self.dtype not in _dtypes.COMPLEX:
             raise error(TypeError, "imag", "x has no imaginary part to set (its dtype is real)")
-        _numpy(np.imag, (self,), {})[...] = _settable(value)
+        _numpy(np.imag, (self,), {})[...] = value
 
     @property
     def itemsize(self) -> int:

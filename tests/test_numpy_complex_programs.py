@@ -13,13 +13,12 @@ complex numbers by another formula than its array loops (docs/numpy.md), and laz
 from __future__ import annotations
 
 import os
-import warnings
 
 import numpy as np
 import pytest
 
-import lazyinfini as li
 from tests.test_numpy_programs import _same as _same_real
+from tests.test_numpy_programs import differences
 
 COUNT = int(os.environ.get("LAZYINFINI_FUZZ_EXAMPLES", "300"))
 SPECIAL = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0])
@@ -191,7 +190,7 @@ def _scalar(*values) -> bool:
     return any(isinstance(v, np.generic) for v in values)
 
 
-def _program(seed: int, wrap, steps: int, outputs: list | None = None) -> list:
+def _program(seed: int, wrap, outputs: list | None = None, steps: int = 7) -> list:
     """Program `seed`'s outputs on inputs `wrap(z)`, into `outputs` (so a caller sees the steps
     done before one raised), at most `steps` steps."""
     rng = np.random.default_rng(seed)
@@ -216,27 +215,7 @@ def _same(got: np.ndarray, want: np.ndarray) -> bool:
 
 
 def _failures(seed: int) -> list[str]:
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        done: list = []
-        try:
-            want = [np.asarray(v) for v in _program(seed, lambda z: z, 7, done)]
-        except (IndexError, ValueError, TypeError, ArithmeticError) as error:
-            # NOTE: numpy's error (a maximum of no values), at the same step or when computed
-            with pytest.raises(type(error)):
-                outputs = _program(seed, li.asarray, len(done) + 1)
-                li.compute(*(v for v in outputs if isinstance(v, li.Array)))
-            return []
-        outputs = _program(seed, li.asarray, len(want))
-        arrays = [v for v in outputs if isinstance(v, li.Array)]
-        computed = iter(li.compute(*arrays) if len(arrays) > 1 else arrays)
-        got = [next(computed) if isinstance(v, li.Array) else v for v in outputs]
-    assert len(got) == len(want), seed
-    return [
-        f"seed {seed}, output {i}"
-        for i, (mine, numpys) in enumerate(zip(got, want, strict=True))
-        if not _same(np.asarray(mine), numpys)
-    ]
+    return differences(seed, _program, lambda z: z, _same)
 
 
 @pytest.mark.parametrize("block", range(2))

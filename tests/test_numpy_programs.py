@@ -396,19 +396,25 @@ def _other_values(a: np.ndarray) -> np.ndarray:
 
 def _failures(seed: int, given) -> list[str]:
     """The outputs of program `seed` on inputs `given(a)` that are not numpy's."""
+    return differences(seed, _program, given, _same)
+
+
+def differences(seed: int, program, given, same) -> list[str]:
+    """The outputs of `program(seed, wrap, outputs, steps)` on inputs `given(a)` that are not
+    numpy's by `same`: run on ndarrays, then on lazyinfini arrays of them, as many steps."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         done: list = []
         try:
-            want = [np.asarray(v) for v in _program(seed, given, done)]
+            want = [np.asarray(v) for v in program(seed, given, done)]
         except (IndexError, ValueError, TypeError, ArithmeticError) as error:  # NOTE: here too
             # NOTE: the steps numpy ran, the raising one last: a later step's eager error
             # would overtake a data-dependent one lazyinfini raises when it computes
             with pytest.raises(TypeError if isinstance(error, TypeError) else type(error)):
-                outputs = _program(seed, lambda a: li.asarray(given(a)), steps=len(done) + 1)
+                outputs = program(seed, lambda a: li.asarray(given(a)), steps=len(done) + 1)
                 li.compute(*(v for v in outputs if isinstance(v, li.Array)))
             return []
-        outputs = _program(seed, lambda a: li.asarray(given(a)))
+        outputs = program(seed, lambda a: li.asarray(given(a)), steps=len(want))
         # NOTE: numpy's scalars come back from a function numpy runs (np.nansum(x))
         arrays = [v for v in outputs if isinstance(v, li.Array)]
         computed = iter(li.compute(*arrays) if len(arrays) > 1 else arrays)
@@ -416,7 +422,7 @@ def _failures(seed: int, given) -> list[str]:
     return [
         f"seed {seed}, output {i}"
         for i, (mine, numpys) in enumerate(zip(got, want, strict=True))
-        if not _same(np.asarray(mine), numpys)
+        if not same(np.asarray(mine), numpys)
     ]
 
 

@@ -283,34 +283,22 @@ def _of_bool(op: Op, node: Node) -> Array:
     return Array(_scalar_node(op.label, answer, _dtypes.bool, node.shape, caller_source()))
 
 
-def _ordering(name: str, op: Op, strict: str, tie: str):
-    """An ordering comparison, `strict` and `tie` the names of the real comparisons of the
-    real parts and of the imaginary parts that order complex values (see _complex_order)."""
-    real = _binary(name, op, "real numeric or boolean", result="bool", declare=False)
+def _ordering(name: str, op: Op, strict: str, tie: str, *, chooses: bool = False):
+    """An ordering comparison (or, `chooses`, maximum or minimum): of real values the
+    standard's; of complex ones (an extension) numpy's lexicographic order, `strict` and `tie`
+    the names of the real comparisons of the real parts and of the imaginary parts (see
+    _complex_order). maximum and minimum keep x1 where it orders first or holds a NaN part,
+    else x2 (equal to numpy's over every pair of special parts)."""
+    result = "same" if chooses else "bool"
+    real = _binary(name, op, "real numeric or boolean", result=result, declare=False)
 
     def fn(x1, x2, /) -> Array:
         if not (_is_complex(x1) or _is_complex(x2)):
             return real(x1, x2)
         a, b = _complex_pair(name, x1, x2)
         # NOTE: by name: the real comparisons are this module's orderings, declared below
-        return _complex_order(a, b, globals()[strict], globals()[tie])
-
-    return _named(fn, name, op)
-
-
-def _choosing(name: str, op: Op, strict: str, tie: str):
-    """maximum or minimum: of real values the standard's; of complex ones (an extension)
-    numpy's: x1 where it orders first (greater_equal, or less_equal: `strict` and `tie` as
-    _ordering's) or holds a NaN part, else x2 (equal to numpy's over every pair of special
-    parts)."""
-    real = _binary(name, op, "real numeric or boolean", declare=False)
-
-    def fn(x1, x2, /) -> Array:
-        if not (_is_complex(x1) or _is_complex(x2)):
-            return real(x1, x2)
-        first, second = _complex_pair(name, x1, x2)
-        ordered = _complex_order(first, second, globals()[strict], globals()[tie])
-        return where(logical_or(ordered, _nan(first)), first, second)
+        ordered = _complex_order(a, b, globals()[strict], globals()[tie])
+        return where(logical_or(ordered, _nan(a)), a, b) if chooses else ordered
 
     return _named(fn, name, op)
 
@@ -518,8 +506,8 @@ subtract = _binary("subtract", Op.SUBTRACT, "numeric or boolean", on_bool=_NO_BO
 add = _binary("add", Op.ADD, "numeric or boolean")
 multiply = _binary("multiply", Op.MULTIPLY, "numeric or boolean")
 divide = _binary("divide", Op.DIVIDE, "numeric or boolean", result="quotient")
-maximum = _choosing("maximum", Op.MAXIMUM, "greater", "greater_equal")
-minimum = _choosing("minimum", Op.MINIMUM, "less", "less_equal")
+maximum = _ordering("maximum", Op.MAXIMUM, "greater", "greater_equal", chooses=True)
+minimum = _ordering("minimum", Op.MINIMUM, "less", "less_equal", chooses=True)
 equal = _binary("equal", Op.EQUAL, "any", result="bool")
 not_equal = _binary("not_equal", Op.NOT_EQUAL, "any", result="bool")
 # orderings: of real values the standard's; of complex ones (an extension: the standard leaves

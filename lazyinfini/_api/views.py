@@ -314,14 +314,13 @@ def replay(steps: tuple[Step, ...], root: Node, source: str) -> Node:
     """The value `steps` see in `root`: one movement node per step."""
     node = root
     for step in steps:  # NOTE: quick nodes: each step was a node once, checked then
-        dtype = _PART_DTYPES[node.dtype] if step.op in _PARTS else node.dtype
+        dtype = REAL_OF[node.dtype] if step.op in _PARTS else node.dtype
         node = quick_node(step.op, (node,), step.shape, dtype, step.arg, source)
     return node
 
 
 # a complex array's parts (numpy's z.real and z.imag views: np.real and np.imag link them)
 _PARTS = (Op.REAL, Op.IMAG)
-_PART_DTYPES = REAL_OF
 
 
 def scatter(root: Node, steps: tuple[Step, ...], new: Node, source: str) -> Node:
