@@ -154,6 +154,8 @@ def _order_of(node: Node, srcs: tuple, strides: dict) -> tuple[int, ...] | None:
         # at once (a batch of diagonals of a C-ordered x is F-ordered: its sums add row to row)
         found = strides[srcs[0]]
         return axis_order(node.shape, [(*found[:-2], found[-2] + found[-1])])
+    if node.op is Op.LINALG and _is_trace(node):
+        return _trace_order(node, srcs[0], strides[srcs[0]])
     if node.op in _ALONG_AN_AXIS and dict(node.arg)["axis"] is not None:
         return axis_order(srcs[0].shape, [strides[srcs[0]]])
     if node.op is Op.GATHER:
@@ -309,6 +311,21 @@ def _is_diagonal(node: Node) -> bool:
     return dict(node.arg).get("_function") == "diagonal"
 
 
+def _is_trace(node: Node) -> bool:
+    return dict(node.arg).get("_function") == "trace"
+
+
+def _trace_order(node: Node, src: Node, found: tuple) -> tuple[int, ...]:
+    """numpy's trace sums its diagonal (a view, as above) over the diagonal's axis: its result
+    is in the order of the diagonal's leading axes (a batch of traces of a C-ordered x is
+    F-ordered)."""
+    rows, cols = src.shape[-2:]
+    offset = dict(node.arg)["offset"]
+    length = max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols))
+    order = axis_order((*node.shape, length), [(*found[:-2], found[-2] + found[-1])])
+    return tuple(a for a in order if a != len(node.shape))
+
+
 def _reduced_order(node: Node, src: Node, strides: tuple) -> tuple[int, ...]:
     """numpy's axis order of the reduction `node`'s result: its input's, over the kept axes
     (renumbered where they are dropped)."""
@@ -428,9 +445,17 @@ def _seen_back(inner: Node, node: Node, order: tuple[int, ...]) -> Node:
 
 
 def _reordered_linalg(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
-    """A diagonal computed as it is, then copied into numpy's order; a norm as a reduction."""
+    """A diagonal computed as it is, then copied into numpy's order; a trace of its input's
+    matrices in that order; a norm as a reduction."""
     if _is_diagonal(node):
         return _copied_into(node, srcs, order)
+    if _is_trace(node):
+        (x,) = srcs  # NOTE: the traces of x's matrices taken in that order
+        full = (*order, len(order), len(order) + 1)
+        moved = Node(Op.PERMUTE, (x,), tuple(x.shape[a] for a in full), x.dtype, full, node.source)
+        shape = tuple(node.shape[a] for a in order)
+        inner = Node(node.op, (moved,), shape, node.dtype, node.arg, node.source)
+        return _seen_back(inner, node, order)
     return _reordered_reduction(node, srcs, order)
 
 

@@ -583,7 +583,7 @@ def test_a_fill_keeps_the_arrays_memory_order(before):
     shape=hnp.array_shapes(min_dims=3, max_dims=4, min_side=1, max_side=6),
     dtype=st.sampled_from([np.float16, F32, F64]),
 )
-def test_sums_of_a_batch_of_diagonals_of_any_layout_equal_numpys(data, shape, dtype):
+def test_sums_of_a_batch_of_diagonals_and_traces_of_any_layout_equal_numpys(data, shape, dtype):
     """numpy's diagonal is a view, the leading axes' strides then both diagonal axes' at once:
     a batch of diagonals of a C-ordered array is F-ordered, and its sums add row to row. It
     was computed C-ordered and summed pairwise (the numpy-programs fuzz at 512K elements: a
@@ -600,6 +600,11 @@ def test_sums_of_a_batch_of_diagonals_of_any_layout_equal_numpys(data, shape, dt
         _differential(lambda xp, x: xp.sum(diagonals(xp, x), axis=axis), a)
         _differential(lambda xp, x: xp.mean(diagonals(xp, x) * 2, axis=axis), a)
     _differential(lambda xp, x: np.trace(x, offset, axis1, axis2), a)
+    # NOTE: numpy's trace is a sum of that view over its last axis: in the leading axes' order
+    # (it was C-ordered: a later prod of complex traces differed, the complex fuzz's seed 27690)
+    want = np.trace(a, offset, axis1, axis2)
+    got = np.asarray(np.trace(li.asarray(a), offset, axis1, axis2))
+    assert _same_layout(got.strides, want.strides, want.shape), (got.strides, want.strides)
 
 
 @settings(max_examples=100, deadline=None)
