@@ -447,6 +447,7 @@ class Array(NumpyMethods):
         result = fn(self, other)
         if not self.shape and self._view is None:
             return result
+        result = _complex_products.written(result, (self, other), self)
         if result.dtype != self.dtype and result.shape == self.shape:
             if np.can_cast(result.dtype, self.dtype, casting="same_kind"):
                 cast = _elementwise.conform(result._n, self.dtype, self.shape, caller_source())
@@ -535,6 +536,7 @@ from ._api.implicit import implicit_data, implicit_value, known_value  # noqa: E
 # NOTE: imported last; these modules import Array from here.
 from . import _numpy_ufuncs as _ufuncs  # noqa: E402
 from . import _realize  # noqa: E402
+from ._api import complex_products as _complex_products  # noqa: E402
 from ._api import creation as _creation  # noqa: E402
 from ._api import elementwise as _elementwise  # noqa: E402
 from ._api import indexing as _indexing  # noqa: E402

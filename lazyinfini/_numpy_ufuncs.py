@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _dtypes
 from ._api import checks as _checks
+from ._api import complex_products as _complex_products
 from ._api import creation as _creation
 from ._api import elementwise as _elementwise
 from ._api import linear_algebra as _linalg
@@ -43,7 +44,7 @@ def numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
             return twin(*inputs)
         out = kwargs.get("out")
         if len(kwargs) == 1 and out is not None and len(out) == 1 and isinstance(out[0], Array):
-            return _into(ufunc, twin(*inputs), out[0])
+            return _into(ufunc, twin(*inputs), out[0], inputs)
     name = getattr(ufunc, "__name__", "ufunc")
     if any(isinstance(o, Array) for o in kwargs.get("out", ())):
         raise _checks.error(TypeError, name, "out= cannot be a lazyinfini array (they are values)")
@@ -72,10 +73,11 @@ def _complex(value) -> bool:
     return isinstance(value, complex) or getattr(getattr(value, "dtype", None), "kind", "") == "c"
 
 
-def _into(ufunc, result: Array, out: Array) -> Array:
+def _into(ufunc, result: Array, out: Array, inputs: tuple) -> Array:
     """np.add(x, y, out=z) with z an Array: z (and the arrays sharing its memory) rebound to
     the result, broadcast to z's shape and cast by numpy's same_kind rule (numpy's checks):
     recorded from the inputs' values before the write, as numpy computes overlapping ones."""
+    result = _complex_products.written(result, inputs, out)  # NOTE: numpy's in-place formula
     if (
         result.shape != out.shape
         and _checks.broadcast_shapes(ufunc.__name__, result.shape, out.shape) == out.shape

@@ -20,7 +20,11 @@ import numpy as np
 from .. import _dtypes
 from .._array import Array, record
 from .._graph import Node, Op, caller_source, quick_node
-from . import creation, quick  # NOTE: creation read at call time: its names would cycle
+from . import (
+    complex_products,
+    creation,  # NOTE: read at call time: its names would cycle
+    quick,
+)
 from .checks import broadcast_shapes, check_dtype_in, check_scalar, error
 
 _SCALARS = (builtins.bool, int, float, complex)
@@ -341,16 +345,19 @@ def _imag_of(v):
     return imag(v) if isinstance(v, Array) else v.imag
 
 
-def _binary(name: str, op: Op, category: str, *, result: str = "same", on_bool=None, declare=True):
+def _binary(
+    name: str, op: Op, category: str, *, result="same", on_bool=None, declare=True, then=None
+):
+    """`then(recorded, x1, x2)`: the Array to return instead of the recorded one."""
     table = quick.result_dtypes(category, result, on_bool)
 
     def fn(x1, x2, /) -> Array:
         recorded = quick.binary(op, table, x1, x2)
         if recorded is None and op in _BEYOND:
             recorded = _beyond_range(op, x1, x2)
-        if recorded is not None:
-            return recorded
-        return elementwise(name, op, (x1, x2), category, result, on_bool=on_bool)
+        if recorded is None:
+            recorded = elementwise(name, op, (x1, x2), category, result, on_bool=on_bool)
+        return recorded if then is None else then(recorded, x1, x2)
 
     return _named(fn, name, op, declare)
 
@@ -504,7 +511,8 @@ def _where_nonzero(condition, x1, x2) -> tuple[Array, ...]:
 # dtype (see elementwise()) and numpy's rule for bool operands (on_bool, see above).
 subtract = _binary("subtract", Op.SUBTRACT, "numeric or boolean", on_bool=_NO_BOOL_SUBTRACT)
 add = _binary("add", Op.ADD, "numeric or boolean")
-multiply = _binary("multiply", Op.MULTIPLY, "numeric or boolean")
+# NOTE: numpy's formula for a complex product of one element depends on its call's form
+multiply = _binary("multiply", Op.MULTIPLY, "numeric or boolean", then=complex_products.fresh)
 divide = _binary("divide", Op.DIVIDE, "numeric or boolean", result="quotient")
 maximum = _ordering("maximum", Op.MAXIMUM, "greater", "greater_equal", chooses=True)
 minimum = _ordering("minimum", Op.MINIMUM, "less", "less_equal", chooses=True)
