@@ -9,7 +9,8 @@ one element are where a numpy call meets such strides: written in place (`z *= w
 operands of different dimensions: `(1, 1) complex64 * (1, 1) complex128`). lazyinfini's kernels
 take numpy's SIMD loop there (or a GPU's own), so for those calls the product is recorded as the
 plain formula over the parts instead (each part a movement, each product a real multiply: the
-same bits on every device).
+same bits on every device). A real operand counts too: cast, its imaginary part is +0, and
+where a product underflows the two formulas give zeros of other signs.
 
 Which calls those are is not modelled: numpy's iterator decides, and its build (a CPU without
 FMA has one formula). The first call of each form (the operands' dtypes, dimensions, and which
@@ -24,11 +25,19 @@ import numpy as np
 from .._array import Array
 from .._graph import Node, Op, caller_source, quick_node
 
-# a part of each probe operand, by its dtype: its products round differently in the two
-# formulas (their exact values need more bits than the result keeps, but no tie)
+# Probe values, by the result's dtype. Of two complex operands: a part whose products round
+# differently in the two formulas (their exact values need more bits than the result keeps, but
+# no tie), by the operand's dtype. Of a real operand (cast: its imaginary part +0) and a complex
+# one: a product that underflows, whose zero is -0 in the fused formula and +0 in the plain one
+# (-0 - (-0)): (the real value, the complex one).
 _PROBE_PART = {np.dtype(np.complex64): 1 + 2.0**-13, np.dtype(np.complex128): 1 + 2.0**-41}
+_UNDERFLOW = {
+    np.dtype(np.complex64): (2.0**-100, complex(-(2.0**-100), -1.0)),
+    np.dtype(np.complex128): (2.0**-1000, complex(-(2.0**-100), -1.0)),
+}
 _FORMS: dict = {}  # form -> whether numpy's call of that form takes the plain formula
 _PRODUCTS = (Op.MULTIPLY, Op.SQUARE)
+_WEAK = frozenset((bool, int, float, complex))
 
 
 def fresh(product: Array, x1, x2) -> Array:
@@ -52,46 +61,56 @@ def written(product: Array, operands: tuple, out: Array) -> Array:
 
 
 def _takes_plain(node: Node, operands: tuple, into: tuple) -> bool:
-    forms = tuple(_form(v, node.dtype) for v in operands)
-    if any(f is None for f in forms):
-        return False  # NOTE: a real operand has no imaginary part: both formulas agree
-    key = (node.op, forms, into)
+    result = node.dtype
+    key = (node.op, tuple(_form(v, result) for v in operands), into, result)
     found = _FORMS.get(key)
     if found is None:
-        found = _FORMS[key] = _probe(node.op, forms, into, node.dtype)
+        found = _FORMS[key] = _probe(*key)
     return found
 
 
-def _form(value, result: np.dtype):
-    """(dtype, dimensions) of a complex operand, its dtype the result's for a Python number
-    (numpy's weak scalars); None for a real one."""
-    if isinstance(value, complex):
+def _form(value, result: np.dtype) -> tuple:
+    """(dtype, dimensions: None for a scalar) of an operand as the probe makes it. A complex
+    one keeps its dtype; a real one is cast in numpy's loop, as a real array of the result's
+    part dtype is; a Python number is one of the result's dtype (numpy's weak scalars)."""
+    if type(value) in _WEAK:  # NOTE: by type: numpy's scalars (np.float64 too) are strong
         return result, None
-    dtype = getattr(value, "dtype", None)
-    if dtype is None or dtype.kind != "c":
-        return None
+    dtype = value.dtype
+    if dtype.kind != "c":
+        dtype = np.dtype(result.char.lower())
     return dtype, (None if isinstance(value, np.generic) else value.ndim)
 
 
 def _probe(op: Op, forms: tuple, into: tuple, result: np.dtype) -> bool:
     """Whether numpy's call of this form gives the plain formula's bits where its long loop's
     differ (False where the two agree on this machine: nothing to follow)."""
-    values = [_probe_value(dtype, ndim) for dtype, ndim in forms]
+    values = _probe_values(forms, result)
     if len(into) == 2:
         values[1] = values[0]  # NOTE: x *= x
     parts = [complex(np.ravel(v)[0]) for v in values] * (2 if op is Op.SQUARE else 1)
     out = values[into[0]] if into else None
-    got = np.square(values[0], out=out) if op is Op.SQUARE else np.multiply(*values, out=out)
-    long = np.multiply(*(np.full(8, p, result) for p in parts))[0]
+    try:
+        got = np.square(values[0], out=out) if op is Op.SQUARE else np.multiply(*values, out=out)
+    except TypeError:  # NOTE: a complex product into a real array: the write raises anyway
+        return False
+    long = np.multiply(*(np.full(8, p, result) for p in parts))[:1]
     plain = _plain_formula(*parts, np.dtype(result.char.lower()))
-    got = np.ravel(got)[0].astype(result)
-    return bool(got == plain and got != long)
+    got = np.ravel(got)[:1]  # NOTE: compared in its dtype: an out= may be narrower
+    plain, long = np.asarray([plain], got.dtype), long.astype(got.dtype)
+    return got.tobytes() == plain.tobytes() != long.tobytes()
 
 
-def _probe_value(dtype: np.dtype, ndim):
-    part = _PROBE_PART[dtype]
-    value = dtype.type(complex(part, 1.0))
-    return value if ndim is None else np.full((1,) * ndim, value, dtype)
+def _probe_values(forms: tuple, result: np.dtype) -> list:
+    reals = [dtype.kind != "c" for dtype, _ in forms]
+    if any(reals):
+        real, other = _UNDERFLOW[result]
+        picked = [real if is_real else other for is_real in reals]
+    else:
+        picked = [complex(_PROBE_PART[dtype], 1.0) for dtype, _ in forms]
+    return [
+        dtype.type(v) if ndim is None else np.full((1,) * ndim, v, dtype)
+        for (dtype, ndim), v in zip(forms, picked, strict=True)
+    ]
 
 
 def _plain_formula(a: complex, b: complex, real: np.dtype) -> complex:

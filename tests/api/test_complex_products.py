@@ -12,15 +12,20 @@ import pytest
 import lazyinfini as li
 from lazyinfini._api import complex_products
 
-C64, C128 = np.complex64, np.complex128
+C64, C128, F32, F64 = np.complex64, np.complex128, np.float32, np.float64
 _PARTS = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -3.25]
 
 
 def _values(shape, dtype, seed: int, count: int = 60) -> list[np.ndarray]:
-    """`count` arrays of `shape`: random values, then every special part against 1.5 - 2j."""
+    """`count` arrays of `shape`: random values, then every special part, then a product that
+    underflows (a real operand's +0 imaginary part gives -0 - (-0) in the plain formula)."""
     rng = np.random.default_rng(seed)
     made = [rng.standard_normal(shape) + 1j * rng.standard_normal(shape) for _ in range(count)]
     made += [np.full(shape, complex(r, i)) for r in _PARTS for i in _PARTS]
+    made.append(np.full(shape, complex(-(2.0**-100), -1.0)))
+    if np.dtype(dtype).kind != "c":
+        tiny = 2.0**-1000 if dtype == F64 else 2.0**-100
+        made = [v.real for v in made[:-1]] + [np.full(shape, tiny)]
     return [np.asarray(v, dtype) for v in made]
 
 
@@ -77,6 +82,9 @@ OPERANDS = [
     ((1, 1), C128, (), C128),
     ((1, 1), C128, (1,), C128),
     ((1, 1, 1), C128, (1,), C64),
+    ((1, 1), C128, (1, 1), F64),  # NOTE: a real operand, cast: its imaginary part is +0
+    ((1, 1), C64, (1, 1), F32),
+    ((1, 1), C128, (1,), F32),
     ((3,), C128, (3,), C64),  # NOTE: longer: numpy's SIMD loop, kept as it was
     ((2, 2), C64, (1,), C64),
 ]
@@ -116,6 +124,16 @@ def test_the_form_numpy_is_asked_about_once():
     for _ in range(3):
         z * w
     assert len(complex_products._FORMS) == 1
-    # NOTE: a real operand has no imaginary part: both formulas agree, nothing to ask
-    z * li.asarray(np.ones((1,), np.float64))
-    assert len(complex_products._FORMS) == 1
+    z * li.asarray(np.ones((1,), np.float64))  # NOTE: a real operand is asked about too
+    assert len(complex_products._FORMS) == 2
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("scalar", [2.5, 1 - 3j, np.float64(2.5), np.complex64(1 - 3j), True])
+@pytest.mark.parametrize("shape", [(1, 1), (1,), ()])
+def test_a_product_with_a_scalar_gives_numpys_bits(shape, scalar):
+    for z in _values(shape, C64, 5):
+        _same(li.asarray(z) * scalar, np.asarray(z * scalar))
+        _same(scalar * li.asarray(z), np.asarray(scalar * z))
+        if shape:
+            _same(_imul(li.asarray(z.copy()), scalar), _imul(z.copy(), scalar))
