@@ -64,6 +64,18 @@ def test_a_slice_of_length_one_broadcasts_against_a_longer_axis():
             np.testing.assert_array_equal(np.asarray(y), [[-5, -3]])
 
 
+def test_a_stepped_slice_with_an_empty_block_reshapes():
+    # NOTE: x[1:-1:2] of blocks (2, 2) is blocks (1, 0), on which dask's reshape raised an
+    # IndexError (the dask fuzz's find: v7[1:-1:2, 0, 0] of a computed value)
+    data = np.arange(36, dtype=np.float32).reshape(4, 3, 3)
+    for how in ("numpy", "dask"):
+        with li.options(device="dask"):
+            v = source(data, how) * 2
+            got = [np.asarray(v[1:-1:2, 0, 0]), np.asarray(li.reshape(v[1:-1:2, :2], (-1,)))]
+        np.testing.assert_array_equal(got[0], data[1:-1:2, 0, 0] * 2)
+        np.testing.assert_array_equal(got[1], (data[1:-1:2, :2] * 2).reshape(-1))
+
+
 @given(programs(), st.sampled_from(["dask", "numpy"]))
 def test_elementwise_and_movement_match_reference_bit_for_bit(program, how):
     data, steps = program

@@ -123,6 +123,10 @@ def reshaped(x: da.Array, shape) -> da.Array:
     if x.size == 0:
         # NOTE: nothing to move (dask's reshape fails), in one chunk (see chunk_spec)
         return da.zeros(shape, dtype=x.dtype, chunks=chunk_spec(shape))
+    if any(0 in sizes for sizes in x.chunks):
+        # NOTE: a stepped slice leaves empty chunks (x[1:-1:2] of chunks (2, 2): (1, 0)), on
+        # which dask's reshape fails (an IndexError): without them first
+        x = x.rechunk(tuple(tuple(n for n in sizes if n) for sizes in x.chunks))
     try:
         return x.reshape(shape)
     except NotImplementedError:
