@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lazyinfini as li
+from lazyinfini._graph import Op
 from lazyinfini._realize import cache as _cache
 from lazyinfini._realize import native as _native
 from tests.fuzz import check_program, draw_program
@@ -363,3 +364,34 @@ def test_the_c_buffer_node_makes_the_node_python_makes(monkeypatch, own):
     assert compiled(value).arg.layout == python(value).arg.layout
     with pytest.raises(TypeError):
         compiled()
+
+
+class _Unstrided:
+    """Data with no strides (as a dask array has none): a buffer part the Python function makes."""
+
+    shape = (2,)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: li.asarray(np.ones((3, 4), np.float32)),
+        lambda: li.asarray(np.ones((4, 3)).T),
+        lambda: li.asarray(np.arange(10.0)[::-3]),
+        lambda: li.asarray(np.ones((3, 4)))[1:],  # NOTE: a view: the buffer under it
+    ],
+)
+def test_the_c_buffer_part_is_the_key_part_python_makes(make):
+    buffers = [n for n in li.graph(make()).nodes if n.op is Op.BUFFER]
+    for node in buffers:
+        node.__dict__.pop("part", None)
+        parts = _native.Native.scan([node], True)[2]  # NOTE: kept on the node as Python keeps it
+        assert parts == [_cache._buffer_part(node)] and node.__dict__["part"] == parts[0]
+
+
+def test_a_buffer_part_of_data_without_strides_raises_pythons_error():
+    node = li.asarray(np.ones(2))._node
+    node.__dict__.pop("part", None)
+    node.arg.data = _Unstrided()
+    with pytest.raises(AttributeError, match="strides"):
+        _native.Native.scan([node], True)

@@ -26,6 +26,17 @@ static int hit_names(void) {
     return ONE == NULL ? -1 : 0;
 }
 
+/* obj.name (a new reference): from obj's own dict where it holds it (a dataclass's fields, a
+   node's), which skips the type's lookup of a descriptor that PyObject_GetAttr makes first */
+static PyObject *own_attr(PyObject *obj, PyObject *name) {
+    PyObject *fields = Py_TYPE(obj)->tp_dictoffset ? PyObject_GenericGetDict(obj, NULL) : NULL;
+    PyObject *value = fields == NULL ? NULL : PyDict_GetItemWithError(fields, name);
+    Py_XINCREF(value);
+    Py_XDECREF(fields);
+    if (value != NULL || PyErr_Occurred()) return value;
+    return PyObject_GetAttr(obj, name);
+}
+
 /* (order[i] for i in positions), a tuple; positions come from a template of the same key */
 static PyObject *picked(PyObject *order, PyObject *positions) {
     if (positions == NULL) return NULL;
@@ -49,14 +60,14 @@ static PyObject *picked(PyObject *order, PyObject *positions) {
 /* cache._bindings: each buffer stand-in's data, each fill's value where it differs from the
    template's */
 static int bind(PyObject *inputs, PyObject *template, PyObject *order, PyObject *fills) {
-    PyObject *buffers = PyObject_GetAttr(template, s_buffers);
-    PyObject *stand_ins = buffers == NULL ? NULL : PyObject_GetAttr(template, s_fills);
+    PyObject *buffers = own_attr(template, s_buffers);
+    PyObject *stand_ins = buffers == NULL ? NULL : own_attr(template, s_fills);
     int failed = stand_ins == NULL;
     for (Py_ssize_t k = 0; !failed && k < PyTuple_GET_SIZE(buffers); k++) {
         PyObject *pair = PyTuple_GET_ITEM(buffers, k);
         PyObject *node = PyObject_GetItem(order, PyTuple_GET_ITEM(pair, 0));
-        PyObject *arg = node == NULL ? NULL : PyObject_GetAttr(node, s_arg);
-        PyObject *data = arg == NULL ? NULL : PyObject_GetAttr(arg, s_data);
+        PyObject *arg = node == NULL ? NULL : own_attr(node, s_arg);
+        PyObject *data = arg == NULL ? NULL : own_attr(arg, s_data);
         failed = data == NULL || PyDict_SetItem(inputs, PyTuple_GET_ITEM(pair, 1), data) < 0;
         Py_XDECREF(node); Py_XDECREF(arg); Py_XDECREF(data);
     }
@@ -79,11 +90,11 @@ static int bind(PyObject *inputs, PyObject *template, PyObject *order, PyObject 
 
 /* cache._job(template, order, fills, True, key) */
 static PyObject *job_of(PyObject *template, Scan *s, PyObject *key) {
-    PyObject *schedule = PyObject_GetAttr(template, s_schedule), *inputs = PyDict_New();
-    PyObject *asked = picked(s->order, PyObject_GetAttr(template, s_requested));
-    PyObject *kept = picked(s->order, PyObject_GetAttr(template, s_kept));
-    PyObject *devices = PyObject_GetAttr(template, s_devices);
-    PyObject *redirect = PyObject_GetAttr(template, s_redirect), *items = NULL, *job = NULL;
+    PyObject *schedule = own_attr(template, s_schedule), *inputs = PyDict_New();
+    PyObject *asked = picked(s->order, own_attr(template, s_requested));
+    PyObject *kept = picked(s->order, own_attr(template, s_kept));
+    PyObject *devices = own_attr(template, s_devices);
+    PyObject *redirect = own_attr(template, s_redirect), *items = NULL, *job = NULL;
     if (schedule && inputs && asked && kept && devices && redirect &&
         bind(inputs, template, s->order, s->fills) == 0)
         items = Py_BuildValue("((OOOOOOOOO))", schedule, inputs, asked, kept, s->order, Py_True,
@@ -210,7 +221,7 @@ static PyObject *hit(Scan *s, PyObject *const *args) {
     if (template == NULL && PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_TypeError))
         PyErr_Clear(); /* a parameter that cannot be a key: prepare schedules it */
     Py_XINCREF(template);
-    PyObject *aligned = template == NULL ? NULL : PyObject_GetAttr(template, s_aligned);
+    PyObject *aligned = template == NULL ? NULL : own_attr(template, s_aligned);
     int assumes = aligned == NULL ? -1 : PyObject_IsTrue(aligned);
     if (assumes == 0 && stamp(args[2], template) == 0) job = job_of(template, s, key);
     Py_XDECREF(key); Py_XDECREF(templates); Py_XDECREF(template); Py_XDECREF(aligned);

@@ -9,7 +9,7 @@ RECORDING = r"""
 /* -- recording: _graph.quick_node and _graph.caller_source, the same functions in C ---------- */
 
 static PyObject *NODE, *OWN, *MEMORY_OF, *NAMES, *LINES, *NAME_OF, *EMPTY, *NOTHING, *s_memory;
-static PyObject *BUFFER_TYPE, *HOST, *CPU, *s_device, *s_data, *s_known_layout;
+static PyObject *BUFFER_TYPE, *HOST, *CPU;
 static Py_ssize_t MAX_LINES;
 
 /* A Node made as object.__new__(Node) is, its six fields (op, srcs, shape, dtype, arg, source)

@@ -9,13 +9,17 @@ SCAN = r"""
 
 static PyObject *BUFFER, *FULL, *LINKED, *BUFFER_PART, *ARG_KEY, *DTYPE;
 static PyObject *s_op, *s_srcs, *s_shape, *s_dtype, *s_arg, *s_source, *s_realized,
-    *s_evaluated, *s_holder, *s_part, *s_arg_key, *s_n;
+    *s_evaluated, *s_holder, *s_part, *s_arg_key, *s_n, *s_strides;
+static PyObject *s_device, *s_data, *s_known_layout; /* recording's too */
 
-/* A field of a node: from its own dict, else the class default (Node's late links). */
+/* A field of a node: from its own dict, else the class default (Node's late links): a plain
+   class attribute read as the type's cached lookup finds it, a descriptor through getattr. */
 static PyObject *field(PyObject *dict, PyObject *node, PyObject *name) {
     PyObject *value = PyDict_GetItemWithError(dict, name);
     if (value != NULL) { Py_INCREF(value); return value; }
     if (PyErr_Occurred()) return NULL;
+    value = _PyType_Lookup(Py_TYPE(node), name);
+    if (value != NULL && Py_TYPE(value)->tp_descr_get == NULL) { Py_INCREF(value); return value; }
     return PyObject_GetAttr(node, name);
 }
 
@@ -54,7 +58,7 @@ typedef struct {
 static int inputs_of(Scan *s, PyObject *stack, PyObject *node, PyObject *dict, PyObject **out) {
     PyObject *srcs = field(dict, node, s_srcs);
     if (srcs == NULL) return -1;
-    PyObject *inputs = PyList_New(0);
+    PyObject *inputs = PyTuple_New(PyTuple_GET_SIZE(srcs)); /* NOTE: unfilled where waiting */
     int waiting = 0, failed = inputs == NULL;
     for (Py_ssize_t k = 0; !failed && k < PyTuple_GET_SIZE(srcs); k++) {
         PyObject *src = resolved(PyTuple_GET_ITEM(srcs, k));
@@ -65,15 +69,16 @@ static int inputs_of(Scan *s, PyObject *stack, PyObject *node, PyObject *dict, P
             if (!waiting && PyList_Append(stack, node) < 0) failed = 1;
             waiting = 1;
             if (!failed && PyList_Append(stack, src) < 0) failed = 1;
-        } else if (PyList_Append(inputs, j) < 0) failed = 1;
+        } else if (!waiting) {
+            Py_INCREF(j);
+            PyTuple_SET_ITEM(inputs, k, j);
+        }
         Py_DECREF(src);
     }
     Py_DECREF(srcs);
-    if (failed) { Py_XDECREF(inputs); return -1; }
-    if (waiting) { Py_DECREF(inputs); *out = NULL; return 0; }
-    *out = PyList_AsTuple(inputs);
-    Py_DECREF(inputs);
-    return *out == NULL ? -1 : 0;
+    if (failed || waiting) { Py_XDECREF(inputs); *out = NULL; return failed ? -1 : 0; }
+    *out = inputs;
+    return 0;
 }
 
 /* A tuple of ints, bools, strings, None, dtypes and such tuples: _graph.frozen keys it as an
@@ -98,7 +103,11 @@ static PyObject *arg_key(PyObject *node, PyObject *dict, PyObject *arg) {
     PyObject *key = PyDict_GetItemWithError(dict, s_arg_key);
     if (key != NULL) { Py_INCREF(key); return key; }
     if (PyErr_Occurred()) return NULL;
-    if (PyTuple_CheckExact(arg) && plain(arg)) { Py_INCREF(arg); return arg; }
+    if (PyTuple_CheckExact(arg) ? plain(arg) : PyLong_CheckExact(arg) ||
+        PyUnicode_CheckExact(arg) || PyBool_Check(arg)) {
+        Py_INCREF(arg); /* NOTE: _graph.frozen keeps these as they are */
+        return arg;
+    }
     if (!PyFloat_CheckExact(arg)) return PyObject_CallOneArg(ARG_KEY, node);
     char bits[8];
     if (PyFloat_Pack8(PyFloat_AS_DOUBLE(arg), bits, 1) < 0) return NULL;
@@ -145,6 +154,42 @@ static PyObject *part_of(Scan *s, PyObject *node, PyObject *dict, PyObject *op, 
     return part;
 }
 
+/* cache._buffer_part: (BUFFER, shape, dtype, strides, device, source), kept on the node. The
+   strides are Buffer.strides's: its stand-in layout's, else its data's. */
+static PyObject *buffer_part(PyObject *node, PyObject *dict) {
+    PyObject *arg = field(dict, node, s_arg), *fields = NULL, *strides = NULL, *part = NULL;
+    if (arg != NULL && Py_TYPE(arg)->tp_dictoffset != 0)
+        fields = PyObject_GenericGetDict(arg, NULL);
+    if (fields == NULL) { /* NOTE: not the Buffer this expects: the Python function knows */
+        PyErr_Clear();
+        Py_XDECREF(arg);
+        return PyObject_CallOneArg(BUFFER_PART, node);
+    }
+    PyObject *known = PyDict_GetItemWithError(fields, s_known_layout);
+    PyObject *device = PyDict_GetItemWithError(fields, s_device);
+    PyObject *data = PyDict_GetItemWithError(fields, s_data);
+    if (device != NULL && (known != NULL || data != NULL)) {
+        if (known != NULL && known != Py_None) strides = PyObject_GetAttr(known, s_strides);
+        else if (data != NULL) {
+            PyObject *found = PyObject_GetAttr(data, s_strides);
+            strides = found == NULL ? NULL : PySequence_Tuple(found);
+            Py_XDECREF(found);
+        }
+    }
+    PyObject *shape = field(dict, node, s_shape), *dtype = field(dict, node, s_dtype);
+    PyObject *source = field(dict, node, s_source);
+    if (strides && shape && dtype && source)
+        part = PyTuple_Pack(6, BUFFER, shape, dtype, strides, device, source);
+    else { /* NOTE: data without strides (a dask array's stand-in): the Python function's */
+        PyErr_Clear();
+        part = PyObject_CallOneArg(BUFFER_PART, node);
+    }
+    if (part != NULL && PyDict_SetItem(dict, s_part, part) < 0) Py_CLEAR(part);
+    Py_XDECREF(strides); Py_XDECREF(shape); Py_XDECREF(dtype); Py_XDECREF(source);
+    Py_DECREF(fields); Py_DECREF(arg);
+    return part;
+}
+
 /* Place node at the end of the order; its facts and its key part. */
 static int place(Scan *s, PyObject *node, PyObject *dict, PyObject *inputs) {
     Py_ssize_t i = PyList_GET_SIZE(s->order);
@@ -158,7 +203,7 @@ static int place(Scan *s, PyObject *node, PyObject *dict, PyObject *inputs) {
     if (op == BUFFER) {
         part = PyDict_GetItemWithError(dict, s_part);
         if (part != NULL) Py_INCREF(part);
-        else if (!PyErr_Occurred()) part = PyObject_CallOneArg(BUFFER_PART, node);
+        else if (!PyErr_Occurred()) part = buffer_part(node, dict);
     } else {
         PyObject *ev = field(dict, node, s_evaluated);
         int truth = ev == NULL ? -1 : PyObject_IsTrue(ev);
@@ -183,8 +228,7 @@ static int walk(Scan *s, PyObject *stack) {
     while (PyList_GET_SIZE(stack) > 0) {
         Py_ssize_t last = PyList_GET_SIZE(stack) - 1;
         PyObject *node = PyList_GET_ITEM(stack, last), *inputs = NULL;
-        Py_INCREF(node);
-        if (PyList_SetSlice(stack, last, last + 1, NULL) < 0) { Py_DECREF(node); return -1; }
+        Py_SET_SIZE((PyVarObject *)stack, last); /* NOTE: list.pop's way: its reference is ours */
         int placed = PyDict_Contains(s->position, node);
         PyObject *dict = placed ? NULL : PyObject_GenericGetDict(node, NULL);
         int failed = placed < 0 || (!placed && dict == NULL);
