@@ -17,6 +17,7 @@ import numpy as np
 from .. import _dtypes
 from .._api.creation import asarray, operand
 from .._api.data_types import astype
+from .._api.data_types import result_type as _result_type
 from .._api.manipulation import stack
 from .._array import Array
 
@@ -54,7 +55,25 @@ def _holds_arrays(value) -> bool:
 
 def result_dtype(*values) -> np.dtype:
     """numpy's result dtype for arrays, ndarrays, dtypes and scalars (Python scalars weak)."""
-    return np.result_type(*(_dtype_or_scalar(v) for v in values))
+    dtypes = [_dtype_or_scalar(v) for v in values]
+    try:
+        found = np.result_type(*dtypes)
+    except TypeError:  # NOTE: numpy's DTypePromotionError (bfloat16 with a numpy float32)
+        found = None
+    if found is not None and found != _dtypes.float64:
+        return found
+    if not builtins.any(map(_is_bfloat16, dtypes)):
+        return found if found is not None else np.result_type(*dtypes)  # NOTE: numpy's error
+    # NOTE: numpy's result_type knows bfloat16 (ml_dtypes' dtype) only in part: with a Python
+    # float it gives float64, where a weak scalar keeps an array's dtype (as operators keep
+    # bfloat16), and with a numpy float32 scalar it raises: the namespace's promotion
+    weak = [type(v) in _PYTHON_SCALARS for v in values]
+    typed = [getattr(d, "dtype", d) for d, w in zip(dtypes, weak, strict=True) if not w]
+    return _result_type(*typed, *(v for v, w in zip(values, weak, strict=True) if w))
+
+
+def _is_bfloat16(value) -> bool:
+    return getattr(value, "dtype", value) == _dtypes.bfloat16
 
 
 def _dtype_or_scalar(value):

@@ -660,6 +660,20 @@ def test_clip_of_a_float_array_between_python_floats_is_numpys(dtype, bounds):
     assert got.tobytes() == expected.tobytes()
 
 
+def test_numpys_functions_promote_bfloat16_as_operators_do():
+    # NOTE: numpy's result_type knows bfloat16 (ml_dtypes') in part: with a Python float it gave
+    # float64 (np.clip(x, -1.0, 2.0) was float64, x * 2.0 bfloat16), with np.float32 it raised
+    x_np = np.array([0.5, 3.0, -2.0, np.nan], dtype=li.bfloat16)
+    x = li.asarray(x_np)
+    weak = [np.clip(x, -1.0, 2.0), x.clip(-1.0, 2.0), np.clip(x, None, 2), x * 2.0]
+    assert [w.dtype for w in weak] == [li.bfloat16] * 4
+    np.testing.assert_array_equal(np.asarray(weak[0]).astype(np.float32), [0.5, 2.0, -1.0, np.nan])
+    strong = np.clip(x, np.float32(-1.0), 2.0)  # NOTE: numpy's dtype and values
+    want = np.clip(x_np, np.float32(-1.0), 2.0)
+    assert strong.dtype == want.dtype == np.float32
+    assert np.asarray(strong).tobytes() == want.tobytes()
+
+
 @settings(max_examples=300, deadline=None)
 @given(data=st.data(), shape=hnp.array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=4))
 def test_orders_k_and_a_read_numpys_memory_order(data, shape):
