@@ -177,6 +177,21 @@ def test_linked_calls_and_several_outputs(compared):
     np.testing.assert_array_equal(np.asarray(d), a_np * a_np)
 
 
+def test_a_loop_over_linked_calls_hits_in_c():
+    # NOTE: a library call's live items are asked for too (cache._live_siblings): the C hit
+    # works that out and rescans as prepare does, where it used to leave the run to Python
+    calls = [0, 0]
+    a_np = np.arange(12.0).reshape(4, 3) + np.eye(4, 3)
+    with _compared(calls):
+        for _ in range(3):
+            u, s, vh = li.linalg.svd(li.asarray(a_np), full_matrices=False)
+            np.testing.assert_allclose(np.asarray(u * s) @ np.asarray(vh), a_np, atol=1e-12)
+            x = li.asarray(a_np)
+            t = li.linalg.trace(x.T @ x)
+            np.testing.assert_allclose(np.asarray(t + x[0, 0]), np.trace(a_np.T @ a_np) + 1)
+    assert calls[1] >= 4  # NOTE: the second and third runs of both programs
+
+
 def test_views_and_indexing_parameters(compared):
     x_np = np.arange(60.0).reshape(3, 4, 5)
     x = li.asarray(x_np)

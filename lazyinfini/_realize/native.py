@@ -46,10 +46,12 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit_lazyinfini_scan(void) {
     PyObject **names[] = {&s_op, &s_srcs, &s_shape, &s_dtype, &s_arg, &s_source, &s_realized,
-                          &s_evaluated, &s_holder, &s_part, &s_arg_key, &s_n, &s_strides};
+                          &s_evaluated, &s_holder, &s_part, &s_arg_key, &s_n, &s_strides,
+                          &s_siblings};
     const char *texts[] = {"op", "srcs", "shape", "dtype", "arg", "source", "realized",
-                           "evaluated", "holder", "part", "arg_key", "_n", "strides"};
-    for (int k = 0; k < 13; k++)
+                           "evaluated", "holder", "part", "arg_key", "_n", "strides",
+                           "siblings"};
+    for (int k = 0; k < 14; k++)
         if ((*names[k] = PyUnicode_InternFromString(texts[k])) == NULL) return NULL;
     s_memory = PyUnicode_InternFromString("memory");
     s_device = PyUnicode_InternFromString("device");

@@ -228,17 +228,89 @@ static PyObject *hit(Scan *s, PyObject *const *args) {
     return job;
 }
 
+/* Whether `item` of a linked call is to be asked for too: not placed, not computed */
+static int unasked(PyObject *item, PyObject *placed) {
+    PyObject *fields = PyObject_GenericGetDict(item, NULL);
+    PyObject *realized = fields == NULL ? NULL : field(fields, item, s_realized);
+    Py_XDECREF(fields);
+    if (realized == NULL) return -1;
+    int done = realized != Py_None;
+    Py_DECREF(realized);
+    if (done) return 0;
+    int found = PySet_Contains(placed, item);
+    return found < 0 ? -1 : !found;
+}
+
+/* cache._live_siblings: the pending list with the items of the linked calls in the scan's
+   order that nobody asked for and are alive (each call's node, then its live siblings), or
+   NULL with an error; `pending` itself (a new reference) where there are none */
+static PyObject *with_siblings(Scan *s, PyObject *pending) {
+    PyObject *placed = PySet_New(NULL), *out = PySequence_List(pending);
+    int failed = placed == NULL || out == NULL;
+    for (Py_ssize_t k = 0; !failed && k < PyList_GET_SIZE(pending); k++) {
+        PyObject *node = resolved(PyList_GET_ITEM(pending, k));
+        failed = node == NULL || PySet_Add(placed, node) < 0;
+        Py_XDECREF(node);
+    }
+    for (Py_ssize_t i = 0; !failed && i < PyList_GET_SIZE(s->order); i++) {
+        PyObject *node = PyList_GET_ITEM(s->order, i);
+        PyObject *fields = PyObject_GenericGetDict(node, NULL);
+        PyObject *op = fields == NULL ? NULL : field(fields, node, s_op);
+        int linked = op == NULL ? -1 : PySet_Contains(LINKED, op);
+        /* NOTE: a node's "siblings" (weak references) are in its dict where it links any */
+        PyObject *refs = linked == 1 ? PyDict_GetItemWithError(fields, s_siblings) : NULL;
+        PyObject *items = refs != NULL ? PySequence_Tuple(refs)
+                          : linked == 1 ? PyTuple_New(0) : NULL;
+        Py_XDECREF(op); Py_XDECREF(fields);
+        if (linked < 0 || PyErr_Occurred()) { Py_XDECREF(items); failed = 1; break; }
+        if (!linked) continue;
+        failed = items == NULL;
+        for (Py_ssize_t k = -1; !failed && k < PyTuple_GET_SIZE(items); k++) {
+            PyObject *item = node;
+            if (k >= 0) {
+                item = PyWeakref_GetObject(PyTuple_GET_ITEM(items, k));
+                if (item == NULL) { failed = 1; break; }
+                if (item == Py_None || item == node) continue;
+            }
+            int ask = unasked(item, placed);
+            failed = ask < 0;
+            if (ask > 0) failed = PySet_Add(placed, item) < 0 || PyList_Append(out, item) < 0;
+        }
+        Py_XDECREF(items);
+    }
+    Py_XDECREF(placed);
+    if (failed) Py_CLEAR(out);
+    return out;
+}
+
 static PyObject *lookup(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 5 || !PyList_Check(args[0]) || JOB == NULL) {
         PyErr_SetString(PyExc_TypeError, "lookup(pending, keeps, cache, token, fuse), set up");
         return NULL;
     }
     Scan s = {NULL};
-    PyObject *result = NULL;
-    if (scan_into(&s, args[0], args[1]) == 0) {
-        if (!s.calls) result = hit(&s, args);
-        if (result == NULL && !PyErr_Occurred()) result = scanned(&s);
+    PyObject *result = NULL, *pending = args[0], *asked[5];
+    int failed = scan_into(&s, pending, args[1]) < 0;
+    if (!failed && s.calls && s.keeps) {
+        /* NOTE: prepare's linked calls: their live items are asked for too, in a second scan */
+        pending = with_siblings(&s, args[0]);
+        failed = pending == NULL;
+        if (!failed && PyList_GET_SIZE(pending) > PyList_GET_SIZE(args[0])) {
+            scan_clear(&s);
+            failed = scan_into(&s, pending, args[1]) < 0;
+        }
+    } else Py_INCREF(pending);
+    if (!failed) {
+        for (int k = 0; k < 5; k++) asked[k] = args[k];
+        asked[0] = pending;
+        result = hit(&s, asked);
+        /* NOTE: no Job: prepare goes on from the first scan (it asks for the siblings again) */
+        if (result == NULL && !PyErr_Occurred()) {
+            scan_clear(&s);
+            if (scan_into(&s, args[0], args[1]) == 0) result = scanned(&s);
+        }
     }
+    Py_XDECREF(pending);
     scan_clear(&s);
     return result;
 }

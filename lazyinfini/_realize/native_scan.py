@@ -9,7 +9,7 @@ SCAN = r"""
 
 static PyObject *BUFFER, *FULL, *LINKED, *BUFFER_PART, *ARG_KEY, *DTYPE;
 static PyObject *s_op, *s_srcs, *s_shape, *s_dtype, *s_arg, *s_source, *s_realized,
-    *s_evaluated, *s_holder, *s_part, *s_arg_key, *s_n, *s_strides;
+    *s_evaluated, *s_holder, *s_part, *s_arg_key, *s_n, *s_strides, *s_siblings;
 static PyObject *s_device, *s_data, *s_known_layout; /* recording's too */
 
 /* A field of a node: from its own dict, else the class default (Node's late links): a plain
