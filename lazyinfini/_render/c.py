@@ -388,6 +388,8 @@ def expression(step, src_dtypes, operands, scalar_bounds: bool = True, dialect: 
     if compute in _FLOATS:
         if op in _KEEPING and out == np.float16:
             return _KEEPING[op].format(*operands, f=_FLOATS[compute][1])
+        if op is Op.SIGN and out == _dtypes.bfloat16:  # NOTE: ml_dtypes' sign keeps -0.0
+            return "({0} > 0 ? 1 : {0} < 0 ? -1 : {0})".format(*operands)
         return _float_row(op, out, compute, dialect).format(*operands, f=_FLOATS[compute][1])
     if compute == np.bool_:
         return _BOOL_OPS[op].format(*operands)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtypes
 from .._compat import compat
 from .._graph import Op
 from .._graph.ops import CORRECTED, HALF_MATH, NUMPY_VALUES, POWER_SHORTCUTS
@@ -219,6 +220,9 @@ OWN_DTYPE = frozenset({Op.NEXTAFTER})
 # numpy's float16 loops of these keep the first operand on a tie (-0.0 against 0.0) where its
 # float32 loops take the second: float16 runs them in float16 (a selection is exact anyway).
 _FLOAT16_TIES = frozenset({Op.MAXIMUM, Op.MINIMUM, Op.CLIP})
+# ml_dtypes' bfloat16 sign keeps a zero's sign (sign(-0.0) is -0.0) where numpy's float32 loop
+# gives +0.0: bfloat16 runs it in bfloat16 where numpy's loops compute (its value is exact).
+_BFLOAT16_OWN = frozenset({Op.SIGN})
 
 
 def own_dtype(node, numpy_loops: bool = True) -> bool:
@@ -229,7 +233,8 @@ def own_dtype(node, numpy_loops: bool = True) -> bool:
     op = node.op
     if op in OWN_DTYPE or (op in _FLOAT16_TIES and node.dtype == np.float16):
         return True
-    return numpy_loops and op in HALF_MATH
+    bfloat16 = op in _BFLOAT16_OWN and node.dtype == _dtypes.bfloat16
+    return numpy_loops and (op in HALF_MATH or bfloat16)
 
 
 # NOTE: ASTYPE is evaluated by each device directly (its target dtype is the node's dtype).

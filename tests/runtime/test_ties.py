@@ -2,7 +2,8 @@
 device and path: numpy's float16 loops keep the first operand (x); its float32/float64 loops and
 ml_dtypes' bfloat16 take the second (the bound), except clip between two bounds that are each
 one value (0-d or fully broadcast), which keeps x. The sign of a zero is a number:
-1 / clip(-0.0, 0.0, 5) is -inf in numpy."""
+1 / clip(-0.0, 0.0, 5) is -inf in numpy; and ml_dtypes' bfloat16 sign(-0.0) is -0.0, where
+numpy's float loops give +0.0."""
 
 from __future__ import annotations
 
@@ -43,6 +44,9 @@ def _cases(dtype):
         ("2-d, (3, 1) bounds", lambda xp, x, lo: xp.clip(x, lo, lo + 5), (grid, pos[:, None])),
         ("2-d, (1, 4) bounds", lambda xp, x, lo: xp.clip(x, lo, lo + 5), (grid, pos[None, :1])),
         ("2-d, (1, 1) bounds", lambda xp, x, lo: xp.clip(x, lo, lo + 5), (grid, pos[:1, None])),
+        # NOTE: ml_dtypes' bfloat16 sign keeps the zero (-0.0), numpy's float loops give +0.0
+        ("sign(-0)", lambda xp, x: xp.sign(x), (neg,)),
+        ("sign(-(0))", lambda xp, x: xp.sign(-x), (pos,)),
     ]
 
 
