@@ -1,11 +1,12 @@
 """The schedule cache's hit in C, part of the native extension's source (native.py builds it).
 
 `lookup(pending, keeps, cache, token, fuse)` is ScheduleCache.prepare's common case in one
-call: the scan, the recomputed frontier (nodes an earlier run evaluated: a fit loop's every
-step has them), the key, the template's lookup, its recency stamp and the Job binding this
-run's nodes and buffers (cache._job). Wherever prepare has more to do (a template not cached,
-a key that is no key, a plan assuming an alignment, a linked library call) it returns the
-scan's result and the Python function goes on from there; both make the same Job
+call: the scan, the live items of a linked library call asked for too (cache._live_siblings,
+then a second scan), the recomputed frontier (nodes an earlier run evaluated: a fit loop's
+every step has them), the key, the template's lookup, its recency stamp and the Job binding
+this run's nodes and buffers (cache._job). Wherever prepare has more to do (a template not
+cached, a key that is no key, a plan assuming an alignment) it returns the first scan's
+result and the Python function goes on from there; both make the same Job
 (tests/test_native.py compares them).
 """
 
