@@ -63,6 +63,18 @@ def _part_then_write(z):
     return part
 
 
+def _product_in_place(z, w):
+    z = np.copy(z)
+    z *= w  # NOTE: numpy's plain formula where z has one element (complex_products.py)
+    return z
+
+
+def _square_in_place(z):
+    z = np.copy(z)
+    z **= 2
+    return z
+
+
 UNARY = {
     "negative": lambda z, axis: -z,
     "conj": lambda z, axis: np.conj(z),
@@ -143,6 +155,9 @@ BINARY = {
     "arctan2_of_parts": lambda z, w: np.arctan2(z.imag, w.real),
     "from_parts": lambda z, w: z.real + 1j * w.imag,
     "mixed": lambda z, w: z.astype(np.complex64) * w,
+    "product_in_place": _product_in_place,
+    "product_of_more_dims": lambda z, w: z * w[None],  # NOTE: numpy's iterator at one element
+    "square_in_place": lambda z, w: _square_in_place(z),
 }
 REDUCE = {
     "sum": lambda z, axis, keep: np.sum(z, axis=axis, keepdims=keep),
