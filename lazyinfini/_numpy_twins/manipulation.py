@@ -195,7 +195,14 @@ def flip(m, axis=None):
 
 
 def roll(a, shift, axis=None):
-    return _manipulation.roll(array(a), shift, axis=axis)
+    x = array(a)
+    rolled = _manipulation.roll(x, shift, axis=axis)
+    if rolled._node is x._node:
+        # Note (numpy): a roll moving nothing still writes a new array, forwards in memory
+        # (empty_like's order "K"): numpy's loops read a view of x read backwards (a flip, of
+        # one element too) with other bits
+        return copy_node(x, "K", caller_source())
+    return rolled
 
 
 # -- repeats and takes ------------------------------------------------------------------------
