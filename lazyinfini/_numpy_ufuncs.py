@@ -149,6 +149,19 @@ TWINS = {
 }
 
 
+@functools.wraps(_elementwise.positive)  # NOTE: its name: the ufunc's
+def _positive(x, /):
+    # NOTE: numpy's ufunc writes a new array, forwards (order "K"), where the namespace's +x
+    # is x itself, which may read memory backwards (a later loop over it gives other bits)
+    from ._numpy_twins.layout import forwards  # NOTE: it imports the whole namespace
+
+    result = _elementwise.positive(x)
+    return forwards(result) if isinstance(x, Array) and result._n is x._n else result
+
+
+TWINS[np.positive] = _positive
+
+
 def _reciprocal(twin):
     """np.reciprocal: `twin` (the namespace's reciprocal) for floats and complex; of integers
     (bools as int8) numpy's integer loop, 1.0 / x in float64 cast back to x's dtype (1 and -1

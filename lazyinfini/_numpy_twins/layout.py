@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .._api.creation import view_value
+from .._api.creation import copy_node, view_value
 from .._api.manipulation import permute_dims
 from .._array import Array
-from .._graph import Op, walk
+from .._graph import Op, caller_source, walk
 from .._schedule.orders import _strides_in, axis_order, numpy_strides
 
 
@@ -63,13 +63,23 @@ def _layout(strides, shape, fortran) -> Layout:
     return Layout(axis_order(shape, [strides]), fortran)
 
 
-def read_backwards(x: Array) -> bool:
-    """Whether numpy's x (a user's array, a view) reads some axis (longer than 1) backwards in
-    memory."""
+def read_backwards(x: Array, shortest: int = 2) -> bool:
+    """Whether numpy's x (a user's array, a view) reads some axis of `shortest` or more
+    elements backwards in memory (numpy's ravel views a reversed axis of one element: it is
+    contiguous; its new arrays step forwards along every axis)."""
     op = x._node.op
     if not (op.is_view or op is Op.BUFFER):  # NOTE: numpy's computed values run forwards
         return False
-    return any(s < 0 for s, n in zip(strides_of(x), x.shape, strict=True) if n > 1)
+    return any(s < 0 for s, n in zip(strides_of(x), x.shape, strict=True) if n >= shortest)
+
+
+def forwards(x: Array) -> Array:
+    """x as the new array numpy writes where a function returns one holding x's values
+    (np.concatenate([x]), np.positive(x)): x itself, or a copy in order "K" where x reads
+    memory backwards (numpy's loops read such memory with other bits)."""
+    if not read_backwards(x, shortest=1):
+        return x
+    return copy_node(x, "K", caller_source())
 
 
 def read_in(x: Array, order: str, func: str) -> Array:

@@ -18,7 +18,7 @@ from .._api.indexing import take as _take
 from .._api.indexing import take_along_axis as _take_along_axis
 from .._graph import caller_source
 from .arguments import Fallback, array, as_tuple, check_order, converted, promoted
-from .layout import read_backwards, read_in
+from .layout import forwards, read_backwards, read_in
 
 
 # -- joining ----------------------------------------------------------------------------------
@@ -26,6 +26,8 @@ def _joined(arrays, dtype, casting) -> list:
     """numpy's list of arrays to join, promoted (or cast to `dtype` under `casting`)."""
     if not isinstance(arrays, (list, tuple)):
         raise Fallback("joining the rows of one array")
+    if len(arrays) == 1:  # NOTE: numpy's join of one array is new memory, written forwards
+        arrays = [forwards(array(arrays[0]))]
     if dtype is None:
         return promoted(*arrays)
     dtype = np.dtype(dtype)

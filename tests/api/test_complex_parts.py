@@ -136,6 +136,27 @@ def test_a_roll_moving_nothing_is_numpys_new_array(shift):
     assert found  # NOTE: the case can fail: some values differ from the backwards read's
 
 
+NEW_ARRAYS = {
+    "np.positive": np.positive,
+    "np.concatenate of one": lambda v: np.concatenate([v]),
+    "np.hstack of one": lambda v: np.hstack([v]),
+    "np.stack of one": lambda v: np.stack([v])[0],
+}
+
+
+@pytest.mark.parametrize("make", list(NEW_ARRAYS))
+@pytest.mark.parametrize("length", [1, 5, 1000])
+def test_numpys_new_arrays_of_memory_read_backwards_step_forwards(make, length):
+    # NOTE: numpy writes these into new memory, forwards; here they were x itself, read
+    # backwards, and a later np.tan or complex np.arctan2 (other loops) differed
+    fn = NEW_ARRAYS[make]
+    x = np.random.default_rng(2).standard_normal(length)[::-1] * 3
+    z = (_complex(np.complex64, length, 3) * 3)[::-1]
+    _same(np.tan(fn(li.asarray(x))), np.tan(fn(x)))
+    lazy, want = fn(li.asarray(z)), fn(z)
+    _same(np.arctan2(lazy.imag, lazy.real), np.arctan2(want.imag, want.real))
+
+
 def test_an_outer_product_ravels_as_numpys():
     z = _complex(np.complex64, (40, 1))[::-1]
     _same(np.outer(li.asarray(z), li.asarray(z)), np.outer(z, z))
