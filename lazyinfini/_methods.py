@@ -54,6 +54,23 @@ def _renamed(exc: Exception, name: str) -> Exception:
     return renamed.with_traceback(exc.__traceback__)
 
 
+def _laid_out(x, cast, order: str):
+    """`cast` (x cast by np.astype: in x's memory order, "K") in memory `order` ("C", "F", or
+    "A": F where x is Fortran-contiguous), as numpy's astype writes it: a later sum adds in
+    that order. A copy where the order differs from x's."""
+    from ._api.creation import copy_node
+    from ._graph import caller_source
+    from ._numpy_twins.layout import layout_of, read_backwards
+
+    layout = layout_of(x)
+    if order == "A":
+        order = "F" if layout.fortran else "C"
+    axes = tuple(range(x.ndim))
+    if layout.axes == (axes if order == "C" else axes[::-1]) and not read_backwards(x):
+        return cast
+    return copy_node(cast, order, caller_source())
+
+
 def _numpy(func, args: tuple, kwargs: dict):
     """numpy's `func(*args, **kwargs)` on Arrays, as numpy's function protocol runs it."""
     global _call
@@ -255,13 +272,15 @@ class NumpyMethods:
         """numpy's ndarray.astype: np.astype(x, dtype), after the method's own order= and
         casting= (dtype may be 'float32' or np.float32 too)."""
         dtype = _dtype("astype", dtype)
-        _check_order("astype", order, "CAK")
+        _check_order("astype", order, "CFAK")
         if casting != "unsafe" and not np.can_cast(self.dtype, dtype, casting=casting):
             shown = f"{self.dtype.name} to {dtype.name}"
             raise error(TypeError, "astype", f"cannot cast {shown} with casting={casting!r}")
         if _NUMPY_ASTYPE is None:  # NOTE: numpy < 2.1 has no np.astype
-            return _li().astype(self, dtype, copy=copy)
-        return _numpy(_NUMPY_ASTYPE, (self, dtype), {"copy": copy})
+            cast = _li().astype(self, dtype, copy=copy)
+        else:
+            cast = _numpy(_NUMPY_ASTYPE, (self, dtype), {"copy": copy})
+        return cast if order == "K" else _laid_out(self, cast, order)
 
     @named("conj")
     def conj(self):

@@ -353,6 +353,31 @@ def test_attributes(dtype):
     assert isinstance(x.nbytes, int) and isinstance(x.itemsize, int)
 
 
+ASTYPE_LAYOUTS = {
+    "C": lambda a: a,
+    "F": np.asfortranarray,
+    "transposed": lambda a: a.T,
+    "reversed": lambda a: a[::-1],
+}
+
+
+@pytest.mark.parametrize("computed", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("order", list("CFAK"))
+@pytest.mark.parametrize("layout", list(ASTYPE_LAYOUTS))
+def test_astype_writes_numpys_memory_order(layout, order, dtype, computed):
+    # NOTE: order= was ignored (np.astype's "K"): x.astype(f32, order="C") of an F-ordered x was
+    # F-ordered, and its sums added in another order than numpy's (other bits); "F" raised
+    a = ASTYPE_LAYOUTS[layout](np.random.default_rng(3).standard_normal((300, 200)))
+    a = ASTYPE_LAYOUTS[layout](np.ascontiguousarray(a.astype(np.float32)))
+    x = li.asarray(a)
+    want = (a * 2 if computed else a).astype(dtype, order=order)
+    got = (x * 2 if computed else x).astype(dtype, order=order)
+    assert np.asarray(got).strides == want.strides
+    for axis in (0, 1):
+        assert np.asarray(got.sum(axis=axis)).tobytes() == want.sum(axis=axis).tobytes()
+
+
 # -- errors ------------------------------------------------------------------------------------
 X = li.asarray(np.ones((2, 3), np.float32))
 BAD = [
@@ -365,7 +390,7 @@ BAD = [
     ("reshape size", lambda: X.reshape(4, 2), ValueError, "reshape"),
     ("reshape nothing", lambda: X.reshape(), TypeError, "reshape"),
     ("flatten Z", lambda: X.flatten(order="Z"), ValueError, "flatten"),
-    ("astype F", lambda: X.astype("int8", order="F"), ValueError, "astype"),
+    ("astype Z", lambda: X.astype("int8", order="Z"), ValueError, "astype"),
     ("astype safe", lambda: X.astype("int8", casting="safe"), TypeError, "astype"),
     ("astype str", lambda: X.astype("float128x"), TypeError, "astype"),
     ("transpose", lambda: X.transpose(0, 0), ValueError, "transpose"),
