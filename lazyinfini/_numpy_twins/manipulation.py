@@ -199,12 +199,8 @@ def flip(m, axis=None):
 def roll(a, shift, axis=None):
     x = array(a)
     rolled = _manipulation.roll(x, shift, axis=axis)
-    if rolled._node is x._node:
-        # Note (numpy): a roll moving nothing still writes a new array, forwards in memory
-        # (empty_like's order "K"): numpy's loops read a view of x read backwards (a flip, of
-        # one element too) with other bits
-        return copy_node(x, "K", caller_source())
-    return rolled
+    # Note (numpy): a roll moving nothing still writes a new array, forwards in memory
+    return forwards(x) if rolled._node is x._node else rolled
 
 
 # -- repeats and takes ------------------------------------------------------------------------

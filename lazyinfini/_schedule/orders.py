@@ -308,11 +308,16 @@ def _is_norm(node: Node) -> bool:
 
 def _is_diagonal(node: Node) -> bool:
     """A diagonal (np.diagonal, np.trace's): numpy's is a view of its input."""
-    return dict(node.arg).get("_function") == "diagonal"
+    return _function(node) == "diagonal"
 
 
 def _is_trace(node: Node) -> bool:
-    return dict(node.arg).get("_function") == "trace"
+    return _function(node) == "trace"
+
+
+def _function(node: Node) -> str | None:
+    """The library function a LINALG node calls."""
+    return dict(node.arg).get("_function")
 
 
 def _trace_order(node: Node, src: Node, found: tuple) -> tuple[int, ...]:

@@ -35,6 +35,18 @@ REFUSAL = (
 WAITS = [0]  # reads of a device array as a Python scalar: each a wait for the GPU on CuPy
 
 
+def _part(name: str) -> property:
+    """A complex array's part `name` as CuPy has it: a view of the held array, settable."""
+
+    def get(self) -> DeviceArray:
+        return DeviceArray(getattr(self.held, name))
+
+    def put(self, value) -> None:
+        setattr(self.held, name, unwrap(value))
+
+    return property(get, put)
+
+
 class DeviceArray:
     """An array in the emulated device's memory: what CuPy's ndarray offers the device (shape,
     dtype, strides, indexing, `T`, `view`, `real` and `imag`, `__cuda_array_interface__`), and
@@ -72,21 +84,8 @@ class DeviceArray:
         return DeviceArray(self.held.view() if dtype is None else self.held.view(dtype))
 
     # NOTE: CuPy's parts: views, and settable (the cuda device composes a complex value so)
-    @property
-    def real(self) -> DeviceArray:
-        return DeviceArray(self.held.real)
-
-    @real.setter
-    def real(self, value) -> None:
-        self.held.real = unwrap(value)
-
-    @property
-    def imag(self) -> DeviceArray:
-        return DeviceArray(self.held.imag)
-
-    @imag.setter
-    def imag(self, value) -> None:
-        self.held.imag = unwrap(value)
+    real = _part("real")
+    imag = _part("imag")
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError(REFUSAL)
