@@ -167,3 +167,24 @@ def test_dask_as_the_first_call():
     print(x.device, (x + 1).device, np.asarray(li.sum(x + 1)).tolist())
     """
     assert _run(script).split() == ["dask", "dask", "10.0"]
+
+
+@pytest.mark.skipif(shim.COMPILER is None, reason="no C++ compiler (g++) for the shim")
+def test_with_a_gpu_a_first_one_element_complex_product_is_numpys():
+    # NOTE: the first product of its form asks numpy which formula it takes (complex_products):
+    # in a fresh interpreter, on the GPU, its bits are numpy's, as is bfloat16's sign(-0.0)
+    script = EMULATED_GPU + textwrap.dedent("""
+    import numpy as np
+    import lazyinfini as li
+
+    rng = np.random.default_rng(5)
+    z = rng.standard_normal((40, 1, 1)) + 1j * rng.standard_normal((40, 1, 1))
+    z = z.astype(np.complex64)
+    w = rng.standard_normal((40, 1, 1)) + 1j * rng.standard_normal((40, 1, 1))
+    on = [(li.asarray(a, device="cuda"), li.asarray(b, device="cuda")) for a, b in zip(z, w)]
+    got = [np.asarray(a * b) for a, b in on]
+    print(all(g.tobytes() == (a * b).tobytes() for g, a, b in zip(got, z, w)))
+    h = li.asarray(np.array([-0.0, 2.0], li.bfloat16), device="cuda")
+    print(np.signbit(np.asarray(li.sign(h * 1.0), np.float32)).tolist())
+    """)
+    assert _run(script).splitlines() == ["True", "[True, False]"]
