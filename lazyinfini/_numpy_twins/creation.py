@@ -13,9 +13,9 @@ from .._api.data_types import astype
 from .._api.elementwise import where
 from .._api.manipulation import broadcast_to, concat, reshape
 from .._array import Array
-from ..linalg import diagonal
 from .arguments import Fallback, array, as_tuple, check_order
 from .layout import layout_of, strides_of
+from .linear_algebra import diagonal
 
 
 def _like(a, dtype, shape) -> tuple[np.dtype, tuple[int, ...]]:

@@ -16,10 +16,11 @@ from .._api.creation import copied, eye
 from .._api.elementwise import add, multiply
 from .._api.linear_algebra import matmul, vecdot
 from .._api.linear_algebra import tensordot as _tensordot
-from .._api.manipulation import moveaxis, reshape
+from .._api.manipulation import flip, moveaxis, reshape
 from .._api.placement import device_arg
 from .._array import Array
 from .arguments import Fallback, array, as_tuple, converted, promoted, summable
+from .layout import strides_of
 from .manipulation import ravel
 
 
@@ -115,7 +116,31 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
-    return _linalg.diagonal(_last_two(array(a), axis1, axis2), offset=offset)
+    x = _last_two(array(a), axis1, axis2)
+    diagonal = _linalg.diagonal(x, offset=offset)
+    back = _axes_back(x, diagonal.shape)
+    if not back:
+        return diagonal
+    # Note (numpy): its diagonal is a view, stepping s0 + s1 bytes along the diagonal and as x
+    # along the leading axes: backwards where those are negative (x[::-1]), and its loops read
+    # such memory with other bits (np.tan of it runs the scalar loop). So: the diagonal of x
+    # reversed along those axes (both last ones for the diagonal's), read backwards
+    turned = back
+    if back[-1] == x.ndim - 2:
+        turned, offset = (*back, x.ndim - 1), x.shape[-1] - x.shape[-2] - offset
+    return flip(_linalg.diagonal(flip(x, axis=turned), offset=offset), axis=back)
+
+
+def _axes_back(x: Array, shape: tuple) -> tuple[int, ...]:
+    """The axes along which numpy's diagonals of x (of `shape`) step backwards in memory, where
+    its loops see that: a length-1 axis counts (its loops tell the stride's sign apart), but a
+    diagonal of two axes longer than 1 has none (numpy's iterator runs its axes forwards; a
+    view of it that runs along one of them still steps back in numpy's, not here)."""
+    if sum(n > 1 for n in shape) > 1:
+        return ()
+    strides = strides_of(x)
+    steps = (*strides[:-2], strides[-2] + strides[-1])
+    return tuple(axis for axis, step in enumerate(steps) if step < 0)
 
 
 # -- np.linalg --------------------------------------------------------------------------------
