@@ -18,6 +18,7 @@ from . import (
     elementwise,
     histograms,
     interpolation,
+    linalg_standard,
     linear_algebra,
     manipulation,
     searching,
@@ -141,6 +142,11 @@ TWINS = {
     np.linalg.matrix_power: linear_algebra.matrix_power,
     np.linalg.norm: linear_algebra.norm,
 }
+
+if hasattr(np.linalg, "vector_norm"):  # numpy 2.0 added the standard's functions to np.linalg
+    TWINS.update(
+        {getattr(np.linalg, name): getattr(linalg_standard, name) for name in linalg_standard.NAMES}
+    )
 
 # numpy's functions that take axis 0 or -1 of a 0-d array (its one element's), as axis=None
 _OF_0D = (np.sum, np.prod, np.max, np.amax, np.min, np.amin, np.ptp, np.argmax, np.argmin)

@@ -270,12 +270,42 @@ LINEAR_ALGEBRA = [
     ("matrix_power-int", lambda i: np.linalg.matrix_power(i[:, :3], 5), [I]),
 ]
 
+# numpy 2's standard functions in np.linalg, composed as numpy composes them
+if hasattr(np.linalg, "vector_norm"):
+    LINEAR_ALGEBRA += [
+        ("std-diagonal", lambda m: np.linalg.diagonal(m, offset=1), [M]),
+        ("std-trace", lambda m: np.linalg.trace(m, offset=-1), [M]),
+        ("std-trace-dtype", lambda i: np.linalg.trace(i, dtype=np.int8), [I]),
+        ("std-matrix_transpose", lambda m: np.linalg.matrix_transpose(m), [M]),
+        ("std-outer", lambda v, w: np.linalg.outer(v, w), [V, W]),
+        ("std-cross", lambda m, w: np.linalg.cross(m[:, :, :3], w), [M, W]),
+        ("std-vector_norm", lambda m: np.linalg.vector_norm(m), [M]),
+        ("std-vector_norm-axes", lambda m: np.linalg.vector_norm(m, axis=(2, 0), ord=3), [M]),
+        (
+            "std-vector_norm-keep",
+            lambda a: np.linalg.vector_norm(a, axis=(0, 1), keepdims=True),
+            [A],
+        ),
+        ("std-vector_norm-inf", lambda m: np.linalg.vector_norm(m, axis=1, ord=np.inf), [M]),
+        ("std-matrix_norm", lambda m: np.linalg.matrix_norm(m, keepdims=True), [M]),
+        ("std-matrix_norm-1", lambda a: np.linalg.matrix_norm(a, ord=1), [A]),
+        ("std-matrix_rank", lambda m: np.linalg.matrix_rank(m), [M]),
+        ("std-matrix_rank-tol", lambda s: np.linalg.matrix_rank(s, tol=4.5), [SPD]),
+        ("tensordot-std", lambda m: np.linalg.tensordot(m, m, axes=([1, 2], [1, 2])), [M]),
+        ("multi_dot", lambda a, b, v: np.linalg.multi_dot([a, b, v]), [A, B, V]),
+        ("multi_dot-4", lambda w, a, b: np.linalg.multi_dot([w, a, b, b.T]), [W, A, B]),
+        ("linalg.svdvals", lambda m: np.linalg.svdvals(m), [M]),
+        ("linalg.pinv", lambda s: np.linalg.pinv(s), [SPD]),
+        ("linalg.pinv-rtol", lambda s: np.linalg.pinv(s, rtol=0.2), [SPD]),
+        ("linalg.cond", lambda s: np.linalg.cond(s), [SPD]),
+    ]
+
 # The sums of products BLAS computes: numpy's own value depends on the kernel its BLAS picks
 # for the CPU (an n-d dot runs one BLAS dot per output element, matmul and tensordot a matrix
 # product), so they compare within the error bound of their sums. LAPACK's results (linalg)
 # within a normwise bound. Every other case is bit-equal.
 SUMS = {"dot-matrices", "dot-vectors", "dot-nd-matrix", "dot-nd-nd", "dot-vector-nd"}
-SUMS |= {"vdot", "inner", "tensordot", "tensordot-int"}
+SUMS |= {"vdot", "inner", "tensordot", "tensordot-int", "tensordot-std", "multi_dot", "multi_dot-4"}
 
 CASES = STATISTICS + MANIPULATION + SEARCHING + ELEMENTWISE + CREATION + LINEAR_ALGEBRA
 
