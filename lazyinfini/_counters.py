@@ -22,6 +22,7 @@ class Counters:
     direct_runs: int = 0
     split_sums: int = 0  # single long rows a REDUCE kernel summed in pieces on the threads
     c_matvecs: int = 0  # matrix-vector products computed in C (compiled_matvec.py)
+    c_chains: int = 0  # A^T f(A v) computed in one pass over A (compiled_chain.py)
     # numpy functions called on Arrays (NEP 18) with no lazy twin for that call: their Array
     # arguments were computed and numpy ran (see _numpy_functions.fallback)
     numpy_fallbacks: int = 0

@@ -44,6 +44,8 @@ class Device:
     # kept nodes' values), made once per schedule; None: the run loop's handlers run it
     runner: Callable | None = None
     describe: Callable = lambda kernel: ""  # how it runs a kernel, for explain(): "compiled C"
+    # (schedule) -> {kernel: how it runs with others of the schedule}, for explain()
+    together: Callable = lambda schedule: {}
     memory: str = "host"  # devices of one memory read each other's buffers
     # Other memories whose buffers it reads too: the dask device chunks host arrays itself.
     reads: tuple[str, ...] = ()

@@ -66,7 +66,7 @@ def _plan(kernel, every: bool) -> int | None:
         return None
     matrix = 0 if shapes == (2, 1) else 1
     load = kernel.loads[matrix]
-    by_rows = _rows_of(load.shape, load.strides, node.dtype.itemsize)
+    by_rows = rows_of(load.shape, load.strides, node.dtype.itemsize)
     if by_rows is None:
         return None
     if every:
@@ -75,7 +75,7 @@ def _plan(kernel, every: bool) -> int | None:
     return None if small or load.shape[1 if by_rows else 0] > MAX_COLS else matrix
 
 
-def _rows_of(shape, strides, itemsize: int) -> bool | None:
+def rows_of(shape, strides, itemsize: int) -> bool | None:
     """True where a 2-D layout's rows are contiguous, False where its columns are (it is the
     transpose of such a matrix), None otherwise (negative or overlapping strides)."""
     if strides[1] == itemsize and strides[0] >= shape[1] * itemsize:
@@ -90,13 +90,13 @@ def run(matrix_at: int, x1: np.ndarray, x2: np.ndarray, parallel: bool) -> np.nd
     product reads the rows of A (y = A v) or weighs them (y = A^T v), A being the matrix or
     its transpose, whichever has contiguous rows."""
     matrix, vector = (x1, x2) if matrix_at == 0 else (x2, x1)
-    rows_first = _rows_of(matrix.shape, matrix.strides, matrix.itemsize)
+    rows_first = rows_of(matrix.shape, matrix.strides, matrix.itemsize)
     if rows_first is None:  # NOTE: another layout than the one planned: numpy's call
         return np.matmul(x1, x2)
     # x1 @ v reads the rows of A = x1; v @ x2 weighs the rows of A = x2
     transposed = rows_first == (matrix_at == 1)
     a = matrix if rows_first else matrix.T
-    functions = _functions(a.dtype)
+    functions = matvec_functions(a.dtype)
     if functions is None:  # NOTE: no compiler, or its build failed: numpy's call
         counters.c_fallbacks += 1
         return np.matmul(x1, x2)
@@ -109,19 +109,19 @@ def run(matrix_at: int, x1: np.ndarray, x2: np.ndarray, parallel: bool) -> np.nd
         out[...] = 0
         return out
     if not transposed:
-        layout = _layout(a.shape, a.strides[0], a.shape[0])
+        layout = call_layout(a.shape, a.strides[0], a.shape[0])
         run_call(functions[0], layout, [address(out), address(a), address(vector)], parallel)
         return out
     pieces = -(-a.shape[0] // matvec.PIECE_ROWS)
     parts = np.empty((pieces, a.shape[1]), a.dtype)
-    layout = _layout(a.shape, a.strides[0], pieces)
+    layout = call_layout(a.shape, a.strides[0], pieces)
     run_call(functions[1], layout, [address(parts), address(a), address(vector)], parallel)
-    joined = _layout(parts.shape, parts.strides[0], a.shape[1])
+    joined = call_layout(parts.shape, parts.strides[0], a.shape[1])
     run_call(functions[2], joined, [address(out), address(parts)], False)
     return out
 
 
-def _layout(shape: tuple[int, int], row_stride: int, total: int) -> Layout:
+def call_layout(shape: tuple[int, int], row_stride: int, total: int) -> Layout:
     return Layout(
         (ctypes.c_int64 * 2)(*shape),
         (ctypes.c_int64 * 2)(row_stride, 0),
@@ -136,7 +136,7 @@ _NO_LOOPS = (ctypes.c_void_p * 1)()
 
 
 @functools.cache
-def _functions(dtype: np.dtype) -> tuple | None:
+def matvec_functions(dtype: np.dtype) -> tuple | None:
     """The three loaded functions for `dtype` (rows, pieces, join), compiled at first use; None
     where no compiler runs or the build failed (kept: numpy's call from then on)."""
     try:

@@ -26,10 +26,12 @@ from .._schedule.kernels import Kind
 from .._schedule.target import Target
 from .c_compiling import C_KERNELS
 from .compiled import TILED_MIN, address, copied, run_compiled
+from .compiled_chain import CHAINS, DONE, WAITING, Waiting, find_chains, run_chain
 from .compiled_matvec import plan_of as matvec_plan
 from .compiled_matvec import run as run_matvec
 from .compiled_rearrange import run_compiled as run_compiled_rearrange
 from .compiled_reduction import run_compiled as run_compiled_reduction
+from .errstate import CPU_CONTEXT
 from .fused import chunks, run_chunks, whole_step
 from .library import call_step, kernel_call
 from .machine import last_level_cache
@@ -117,6 +119,11 @@ def elementwise_on(target: Target):
 
 def _elementwise(kernel, values, memory, target) -> list[np.ndarray]:
     """A fused kernel in C where it can run there (path_of says), else in numpy chunks."""
+    chain = CHAINS.get(kernel)
+    if chain is not None and type(values.get(chain.first.outputs[0])) is Waiting:
+        outs = _chained(chain, values, memory)
+        if outs is not None:
+            return outs
     if path_of(kernel, target) != C_PATH:
         work = _PASSES.get(kernel) or _prepare_pass(kernel, target.chunk)
         if work.step is not None:  # NOTE: one chunk, read as it is, in the calling thread
@@ -131,8 +138,7 @@ def _elementwise(kernel, values, memory, target) -> list[np.ndarray]:
         return outs
     try:
         held = []  # NOTE: copies made for this run: alive until the kernel returns
-        bases = [address(out) for out in outs]
-        bases += [_loadaddress(ld, values, copy, held) for ld, copy in _reads_of(kernel)]
+        bases = _c_bases(kernel, outs, values, held)
         parallel = kernel.outputs[0].size >= C_PARALLEL_MIN and THREADS > 1
         run_compiled(kernel, bases, parallel)
         return outs
@@ -140,6 +146,22 @@ def _elementwise(kernel, values, memory, target) -> list[np.ndarray]:
         _fall_back(error, kernel)
     work = _PASSES.get(kernel) or _prepare_pass(kernel, target.chunk)
     return _numpy_elementwise(kernel, values, outs, work)
+
+
+def _chained(chain, values, memory) -> list[np.ndarray] | None:
+    """A chain's middle kernel's outputs, the three kernels run as one pass; where they cannot
+    (None), the first kernel's product, which waited for this kernel."""
+    inputs = values[chain.first.outputs[0]]
+    outs = run_chain(chain, inputs, values, memory, _c_bases)
+    if outs is None:
+        values[chain.first.outputs[0]] = run_matvec(chain.first_at, *inputs, THREADS > 1)
+    return outs
+
+
+def _c_bases(kernel, outs, values, held: list) -> list[int]:
+    """The addresses of a C elementwise kernel's operands: its outputs', then its loads'."""
+    bases = [address(out) for out in outs]
+    return bases + [_loadaddress(ld, values, copy, held) for ld, copy in _reads_of(kernel)]
 
 
 def _reads_of(kernel) -> tuple:
@@ -408,7 +430,11 @@ def _opaque_on(target: Target):
         matrix = matvec_plan(kernel, target)
         if matrix is None or _C_OFF:
             return _opaque(kernel, values, memory)
+        if DONE.get(kernel) and values.get(kernel.outputs[0]) is not None:
+            return [values[kernel.outputs[0]]]  # NOTE: its chain computed it
         x1, x2 = [load_view(ld, values) for ld in kernel.loads]
+        if WAITING.get(kernel):  # NOTE: its chain's middle kernel, its one reader, computes it
+            return [Waiting(x1, x2)]
         return [run_matvec(matrix, x1, x2, THREADS > 1)]
 
     return opaque
@@ -489,8 +515,27 @@ def prepare_on(target: Target):
                 if path_of(kernel, target) == C_PATH:
                     records.append(kernel if kernel.kind is Kind.ELEMENTWISE else kernel.plan)
         C_KERNELS.prepare(records)
+        if not _C_OFF:
+            find_chains(schedule, *_chain_tests(target))
 
     return prepare
+
+
+def _together(schedule, target: Target) -> dict:
+    """explain()'s line on each chain of `schedule` (compiled_chain.py), by its first kernel."""
+    if target.compile_min is None or _C_OFF:
+        return {}
+    index_of = {kernel: i for i, kernel in enumerate(schedule.kernels)}
+    chains = find_chains(schedule, *_chain_tests(target))
+    return {first: chain.describe(index_of) for first, chain in chains.items()}
+
+
+def _chain_tests(target: Target) -> tuple:
+    """find_chains' questions on `target`: whether an elementwise kernel runs in C, which input
+    of an opaque kernel is the matrix of a product C computes."""
+    return (lambda kernel: path_of(kernel, target) == C_PATH), (
+        lambda kernel: matvec_plan(kernel, target)
+    )
 
 
 _COMPILED = (Kind.ELEMENTWISE, Kind.REARRANGE, Kind.REDUCE)  # kinds with a C path
@@ -510,39 +555,6 @@ def _describe(kernel, target: Target) -> str:
         least = byte_size(target.stream_min_bytes)
         path += f", streaming stores (moving {least} or more, its outputs skip the caches)"
     return path
-
-
-def _errors_are_values():
-    # Note (spec): IEEE special values are results, not warnings.
-    return np.errstate(all="ignore")
-
-
-class _IgnoreErrors:
-    """np.errstate(all="ignore") made cheaply: numpy 2 keeps its error state in a context
-    variable, and setting it to a state made once per base state costs ~0.2 us where an errstate
-    costs ~1.2 (every materialization enters one)."""
-
-    __slots__ = ("token",)
-    made: tuple = (None, None)  # (the state it was made from, the ignoring state)
-
-    def __enter__(self):
-        base = _STATE.get()
-        made = _IgnoreErrors.made
-        if made[0] is not base:
-            with np.errstate(all="ignore"):
-                made = _IgnoreErrors.made = (base, _STATE.get())
-        self.token = _STATE.set(made[1])
-
-    def __exit__(self, *exc):
-        _STATE.reset(self.token)
-
-
-# NOTE: numpy's own variable (numpy >= 2); without it, np.errstate
-_STATE = getattr(
-    getattr(getattr(np, "_core", None), "_ufunc_config", None), "_extobj_contextvar", None
-)
-# NOTE: the class itself where numpy keeps its state in a context variable (a call less)
-CPU_CONTEXT = _IgnoreErrors if _STATE is not None else _errors_are_values
 
 
 def handlers_on(target: Target) -> dict:
@@ -570,6 +582,7 @@ CPU = Device(
     context=CPU_CONTEXT,
     finish=lambda settings: POOL.tick(settings.pool_bytes),
     describe=lambda kernel: _describe(kernel, TARGET),
+    together=lambda schedule: _together(schedule, TARGET),
     prepare=prepare_on(TARGET),
     runner=runner_on(TARGET, _CPU_HANDLERS),
 )
@@ -589,6 +602,7 @@ def host_device(name: str, target: Target) -> Device:
         target=target,
         handlers=handlers,
         describe=lambda kernel: _describe(kernel, target),
+        together=lambda schedule: _together(schedule, target),
         prepare=prepare_on(target),
         runner=runner_on(target, handlers),
         holds_arrays=False,

@@ -18,8 +18,11 @@ def schedule_text(sched, device, fuse: bool, timings: list[float] | None = None)
     )
     lines = [head]
     bandwidth = _bandwidth() if timings else None
+    together = device.together(sched)
     for i, kernel in enumerate(sched.kernels):
         lines += _kernel_lines(i, kernel, device)
+        if kernel in together:
+            lines.append(f"    together {together[kernel]}")
         if timings and i < len(timings):
             lines.append("    " + _timing(kernel, timings[i], bandwidth))
     if timings:

@@ -133,8 +133,8 @@ def test_without_a_compiler_numpys_matmul_computes_it(every_product, monkeypatch
         raise NoCompiler("none here")
 
     monkeypatch.setattr(compiled_matvec, "load", no_compiler)
-    compiled_matvec._functions.cache_clear()  # NOTE: and again after: the real ones reload
-    request.addfinalizer(compiled_matvec._functions.cache_clear)
+    compiled_matvec.matvec_functions.cache_clear()  # NOTE: and again after: the real ones reload
+    request.addfinalizer(compiled_matvec.matvec_functions.cache_clear)
     x, v = np.arange(12.0).reshape(4, 3), np.array([1.0, -2.0, 0.5])
     before = counters.c_fallbacks
     np.testing.assert_array_equal(np.asarray(li.asarray(x) @ li.asarray(v)), x @ v)
