@@ -131,7 +131,15 @@ def reshape(a, shape, order="C", *, copy=None):
     x = array(a)
     if order == "A" and read_in(x, "A", "reshape") is not x:
         raise Fallback("order='A' of a Fortran-contiguous array")  # NOTE: numpy's 'F' reshape
-    return _manipulation.reshape(x, as_tuple(shape), copy=copy)
+    shape = as_tuple(shape)
+    return _manipulation.reshape(_fresh_one(x) if shape != x.shape else x, shape, copy=copy)
+
+
+def _fresh_one(x):
+    """x as numpy's reshape to another shape sees it: one element gets new strides, forwards
+    (reshape(-1) of x[::-1][:1] steps +8 where reshape(1), its own shape, keeps -8; np.abs of a
+    complex element runs another loop for each)."""
+    return forwards(x) if x.size == 1 else x
 
 
 def ravel(a, order="C"):
@@ -144,7 +152,7 @@ def ravel(a, order="C"):
         # numpy's, forwards: numpy's loops give other bits over memory read backwards (a
         # later np.tan or complex product of a view would differ from numpy's of its copy)
         x = copy_node(x, "C", caller_source())
-    return _manipulation.reshape(x, (-1,))
+    return _manipulation.reshape(_fresh_one(x), (-1,))
 
 
 def squeeze(a, axis=None):

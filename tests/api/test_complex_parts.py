@@ -188,6 +188,31 @@ def test_numpys_diagonal_of_memory_read_backwards_steps_back(diagonal, reversed_
     assert differs or len(shape) == 3  # NOTE: the 2-d cases can fail: backwards reads differ
 
 
+ONE_ELEMENT_RESHAPES = {
+    "np.ravel": np.ravel,
+    "reshape(-1)": lambda v: v.reshape(-1),
+    "reshape(1, 1)": lambda v: np.reshape(v, (1, 1)),
+    "reshape(1), its own shape": lambda v: v.reshape(1),
+    "ravel of a (1, 1)": lambda v: np.ravel(np.reshape(v, (1, 1))),
+}
+
+
+@pytest.mark.parametrize("reshape", list(ONE_ELEMENT_RESHAPES))
+def test_numpys_reshape_of_one_element_read_backwards_steps_as_numpys(reshape):
+    # NOTE: numpy's reshape of one element to another shape than its own is a new view with
+    # fresh strides, forwards; to its own shape it keeps x's (-8). Here every reshape kept -8
+    # and np.abs of a complex64 element (another loop for each sign) differed
+    fn = ONE_ELEMENT_RESHAPES[reshape]
+    differs = 0
+    for seed in range(40):
+        z = _complex(np.complex64, 3, seed) * np.float32(10.0) ** (seed % 7 - 3)
+        want = np.abs(fn(z[1:2][::-1]))
+        _same(np.abs(fn(li.asarray(z)[1:2][::-1])), want)
+        backwards, forwards = np.abs(z[1:2][::-1]), np.abs(z[1:2].copy())
+        differs += backwards.tobytes() != forwards.tobytes()
+    assert differs  # NOTE: the values tell numpy's two loops apart: the case can fail
+
+
 def test_an_outer_product_ravels_as_numpys():
     z = _complex(np.complex64, (40, 1))[::-1]
     _same(np.outer(li.asarray(z), li.asarray(z)), np.outer(z, z))
