@@ -21,6 +21,7 @@ from . import (
     linalg_standard,
     linear_algebra,
     manipulation,
+    nan_statistics,
     searching,
     statistics,
 )
@@ -28,6 +29,13 @@ from .arguments import axis_of_0d
 
 TWINS = {
     # statistics
+    np.nansum: nan_statistics.nansum,
+    np.nanprod: nan_statistics.nanprod,
+    np.nancumsum: nan_statistics.nancumsum,
+    np.nancumprod: nan_statistics.nancumprod,
+    np.nanmean: nan_statistics.nanmean,
+    np.nanvar: nan_statistics.nanvar,
+    np.nanstd: nan_statistics.nanstd,
     np.sum: statistics.sum,
     np.prod: statistics.prod,
     np.mean: statistics.mean,

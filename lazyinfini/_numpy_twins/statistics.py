@@ -92,11 +92,11 @@ _NUMPY_REALS = (*_NUMPY_FLOATS, _dtypes.bool, *_dtypes.INTEGER)
 
 
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=NOT_GIVEN):
-    return _spread("std", a, axis, dtype, _ddof(ddof, correction), keepdims)
+    return _spread("std", a, axis, dtype, ddof_of(ddof, correction), keepdims)
 
 
 def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=NOT_GIVEN):
-    return _spread("var", a, axis, dtype, _ddof(ddof, correction), keepdims)
+    return _spread("var", a, axis, dtype, ddof_of(ddof, correction), keepdims)
 
 
 def _spread(func: str, a, axis, dtype, ddof, keepdims):
@@ -143,7 +143,7 @@ def _divided(total, count: int, dtype: np.dtype):
     return astype(divide(astype(total, _dtypes.float64), count), dtype)
 
 
-def _ddof(ddof, correction):
+def ddof_of(ddof, correction):
     """numpy's ddof (or correction) as the namespace's correction: a numpy number as Python's."""
     if given(correction):
         if ddof != 0:

@@ -32,7 +32,13 @@ COUNTS = RNG.integers(0, 7, 20)
 SPECIAL = np.array([0.5, np.nan, np.inf, -np.inf, -2.0], dtype=np.float32)
 SORTED = np.sort(V)
 TENTHS = np.array([0.1, 0.2, 0.3], np.float32)  # float32(0.1) > 0.1: where float64 compares differ
-TIES = np.random.default_rng(8).integers(0, 4, 2000)  # numpy's quicksort orders ties its own way
+TIES = np.random.default_rng(8).integers(0, 4, 2000)
+# NaNs in places, a row of them, signed zeros: numpy's nan-functions replace them, then reduce
+HOLES = np.where(RNG.random((4, 300)) < 0.2, np.nan, RNG.standard_normal((4, 300))).astype(
+    np.float32
+)
+HOLES[2] = np.nan
+HOLES[3, :5] = [0.0, -0.0, 0.0, np.nan, -0.0]  # numpy's quicksort orders ties its own way
 
 
 def pending(a: np.ndarray) -> li.Array:
@@ -101,6 +107,20 @@ STATISTICS = [
     ("amin", lambda i: np.amin(i), [I]),
     ("amax", lambda a: np.amax(a, 0), [A]),
     ("max-bool", lambda b: np.max(b, 1), [BO]),
+    ("nansum", lambda h: np.nansum(h, axis=1), [HOLES]),
+    ("nansum-all-dtype", lambda h: np.nansum(h, dtype=np.float64), [HOLES]),
+    ("nansum-int", lambda i: np.nansum(i, 0), [I]),
+    ("nanprod", lambda h: np.nanprod(h[:, :20], axis=-1, keepdims=True), [HOLES]),
+    ("nancumsum", lambda h: np.nancumsum(h, axis=1), [HOLES]),
+    ("nancumprod-flat", lambda h: np.nancumprod(h[:, :8]), [HOLES]),
+    ("nanmean", lambda h: np.nanmean(h, axis=1), [HOLES]),
+    ("nanmean-all", lambda h: np.nanmean(h), [HOLES]),
+    ("nanmean-columns", lambda h: np.nanmean(h, axis=0, keepdims=True), [HOLES]),
+    ("nanmean-int", lambda i: np.nanmean(i, 1), [I]),
+    ("nanvar", lambda h: np.nanvar(h, axis=1), [HOLES]),
+    ("nanvar-ddof-dtype", lambda h: np.nanvar(h, 0, np.float64, ddof=1), [HOLES]),
+    ("nanstd", lambda h: np.nanstd(h, axis=-1, keepdims=True), [HOLES]),
+    ("nanstd-all-correction", lambda h: np.nanstd(h, correction=1), [HOLES]),
     ("min-bool", lambda b: np.min(b), [BO]),
     ("ptp", lambda a: np.ptp(a, 1), [A]),
     ("argmin", lambda a: np.argmin(a), [A]),
