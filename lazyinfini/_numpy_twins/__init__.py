@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import (
+    composed,
     convolution,
     creation,
     data_types,
@@ -149,6 +150,8 @@ TWINS = {
     np.linalg.qr: linear_algebra.qr,
     np.linalg.matrix_power: linear_algebra.matrix_power,
     np.linalg.norm: linear_algebra.norm,
+    # composed by numpy from its other functions
+    **{getattr(np, n): getattr(composed, n) for n in composed.NAMES if hasattr(np, n)},
 }
 
 if hasattr(np.linalg, "vector_norm"):  # numpy 2.0 added the standard's functions to np.linalg

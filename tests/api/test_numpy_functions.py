@@ -320,14 +320,53 @@ if hasattr(np.linalg, "vector_norm"):
         ("linalg.cond", lambda s: np.linalg.cond(s), [SPD]),
     ]
 
+# numpy's functions numpy writes from its others (composed.py): the same calls, on Arrays
+COMPOSED = [
+    ("fliplr", lambda a: np.fliplr(a), [A]),
+    ("flipud", lambda m: np.flipud(m), [M]),
+    ("rot90", lambda a: np.rot90(a), [A]),
+    ("rot90-twice", lambda a: np.rot90(a, 2), [A]),
+    ("rot90-back-axes", lambda m: np.rot90(m, -1, axes=(1, 2)), [M]),
+    ("rollaxis", lambda m: np.rollaxis(m, 2), [M]),
+    ("rollaxis-start", lambda m: np.rollaxis(m, 0, 2), [M]),
+    ("hsplit", lambda a: np.hsplit(a, 2), [A]),
+    ("vsplit", lambda a: np.vsplit(a, [1, 2]), [A]),
+    ("dsplit", lambda m: np.dsplit(m, 2), [M]),
+    ("resize", lambda a: np.resize(a, (5, 3)), [A]),
+    ("fix", lambda s: np.fix(s), [SPECIAL]),
+    ("sinc", lambda s: np.sinc(s), [SPECIAL]),
+    ("sinc-int", lambda i: np.sinc(i), [I]),
+    ("angle", lambda c: np.angle(c), [C]),
+    ("angle-deg-real", lambda a: np.angle(a, deg=True), [A]),
+    ("kron", lambda a, w: np.kron(a, w), [A, W]),
+    ("polyval", lambda w, a: np.polyval(w, a), [W, A]),
+    ("polyval-list", lambda i: np.polyval([1, -2, 3], i), [I]),
+    ("ediff1d", lambda a: np.ediff1d(a), [A]),
+    ("ediff1d-edges", lambda v: np.ediff1d(v, to_end=[9, 8], to_begin=-1), [V]),
+    ("trapezoid-x", lambda a: np.trapezoid(a, np.arange(4.0) ** 2, axis=1), [A]),
+    ("average-axis", lambda a: np.average(a, axis=1), [A]),
+    ("average-int-keepdims", lambda i: np.average(i, axis=0, keepdims=True), [I]),
+    ("cov", lambda a: np.cov(a), [A]),
+    ("cov-columns-ddof", lambda m: np.cov(m[0], rowvar=False, ddof=0), [M]),
+    ("cov-x-y", lambda v, w: np.cov(v[:3], w), [V, W]),
+    ("corrcoef", lambda a: np.corrcoef(a), [A]),
+    ("corrcoef-one", lambda v: np.corrcoef(v), [V]),
+    ("digitize", lambda v: np.digitize(v, [-1, 0, 0.5, 2]), [V]),
+    ("digitize-decreasing-right", lambda v: np.digitize(v, np.array([2.0, 0, -1]), True), [V]),
+]
+if not hasattr(np, "trapezoid"):  # NOTE: numpy 2.0's name for trapz
+    COMPOSED = [c for c in COMPOSED if not c[0].startswith("trapezoid")]
+
 # The sums of products BLAS computes: numpy's own value depends on the kernel its BLAS picks
 # for the CPU (an n-d dot runs one BLAS dot per output element, matmul and tensordot a matrix
 # product), so they compare within the error bound of their sums. LAPACK's results (linalg)
 # within a normwise bound. Every other case is bit-equal.
 SUMS = {"dot-matrices", "dot-vectors", "dot-nd-matrix", "dot-nd-nd", "dot-vector-nd"}
 SUMS |= {"vdot", "inner", "tensordot", "tensordot-int", "tensordot-std", "multi_dot", "multi_dot-4"}
+SUMS |= {"cov", "cov-columns-ddof", "cov-x-y", "corrcoef", "corrcoef-one"}
 
 CASES = STATISTICS + MANIPULATION + SEARCHING + ELEMENTWISE + CREATION + LINEAR_ALGEBRA
+CASES += COMPOSED
 
 
 @pytest.mark.parametrize("name, fn, inputs", CASES, ids=[c[0] for c in CASES])

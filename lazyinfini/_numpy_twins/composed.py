@@ -1,0 +1,276 @@
+"""numpy's functions that numpy writes in Python from its other functions (fliplr, rot90, cov,
+sinc, kron, ...), recorded as numpy composes them: the same calls, on Arrays, so each step is a
+twin's (or a ufunc's) and the whole gives numpy's dtypes and numbers.
+
+What numpy decides from values (digitize's monotonic bins, cov's fact) is decided here where
+those values are known when the call is recorded (bins a list or an ndarray), else numpy runs
+the call (Fallback).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from .. import _dtypes
+from .._array import Array
+from .arguments import NOT_GIVEN, Fallback, array, given
+
+NAMES = ("fliplr", "flipud", "rot90", "rollaxis", "hsplit", "vsplit", "dsplit", "resize", "fix")
+NAMES += ("sinc", "angle", "kron", "polyval", "ediff1d", "trapezoid", "average", "cov")
+NAMES += ("corrcoef", "digitize")
+
+
+# -- views ------------------------------------------------------------------------------------
+def fliplr(m):
+    x = array(m)
+    if x.ndim < 2:
+        raise ValueError("Input must be >= 2-d.")
+    return x[:, ::-1]
+
+
+def flipud(m):
+    x = array(m)
+    if x.ndim < 1:
+        raise ValueError("Input must be >= 1-d.")
+    return x[::-1, ...]
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError("len(axes) must be 2.")
+    x = array(m)
+    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == x.ndim:
+        raise ValueError("Axes must be different.")
+    if not all(-x.ndim <= a < x.ndim for a in axes):
+        raise ValueError(f"Axes={axes} out of range for array of ndim={x.ndim}.")
+    k = operator.index(k) % 4
+    if k == 0:
+        return x[...]
+    if k == 2:
+        return np.flip(np.flip(x, axes[0]), axes[1])
+    order = list(range(x.ndim))
+    order[axes[0]], order[axes[1]] = order[axes[1]], order[axes[0]]
+    if k == 1:
+        return np.transpose(np.flip(x, axes[1]), order)
+    return np.flip(np.transpose(x, order), axes[1])
+
+
+def rollaxis(a, axis, start=0):
+    x = array(a)
+    n = x.ndim
+    if not -n <= operator.index(axis) < n:
+        raise np.exceptions.AxisError(axis, n)
+    axis %= n
+    start = start + n if start < 0 else start
+    if not 0 <= start < n + 1:
+        raise np.exceptions.AxisError(
+            f"'start' arg requires {-n} <= start < {n + 1}, but {start} was passed in"
+        )
+    if axis < start:
+        start -= 1
+    if axis == start:
+        return x[...]
+    order = [i for i in range(n) if i != axis]
+    order.insert(start, axis)
+    return np.transpose(x, order)
+
+
+def hsplit(ary, indices_or_sections):
+    x = array(ary)
+    if x.ndim == 0:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+    return np.split(x, indices_or_sections, 1 if x.ndim > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    x = array(ary)
+    if x.ndim < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+    return np.split(x, indices_or_sections, 0)
+
+
+def dsplit(ary, indices_or_sections):
+    x = array(ary)
+    if x.ndim < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return np.split(x, indices_or_sections, 2)
+
+
+def resize(a, new_shape):
+    shape = (new_shape,) if isinstance(new_shape, (int, np.integer)) else tuple(new_shape)
+    if any(n < 0 for n in shape):
+        raise ValueError("all elements of `new_shape` must be non-negative")
+    x = np.ravel(array(a))
+    size = math.prod(shape)
+    if x.size == 0 or size == 0:
+        return np.zeros_like(x, shape=shape)
+    repeats = -(-size // x.size)
+    return np.reshape(np.concatenate((x,) * repeats)[:size], shape)
+
+
+# -- elementwise ------------------------------------------------------------------------------
+def fix(x):
+    return np.trunc(array(x))
+
+
+def sinc(x):
+    y = np.pi * array(x)
+    eps = np.finfo(y.dtype).eps if y.dtype.kind == "f" else 1e-20
+    y = np.where(y, y, eps)
+    return np.sin(y) / y
+
+
+def angle(z, deg=False):
+    z = array(z)
+    if z.dtype in _dtypes.COMPLEX:
+        zimag, zreal = z.imag, z.real
+    else:
+        zimag, zreal = 0, z
+    a = np.arctan2(zimag, zreal)
+    return a * (180 / np.pi) if deg else a  # NOTE: numpy's a *= ...: the same product
+
+
+def kron(a, b):
+    y = array(b)
+    x = array(a)
+    if x.ndim < y.ndim:
+        x = np.reshape(x, (1,) * (y.ndim - x.ndim) + x.shape)  # NOTE: numpy's ndmin
+    if x.ndim == 0 or y.ndim == 0:
+        return np.multiply(x, y)
+    nd = max(x.ndim, y.ndim)
+    shape_a = (1,) * max(0, y.ndim - x.ndim) + x.shape
+    shape_b = (1,) * max(0, x.ndim - y.ndim) + y.shape
+    x = np.expand_dims(np.reshape(x, shape_a), tuple(range(1, nd * 2, 2)))
+    y = np.expand_dims(np.reshape(y, shape_b), tuple(range(0, nd * 2, 2)))
+    return np.reshape(np.multiply(x, y), tuple(p * q for p, q in zip(shape_a, shape_b)))
+
+
+def polyval(p, x):
+    coefficients, x = array(p), array(x)
+    y = np.zeros_like(x)
+    for i in range(coefficients.shape[0]):
+        y = y * x + coefficients[i]
+    return y
+
+
+# -- differences and sums ---------------------------------------------------------------------
+def ediff1d(ary, to_end=None, to_begin=None):
+    x = np.ravel(array(ary))
+    differences = x[1:] - x[:-1]
+    if to_begin is None and to_end is None:
+        return differences
+    parts = [_edge("to_begin", to_begin, x.dtype), differences, _edge("to_end", to_end, x.dtype)]
+    return np.concatenate([p for p in parts if p is not None])
+
+
+def _edge(name: str, value, dtype):
+    """ediff1d's to_begin/to_end raveled in the array's dtype (numpy's same_kind cast)."""
+    if value is None:
+        return None
+    edge = array(value)
+    if not np.can_cast(edge.dtype, dtype, casting="same_kind"):
+        raise TypeError(
+            f"dtype of `{name}` must be compatible with input `ary` under the `same_kind` rule."
+        )
+    return np.ravel(edge).astype(dtype)
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    y = array(y)
+    if x is None:
+        d = dx
+    else:
+        x = array(x)
+        if x.ndim == 1:
+            d = np.diff(x)
+            shape = [1] * y.ndim
+            shape[axis] = d.shape[0]
+            d = np.reshape(d, shape)
+        else:
+            d = np.diff(x, axis=axis)
+    first, last = [slice(None)] * y.ndim, [slice(None)] * y.ndim
+    first[axis], last[axis] = slice(1, None), slice(None, -1)
+    return (d * (y[tuple(first)] + y[tuple(last)]) / 2.0).sum(axis)
+
+
+def average(a, axis=None, weights=None, returned=False, *, keepdims=NOT_GIVEN):
+    if weights is not None or returned:
+        raise Fallback("average with weights or returned=True (numpy checks their sum)")
+    kept = {"keepdims": keepdims} if given(keepdims) else {}
+    return np.mean(array(a), axis=axis, **kept)
+
+
+# -- covariances ------------------------------------------------------------------------------
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
+        dtype=None):  # fmt: skip
+    if fweights is not None or aweights is not None:
+        raise Fallback("cov with weights (numpy checks their values)")
+    if ddof is not None and ddof != int(ddof):
+        raise ValueError("ddof must be integer")
+    x = array(m)
+    other = None if y is None else array(y)
+    if x.ndim > 2 or (other is not None and other.ndim > 2):
+        raise ValueError("m and y must have at most 2 dimensions")
+    given_ = (x,) if other is None else (x, other)
+    dtype = np.result_type(*(v.dtype for v in given_), np.float64) if dtype is None else dtype
+    data = _at_least_2d(x, dtype)
+    if not rowvar and x.ndim != 1:
+        data = data.T
+    if data.shape[0] == 0:
+        return array(np.empty((0, 0)))
+    if other is not None:
+        more = _at_least_2d(other, dtype)
+        data = np.concatenate((data, more.T if not rowvar and more.shape[0] != 1 else more), 0)
+    ddof = (1 if bias == 0 else 0) if ddof is None else ddof
+    fact = data.shape[1] - ddof
+    fact = fact if fact > 0 else 0.0  # NOTE: numpy warns here (values it would warn of: inf)
+    centred = data - np.mean(data, axis=1)[:, None]
+    c = np.dot(centred, np.conj(centred.T))
+    return np.squeeze(_scaled(c, np.true_divide(1, fact)))
+
+
+def _at_least_2d(v: Array, dtype) -> Array:
+    """numpy's array(v, ndmin=2, dtype=dtype)."""
+    v = v.astype(dtype)
+    return np.reshape(v, (1,) * (2 - v.ndim) + v.shape) if v.ndim < 2 else v
+
+
+def _scaled(c: Array, factor):
+    """numpy's c *= factor (a float64 scalar): the product in the common dtype, cast back."""
+    return np.multiply(c, factor).astype(c.dtype)
+
+
+def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return c / c
+    if c.dtype in _dtypes.COMPLEX:
+        raise Fallback("corrcoef of complex values (numpy clips both parts in place)")
+    d = np.diag(c)
+    stddev = np.sqrt(d)
+    c = c / stddev[:, None]
+    c = c / stddev[None, :]
+    return np.clip(c, -1, 1)
+
+
+# -- bins -------------------------------------------------------------------------------------
+def digitize(x, bins, right=False):
+    if isinstance(bins, Array):
+        raise Fallback("digitize with lazy bins (numpy checks they are monotonic)")
+    edges = np.asarray(bins)
+    values = array(x)
+    if values.dtype in _dtypes.COMPLEX:
+        raise TypeError("x may not be complex")
+    steps = np.diff(edges.ravel()) if edges.ndim == 1 else None
+    if steps is None or np.isnan(edges).any():
+        raise Fallback("digitize with bins that are not one plain axis of numbers")
+    side = "left" if right else "right"
+    if np.all(steps >= 0):
+        return np.searchsorted(edges, values, side=side)
+    if np.all(steps <= 0):
+        return len(edges) - np.searchsorted(edges[::-1], values, side=side)
+    raise ValueError("bins must be monotonically increasing or decreasing")
