@@ -34,3 +34,9 @@ def argsort(x, /, axis=-1, *, descending=False, stable=True) -> Array:
     """Indices that sort x along `axis` (descending sorts keep ties in order too).
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.argsort.html"""
     return _sort_node("argsort", Op.ARGSORT, x, axis, descending, stable, _dtypes.DEFAULT_INDEX)
+
+
+def partition(x: Array, kth: tuple[int, ...], axis: int) -> Array:
+    """numpy's partition of x along `axis` (normalized) at the positions `kth` (checked by the
+    caller): a lazyinfini extension, numpy's twins' (np.partition, np.median, np.quantile)."""
+    return record(Op.PARTITION, (x._node,), x.shape, x.dtype, (("axis", axis), ("kth", kth)))

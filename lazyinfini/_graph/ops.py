@@ -150,6 +150,9 @@ class Op(enum.Enum):
     VECDOT = ("vecdot", OP, 2)
     SORT = ("sort", OP, 1)
     ARGSORT = ("argsort", OP, 1)
+    # numpy's partition along arg "axis" at the positions arg "kth": the elements between them
+    # in numpy's introselect's order (-0.0 and 0.0 placed as numpy places them)
+    PARTITION = ("partition", OP, 1)
     SEARCHSORTED = ("searchsorted", OP, VARIADIC)
     BINCOUNT = ("bincount", OP, 1)  # numpy's bincount of non-negative integers (arg: minlength)
     # its input, once a test of its values holds at run time, else numpy's ValueError (arg: the

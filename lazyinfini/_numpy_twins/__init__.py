@@ -23,6 +23,7 @@ from . import (
     linear_algebra,
     manipulation,
     nan_statistics,
+    order_statistics,
     searching,
     statistics,
 )
@@ -37,6 +38,10 @@ TWINS = {
     np.nanmean: nan_statistics.nanmean,
     np.nanvar: nan_statistics.nanvar,
     np.nanstd: nan_statistics.nanstd,
+    np.partition: order_statistics.partition,
+    np.median: order_statistics.median,
+    np.quantile: order_statistics.quantile,
+    np.percentile: order_statistics.percentile,
     np.sum: statistics.sum,
     np.prod: statistics.prod,
     np.mean: statistics.mean,

@@ -203,6 +203,7 @@ def library_call(nodes, library: Library = NUMPY, in_place=False) -> LibraryCall
 #   A trace is such a sum, of the diagonal's view (its inner loop runs across the diagonals).
 _BFLOAT16, _WIDEN_HALF = (_dtypes.bfloat16,), (_dtypes.HALF, _dtypes.HALF)
 _OWN_DTYPE = {"sort": (_BFLOAT16, _dtypes.HALF), "argsort": (_BFLOAT16, _dtypes.HALF)}
+_OWN_DTYPE["partition"] = _OWN_DTYPE["sort"]  # NOTE: its introselect leaves ties as sort does
 _OWN_DTYPE["cross"] = ((), _BFLOAT16)
 _OWN_DTYPE["max"] = _OWN_DTYPE["min"] = ((), _dtypes.HALF)
 _OWN_DTYPE["sum"] = _OWN_DTYPE["prod"] = _OWN_DTYPE["trace"] = (_BFLOAT16, _dtypes.HALF)

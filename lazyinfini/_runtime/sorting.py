@@ -1,5 +1,6 @@
 """Sorting-order ops that are not a plain Array API call (see library.CUSTOM).
 
+partition: numpy's (CuPy's) own, the namespace has none.
 sort: array_api_compat.numpy sorts descending by reversing an ascending sort, which reverses
 ties too (visible for -0.0 and +0.0); the spec wants descending sorts stable as well.
 bincount: numpy's (one counting pass) where the namespace has it (numpy, CuPy), else counted
@@ -41,6 +42,10 @@ def _sorted(xp, x, axis: int, stable: bool):
     return result
 
 
+def partition(xp, x, *, axis: int, kth: tuple):
+    return xp.partition(x, list(kth), axis=axis)
+
+
 def searchsorted(xp, x1, x2, *sorter, side: str):
     return xp.searchsorted(x1, x2, side=side, sorter=sorter[0] if sorter else None)
 
@@ -80,6 +85,7 @@ def check(xp, x, *, test: str, message: str):
 
 IMPLEMENTATIONS = {
     Op.SORT: sort,
+    Op.PARTITION: partition,
     Op.SEARCHSORTED: searchsorted,
     Op.BINCOUNT: bincount,
     Op.CHECK: check,

@@ -277,9 +277,9 @@ _KEEPS_ORDER = frozenset(
 
 
 # Ops along axes whose result numpy writes in its input's memory order: an accumulate
-# (np.cumsum, np.cumprod), np.sort (a copy in order "K", sorted in place) and np.roll with an
-# axis (into empty_like; without one it rolls a C-ordered ravel)
-_ALONG_AN_AXIS = frozenset({Op.CUMULATIVE_SUM, Op.CUMULATIVE_PROD, Op.SORT, Op.ROLL})
+# (np.cumsum, np.cumprod), np.sort and np.partition (a copy in order "K", sorted in place) and
+# np.roll with an axis (into empty_like; without one it rolls a C-ordered ravel)
+_ALONG_AN_AXIS = frozenset({Op.CUMULATIVE_SUM, Op.CUMULATIVE_PROD, Op.SORT, Op.PARTITION, Op.ROLL})
 
 
 def _reordered_along(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:

@@ -107,6 +107,20 @@ STATISTICS = [
     ("amin", lambda i: np.amin(i), [I]),
     ("amax", lambda a: np.amax(a, 0), [A]),
     ("max-bool", lambda b: np.max(b, 1), [BO]),
+    ("partition", lambda a: np.partition(a, 1), [A]),
+    ("partition-kths-axis", lambda m: np.partition(m, [0, -1], axis=1), [M]),
+    ("partition-flat", lambda i: np.partition(i, 5, axis=None), [I]),
+    ("median", lambda a: np.median(a), [A]),
+    ("median-axis", lambda m: np.median(m, axis=1), [M]),
+    ("median-int-keepdims", lambda i: np.median(i, 0, keepdims=True), [I]),
+    ("median-nan", lambda h: np.median(h, axis=1), [HOLES]),
+    ("quantile", lambda a: np.quantile(a, 0.3), [A]),
+    ("quantile-list-axis", lambda m: np.quantile(m, [0.1, 0.5, 0.9], axis=-1), [M]),
+    ("quantile-int-q", lambda v: np.quantile(v, [0, 1]), [V]),
+    ("quantile-array-keepdims", lambda a: np.quantile(a, np.array([0.25]), 0, keepdims=True), [A]),
+    ("quantile-nan", lambda h: np.quantile(h, 0.75, axis=1), [HOLES]),
+    ("percentile", lambda i: np.percentile(i, 40), [I]),
+    ("percentile-list-axis", lambda a: np.percentile(a, [5, 95.5], axis=1), [A]),
     ("nansum", lambda h: np.nansum(h, axis=1), [HOLES]),
     ("nansum-all-dtype", lambda h: np.nansum(h, dtype=np.float64), [HOLES]),
     ("nansum-int", lambda i: np.nansum(i, 0), [I]),
@@ -575,17 +589,18 @@ def fresh_warnings(monkeypatch):
 def test_a_function_with_no_twin_computes_runs_numpy_warns_once_and_counts(fresh_warnings):
     x = pending(A)
     before = li.inspect.counters.snapshot()
-    with pytest.warns(li.NumpyFallbackWarning, match=r"numpy\.percentile \(no lazy form\)") as seen:
-        first = np.percentile(x, 30, axis=1)
+    warned = r"numpy\.nanpercentile \(no lazy form\)"
+    with pytest.warns(li.NumpyFallbackWarning, match=warned) as seen:
+        first = np.nanpercentile(x, 30, axis=1)
     assert seen[0].filename == __file__  # the warning names the user's line
     with warnings.catch_warnings():
         warnings.simplefilter("error", li.NumpyFallbackWarning)  # the second call is quiet
-        second = np.percentile(x, 70, axis=0)
+        second = np.nanpercentile(x, 70, axis=0)
     after = li.inspect.counters.snapshot()
     assert after["numpy_fallbacks"] == before["numpy_fallbacks"] + 2
     assert after["materializations"] == before["materializations"] + 1  # x, once
-    assert_same(first, np.percentile(A, 30, axis=1))
-    assert_same(second, np.percentile(A, 70, axis=0))
+    assert_same(first, np.nanpercentile(A, 30, axis=1))
+    assert_same(second, np.nanpercentile(A, 70, axis=0))
 
 
 def test_a_twin_without_a_parameter_falls_back_for_that_call(fresh_warnings):
@@ -629,10 +644,10 @@ def test_fallback_results_keep_numpys_types(fresh_warnings):
     x = pending(A)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", li.NumpyFallbackWarning)
-        scalar = np.median(x)
+        scalar = np.nanmedian(x)
         pieces = np.histogram2d(pending(V), pending(V), bins=2)
         sign, logdet = np.linalg.slogdet(pending(SPD))
-    assert type(scalar) is type(np.median(A)) and scalar == np.median(A)
+    assert type(scalar) is type(np.nanmedian(A)) and scalar == np.nanmedian(A)
     assert type(pieces) is tuple
     for got, expected in zip(pieces, np.histogram2d(V, V, bins=2)):
         assert_same(got, expected)
@@ -645,11 +660,11 @@ def test_fallback_out_arrays(fresh_warnings):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", li.NumpyFallbackWarning)
         array_out = pending(np.zeros(4))
-        assert np.median(x, axis=0, out=array_out) is array_out
+        assert np.nanmedian(x, axis=0, out=array_out) is array_out
         ndarray_out = np.zeros(4)
-        assert np.median(x, axis=0, out=ndarray_out) is ndarray_out
-    assert_same(array_out, np.median(A, axis=0, out=np.zeros(4)))  # cast to out's float64
-    np.testing.assert_array_equal(ndarray_out, np.median(A, axis=0))
+        assert np.nanmedian(x, axis=0, out=ndarray_out) is ndarray_out
+    assert_same(array_out, np.nanmedian(A, axis=0, out=np.zeros(4)))  # cast to out's float64
+    np.testing.assert_array_equal(ndarray_out, np.nanmedian(A, axis=0))
 
 
 def test_other_array_types_are_left_to_numpy():

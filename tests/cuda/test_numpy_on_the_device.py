@@ -38,6 +38,10 @@ CALLS = [
     ("a numpy scalar a reduction gave", lambda x: x - np.nanmax(x)),
     ("a signed zero numpy scalar", lambda x: np.signbit(np.nan_to_num(x) * np.float64(-0.0))),
     ("ufunc.at, in place", lambda x: _added_at(x)),
+    ("partition (CuPy's)", lambda x: np.partition(np.nan_to_num(x), 1, axis=1)[:, 1]),
+    ("median", lambda x: np.median(x, axis=1)),
+    ("quantiles", lambda x: np.quantile(np.nan_to_num(x), [0.25, 0.5], axis=0)),
+    ("nanmean", lambda x: np.nanmean(x, axis=1)),
 ]
 
 

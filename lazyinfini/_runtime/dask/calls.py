@@ -144,7 +144,8 @@ BLOCKED = {
 
 # Calls whose output at a position depends on the input only along some axes at the same
 # position of the others (their `axis`/`axes` parameter; linalg, tril and triu: the last two).
-_LOCAL = frozenset({Op.SORT, Op.ARGSORT, Op.ROLL, Op.FFT, Op.TRIL, Op.TRIU, Op.LINALG})
+_LOCAL = frozenset({Op.SORT, Op.ARGSORT, Op.PARTITION, Op.ROLL, Op.FFT, Op.TRIL, Op.TRIU})
+_LOCAL |= {Op.LINALG}
 _MATRICES = frozenset({Op.TRIL, Op.TRIU, Op.LINALG})
 
 
