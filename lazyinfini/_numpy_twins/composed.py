@@ -15,12 +15,16 @@ import operator
 import numpy as np
 
 from .. import _dtypes
+from .._api.creation import copy_node
 from .._array import Array
+from .._graph import caller_source
+from . import arguments
 from .arguments import NOT_GIVEN, Fallback, array, given
+from .layout import layout_of
 
 NAMES = ("fliplr", "flipud", "rot90", "rollaxis", "hsplit", "vsplit", "dsplit", "resize", "fix")
 NAMES += ("sinc", "angle", "kron", "polyval", "ediff1d", "trapezoid", "average", "cov")
-NAMES += ("corrcoef", "digitize")
+NAMES += ("corrcoef", "digitize", "pad")
 
 
 # -- views ------------------------------------------------------------------------------------
@@ -274,3 +278,82 @@ def digitize(x, bins, right=False):
     if np.all(steps <= 0):
         return len(edges) - np.searchsorted(edges[::-1], values, side=side)
     raise ValueError("bins must be monotonically increasing or decreasing")
+
+
+# -- padding ----------------------------------------------------------------------------------
+def pad(array, pad_width, mode="constant", **kwargs):
+    x = arguments.array(array)  # NOTE: numpy's parameter name shadows the converter
+    if isinstance(pad_width, dict) or callable(mode) or mode not in _PADS:
+        raise Fallback(f"pad with mode {mode!r} or widths by axis name")
+    unsupported = set(kwargs) - {_PADS[mode]}
+    if unsupported:
+        raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
+    if kwargs.get("reflect_type", "even") != "even":
+        raise Fallback("pad's odd reflections (numpy computes them)")
+    widths = np.asarray(pad_width)
+    if widths.dtype.kind != "i":
+        raise TypeError("`pad_width` must be of integral type.")
+    widths = _pairs(widths, x.ndim, index=True)
+    values = _pairs(np.asarray(kwargs.get("constant_values", 0)), x.ndim)
+    # Note (numpy): its padded array is new memory, F-ordered where x is F-contiguous only
+    order = "F" if layout_of(x).fortran else "C"
+    padded = x
+    for axis, ((before, after), value) in enumerate(zip(widths, values, strict=True)):
+        if before or after:
+            padded = _padded(padded, axis, int(before), int(after), mode, value)
+    return copy_node(padded, order, caller_source()) if order == "F" or padded is x else padded
+
+
+_PADS = {"constant": "constant_values", "edge": "", "wrap": "", "reflect": "reflect_type"}
+_PADS["symmetric"] = "reflect_type"
+
+
+def _pairs(x: np.ndarray, ndim: int, index: bool = False) -> list:
+    """numpy's _as_pairs: a (before, after) pair per axis from a number, a pair or pairs."""
+    if index:
+        x = np.round(x).astype(np.intp)
+        if x.size and x.min() < 0:
+            raise ValueError("index can't contain negative values")
+    if x.ndim < 3 and x.size == 1:
+        return [(x.ravel()[0], x.ravel()[0])] * ndim
+    if x.ndim < 3 and x.size == 2 and x.shape != (2, 1):
+        return [tuple(x.ravel())] * ndim
+    return np.broadcast_to(x, (ndim, 2)).tolist()
+
+
+def _padded(x: Array, axis: int, before: int, after: int, mode: str, value) -> Array:
+    """x padded along `axis` (numpy pads the axes in order, each over the ones before it)."""
+    n = x.shape[axis]
+    if mode != "constant" and (n == 0 or n - (mode == "reflect") < max(before, after)):
+        raise Fallback(f"pad {mode} wider than the axis (numpy repeats it)")
+    if mode == "reflect" and n == 1:
+        raise Fallback("pad reflect of one element (numpy's legacy edge)")
+    parts = [_side(x, axis, before, mode, value, True), x]
+    parts.append(_side(x, axis, after, mode, value, False))
+    return np.concatenate([p for p in parts if p is not None], axis=axis)
+
+
+def _side(x: Array, axis: int, width: int, mode: str, value, first: bool):
+    if not width:
+        return None
+    n = x.shape[axis]
+    shape = x.shape[:axis] + (width,) + x.shape[axis + 1 :]
+    if mode == "constant":
+        fill = np.array(value[0] if first else value[1], dtype=x.dtype)  # NOTE: numpy's cast
+        return np.full(shape, fill, dtype=x.dtype)
+    if mode == "edge":
+        return np.broadcast_to(
+            _along_axis(x, axis, slice(0, 1) if first else slice(n - 1, n)), shape
+        )
+    if mode == "wrap":
+        return _along_axis(x, axis, slice(n - width, n) if first else slice(0, width))
+    skip = int(mode == "reflect")  # NOTE: reflect leaves the edge out, symmetric repeats it
+    if first:
+        return np.flip(_along_axis(x, axis, slice(skip, skip + width)), axis)
+    return np.flip(_along_axis(x, axis, slice(n - width - skip, n - skip)), axis)
+
+
+def _along_axis(x: Array, axis: int, part: slice) -> Array:
+    key = [slice(None)] * x.ndim
+    key[axis] = part
+    return x[tuple(key)]

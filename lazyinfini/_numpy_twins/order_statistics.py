@@ -17,10 +17,12 @@ import numpy as np
 from .. import _dtypes
 from .._api import sorting as _sorting
 from .._api.checks import normalize_axis
+from .._api.creation import copy_node
 from .._api.data_types import astype
 from .._api.elementwise import add, greater_equal, isnan, multiply, subtract, where
 from .._api.manipulation import expand_dims, moveaxis, reshape
 from .._array import Array
+from .._graph import caller_source
 from . import statistics
 from .arguments import Fallback, array
 
@@ -133,7 +135,8 @@ def _quantile(x: Array, q: np.ndarray, axis, keepdims: bool, weak: bool) -> Arra
     n = data.shape[along]
     if n == 0:
         raise Fallback("quantiles of no values")
-    arr = moveaxis(data, along, 0)
+    # Note (numpy): its quantile partitions a C-ordered copy in place, seen with the axis first
+    arr = moveaxis(copy_node(data, "C", caller_source()), along, 0)
     virtual = np.asanyarray((n - 1) * q)
     if np.issubdtype(virtual.dtype, np.integer):
         kth = [*virtual.ravel().tolist(), -1] if _inexact(arr) else virtual.ravel().tolist()

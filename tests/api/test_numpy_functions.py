@@ -365,6 +365,12 @@ COMPOSED = [
     ("cov-x-y", lambda v, w: np.cov(v[:3], w), [V, W]),
     ("corrcoef", lambda a: np.corrcoef(a), [A]),
     ("corrcoef-one", lambda v: np.corrcoef(v), [V]),
+    ("pad", lambda a: np.pad(a, 1), [A]),
+    ("pad-constants-per-axis", lambda m: np.pad(m, (1, 2), constant_values=((1, 2),) * 3), [M]),
+    ("pad-edge", lambda a: np.pad(a, ((2, 0), (1, 3)), mode="edge"), [A]),
+    ("pad-wrap-int", lambda i: np.pad(i, 2, mode="wrap"), [I]),
+    ("pad-reflect", lambda a: np.pad(a, [(1, 2), (3, 2)], mode="reflect"), [A]),
+    ("pad-symmetric-f", lambda a: np.pad(a, 2, mode="symmetric"), [np.asfortranarray(A)]),
     ("digitize", lambda v: np.digitize(v, [-1, 0, 0.5, 2]), [V]),
     ("digitize-decreasing-right", lambda v: np.digitize(v, np.array([2.0, 0, -1]), True), [V]),
 ]

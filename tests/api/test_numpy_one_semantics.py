@@ -88,6 +88,7 @@ CASES = {
         (3, 4),
         [((-1, "stable"), {}), ((0, "merge"), {}), ((), {"axis": None, "kind": "stable"})],
     ),
+    "partition": ((3, 4), [((1,), {}), ((0, 0), {}), (([0, -1],), {}), ((2,), {"kind": "heap"})]),
     "searchsorted": (SORTED, [((3,), {}), ((300,), {}), ((-1, "right"), {}), ((2.5,), {})]),
     "repeat": ((3, 4), [((2,), {}), ((2, 0), {}), (([1, 2, 0], 0), {}), ((-1,), {})]),
     "take": (
@@ -150,8 +151,8 @@ def _method(name: str, a: np.ndarray, args, kwargs):
     x = li.asarray(a.copy())
     if name in PROPERTIES:
         return getattr(x, name)
-    if name == "sort":
-        assert x.sort(*args, **kwargs) is None
+    if name in ("sort", "partition"):  # NOTE: in place, as ndarray's
+        assert getattr(x, name)(*args, **kwargs) is None
         return x
     return getattr(x, name)(*args, **kwargs)
 
