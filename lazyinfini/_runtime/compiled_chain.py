@@ -30,6 +30,7 @@ from .._schedule.kernels import Kernel, Kind
 from .c_compiling import C_KERNELS
 from .compiled import Layout, address, run_call
 from .compiled_matvec import call_layout, matvec_functions, rows_of
+from .compiled_matvec import run as run_matvec
 from .memo import Memo
 from .threads import THREADS
 
@@ -129,11 +130,28 @@ def _vector_of(kernel, matrix_of, matrix):
     return vector.base if whole else None
 
 
+def chain_notes(schedule, in_c, matrix_of) -> dict:
+    """explain()'s line on each chain of `schedule`, by its first kernel."""
+    index_of = {kernel: i for i, kernel in enumerate(schedule.kernels)}
+    chains = find_chains(schedule, in_c, matrix_of)
+    return {first: chain.describe(index_of) for first, chain in chains.items()}
+
+
+def run_middle(chain: Chain, values: dict, memory, bases_of) -> list | None:
+    """The middle kernel's outputs, the three kernels run as one pass; where they cannot
+    (None), the first kernel's product, which waited for this kernel, is made now."""
+    inputs = values[chain.first.outputs[0]]
+    outs = run_chain(chain, inputs, values, memory, bases_of)
+    if outs is None:
+        values[chain.first.outputs[0]] = run_matvec(chain.first_at, *inputs, THREADS > 1)
+    return outs
+
+
 def run_chain(chain: Chain, inputs: Waiting, values: dict, memory, bases_of) -> list | None:
-    """Run `chain` as one pass from its first kernel's `inputs`: binds the first and
-    last kernels' outputs in `values`, returns the middle's; None where it cannot run so (the
-    kernels then run one by one, the first's value made by the caller). `bases_of(kernel,
-    outs, values, held)`: the addresses of a C elementwise kernel's operands."""
+    """Run `chain` as one pass from its first kernel's `inputs`: binds the first and last
+    kernels' outputs in `values`, returns the middle's; None where it cannot run so.
+    `bases_of(kernel, outs, values, held)`: the addresses of a C elementwise kernel's
+    operands."""
     matrix, v = inputs if chain.first_at == 0 else inputs[::-1]
     a = matrix if chain.first_at == 0 else matrix.T
     functions = matvec_functions(a.dtype)
@@ -143,36 +161,40 @@ def run_chain(chain: Chain, inputs: Waiting, values: dict, memory, bases_of) -> 
         return None
     if functions is None or rows_of(a.shape, a.strides, a.itemsize) is not True:
         return None
-    (rows, cols), dtype = a.shape, a.dtype
-    v = np.ascontiguousarray(v)
-    y = values[chain.first.outputs[0]] = np.empty(rows, dtype)
+    y = values[chain.first.outputs[0]] = np.empty(a.shape[0], a.dtype)
     outs = [memory(n.shape, n.dtype) for n in chain.middle.outputs]
     held = []  # NOTE: copies made for this run: alive until the chain returns
     operands = bases_of(chain.middle, outs, values, held)
     e = outs[chain.middle.outputs.index(chain.vector)]
+    (call,) = calls
+    elementwise = (middle, call.layout, [b + o for b, o in zip(operands, call.layout.offsets)])
+    values[chain.last.outputs[0]] = _one_pass(
+        functions, a, np.ascontiguousarray(v), y, e, elementwise
+    )
+    counters.c_matvecs += 2
+    counters.c_chains += 1
+    del held
+    return outs
+
+
+def _one_pass(functions, a, v, y, e, elementwise) -> np.ndarray:
+    """A^T e, with y = A v and e = f(y, ...) (the `elementwise` call's) made on the way."""
+    (rows, cols), dtype = a.shape, a.dtype
     pieces = -(-rows // PIECE_ROWS)
     parts = np.empty((pieces, cols), dtype)
-    (call,) = calls
     steps = (
         (functions[0], call_layout(a.shape, a.strides[0], rows), (y, a, v)),
-        (middle, call.layout, [b + o for b, o in zip(operands, call.layout.offsets)]),
+        elementwise,
         (functions[1], call_layout(a.shape, a.strides[0], pieces), (parts, a, e)),
     )
     ext, kept = _ext(steps)
     whole = Layout((ctypes.c_int64 * 2)(rows, cols), (ctypes.c_int64 * 2)(), ext, (), pieces, 1)
     run_call(functions[3], whole, [], THREADS > 1)
     g = np.empty(cols, dtype)
-    run_call(
-        functions[2],
-        call_layout(parts.shape, parts.strides[0], cols),
-        [address(g), address(parts)],
-        False,
-    )
-    values[chain.last.outputs[0]] = g
-    counters.c_matvecs += 2
-    counters.c_chains += 1
-    del kept, held
-    return outs
+    joined = call_layout(parts.shape, parts.strides[0], cols)
+    run_call(functions[2], joined, [address(g), address(parts)], False)
+    del kept  # NOTE: the pointer arrays lived until the pass ended
+    return g
 
 
 def _ext(steps) -> tuple:

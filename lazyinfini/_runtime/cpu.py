@@ -26,7 +26,7 @@ from .._schedule.kernels import Kind
 from .._schedule.target import Target
 from .c_compiling import C_KERNELS
 from .compiled import TILED_MIN, address, copied, run_compiled
-from .compiled_chain import CHAINS, DONE, WAITING, Waiting, find_chains, run_chain
+from .compiled_chain import CHAINS, DONE, WAITING, Waiting, chain_notes, find_chains, run_middle
 from .compiled_matvec import plan_of as matvec_plan
 from .compiled_matvec import run as run_matvec
 from .compiled_rearrange import run_compiled as run_compiled_rearrange
@@ -121,7 +121,7 @@ def _elementwise(kernel, values, memory, target) -> list[np.ndarray]:
     """A fused kernel in C where it can run there (path_of says), else in numpy chunks."""
     chain = CHAINS.get(kernel)
     if chain is not None and type(values.get(chain.first.outputs[0])) is Waiting:
-        outs = _chained(chain, values, memory)
+        outs = run_middle(chain, values, memory, _c_bases)
         if outs is not None:
             return outs
     if path_of(kernel, target) != C_PATH:
@@ -146,16 +146,6 @@ def _elementwise(kernel, values, memory, target) -> list[np.ndarray]:
         _fall_back(error, kernel)
     work = _PASSES.get(kernel) or _prepare_pass(kernel, target.chunk)
     return _numpy_elementwise(kernel, values, outs, work)
-
-
-def _chained(chain, values, memory) -> list[np.ndarray] | None:
-    """A chain's middle kernel's outputs, the three kernels run as one pass; where they cannot
-    (None), the first kernel's product, which waited for this kernel."""
-    inputs = values[chain.first.outputs[0]]
-    outs = run_chain(chain, inputs, values, memory, _c_bases)
-    if outs is None:
-        values[chain.first.outputs[0]] = run_matvec(chain.first_at, *inputs, THREADS > 1)
-    return outs
 
 
 def _c_bases(kernel, outs, values, held: list) -> list[int]:
@@ -523,11 +513,8 @@ def prepare_on(target: Target):
 
 def _together(schedule, target: Target) -> dict:
     """explain()'s line on each chain of `schedule` (compiled_chain.py), by its first kernel."""
-    if target.compile_min is None or _C_OFF:
-        return {}
-    index_of = {kernel: i for i, kernel in enumerate(schedule.kernels)}
-    chains = find_chains(schedule, *_chain_tests(target))
-    return {first: chain.describe(index_of) for first, chain in chains.items()}
+    compiling = target.compile_min is not None and not _C_OFF
+    return chain_notes(schedule, *_chain_tests(target)) if compiling else {}
 
 
 def _chain_tests(target: Target) -> tuple:
