@@ -24,7 +24,7 @@ from .layout import layout_of
 
 NAMES = ("fliplr", "flipud", "rot90", "rollaxis", "hsplit", "vsplit", "dsplit", "resize", "fix")
 NAMES += ("sinc", "angle", "kron", "polyval", "ediff1d", "trapezoid", "average", "cov")
-NAMES += ("corrcoef", "digitize", "pad")
+NAMES += ("corrcoef", "digitize", "pad", "gradient")
 
 
 # -- views ------------------------------------------------------------------------------------
@@ -357,3 +357,131 @@ def _along_axis(x: Array, axis: int, part: slice) -> Array:
     key = [slice(None)] * x.ndim
     key[axis] = part
     return x[tuple(key)]
+
+
+# -- gradients --------------------------------------------------------------------------------
+def gradient(f, *varargs, axis=None, edge_order=1):
+    x = array(f)
+    axes = tuple(range(x.ndim)) if axis is None else _axes_of(axis, x.ndim)
+    spacings = _spacings(varargs, axes, x.shape)
+    if edge_order not in (1, 2):
+        raise ValueError("'edge_order' greater than 2 not supported")
+    kind = x.dtype.kind
+    otype = x.dtype if kind in "fc" else np.dtype(np.float64)
+    if kind in "iu":
+        x = x.astype(np.float64)
+    elif kind not in "fc":
+        raise Fallback(f"gradient of {x.dtype}")
+    # Note (numpy): its result is empty_like(f), laid out as f, filled piece by piece
+    order = layout_of(x).axes
+    found = []
+    for ax, spacing in zip(axes, spacings, strict=True):
+        if x.shape[ax] < edge_order + 1:
+            raise ValueError(
+                "Shape of array too small to calculate a numerical gradient, at least "
+                "(edge_order + 1) elements are required."
+            )
+        pieces = [_edge_first(x, ax, spacing, edge_order), _interior(x, ax, spacing)]
+        pieces.append(_edge_last(x, ax, spacing, edge_order))
+        out = np.concatenate([p.astype(otype) for p in pieces], axis=ax)
+        found.append(out if order == tuple(range(x.ndim)) else copy_node(out, order, ""))
+    return found[0] if len(axes) == 1 else tuple(found)
+
+
+def _axes_of(axis, ndim: int) -> tuple[int, ...]:
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise np.exceptions.AxisError(a, ndim)
+    normalized = tuple(a % ndim for a in axes)
+    if len(set(normalized)) != len(normalized):
+        raise ValueError("repeated axis")
+    return normalized
+
+
+def _spacings(varargs, axes, shape) -> list:
+    """numpy's dx per axis: a number (uniform) or the differences of given coordinates."""
+    if any(isinstance(v, Array) for v in varargs):
+        raise Fallback("gradient with lazy spacings (numpy tests them for uniformity)")
+    if not varargs:
+        return [1.0] * len(axes)
+    if len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+        return list(varargs) * len(axes)
+    if len(varargs) != len(axes):
+        raise TypeError("invalid number of arguments")
+    spacings = []
+    for ax, given_ in zip(axes, varargs, strict=True):
+        distances = np.asanyarray(given_)
+        if distances.ndim == 0:
+            spacings.append(given_)
+            continue
+        if distances.ndim != 1:
+            raise ValueError("distances must be either scalars or 1d")
+        if len(distances) != shape[ax]:
+            raise ValueError(
+                "when 1d, distances must match the length of the corresponding dimension"
+            )
+        if np.issubdtype(distances.dtype, np.integer):
+            distances = distances.astype(np.float64)
+        steps = np.diff(distances)
+        spacings.append(steps[0] if (steps == steps[0]).all() else steps)
+    return spacings
+
+
+def _part(x: Array, axis: int, key) -> Array:
+    index = [slice(None)] * x.ndim
+    index[axis] = key
+    return x[tuple(index)]
+
+
+def _weights_along(values: np.ndarray, axis: int, ndim: int) -> np.ndarray:
+    shape = [1] * ndim
+    shape[axis] = -1
+    return values.reshape(shape)
+
+
+def _interior(x: Array, axis: int, dx) -> Array:
+    before, middle, after = (
+        _part(x, axis, slice(a, b)) for a, b in ((None, -2), (1, -1), (2, None))
+    )
+    if np.ndim(dx) == 0:
+        return (after - before) / (2.0 * dx)
+    dx1, dx2 = dx[0:-1], dx[1:]
+    a = _weights_along(-dx2 / (dx1 * (dx1 + dx2)), axis, x.ndim)
+    b = _weights_along((dx2 - dx1) / (dx1 * dx2), axis, x.ndim)
+    c = _weights_along(dx1 / (dx2 * (dx1 + dx2)), axis, x.ndim)
+    return a * before + b * middle + c * after
+
+
+def _edge_first(x: Array, axis: int, dx, edge_order: int) -> Array:
+    uniform = np.ndim(dx) == 0
+    if edge_order == 1:
+        return (_part(x, axis, slice(1, 2)) - _part(x, axis, slice(0, 1))) / (
+            dx if uniform else dx[0]
+        )
+    if uniform:
+        a, b, c = -1.5 / dx, 2.0 / dx, -0.5 / dx
+    else:
+        dx1, dx2 = dx[0], dx[1]
+        a = -(2.0 * dx1 + dx2) / (dx1 * (dx1 + dx2))
+        b = (dx1 + dx2) / (dx1 * dx2)
+        c = -dx1 / (dx2 * (dx1 + dx2))
+    first, second, third = (_part(x, axis, slice(i, i + 1)) for i in range(3))
+    return a * first + b * second + c * third
+
+
+def _edge_last(x: Array, axis: int, dx, edge_order: int) -> Array:
+    n = x.shape[axis]
+    uniform = np.ndim(dx) == 0
+    if edge_order == 1:
+        last, before = _part(x, axis, slice(n - 1, n)), _part(x, axis, slice(n - 2, n - 1))
+        return (last - before) / (dx if uniform else dx[-1])
+    if uniform:
+        a, b, c = 0.5 / dx, -2.0 / dx, 1.5 / dx
+    else:
+        dx1, dx2 = dx[-2], dx[-1]
+        a = dx2 / (dx1 * (dx1 + dx2))
+        b = -(dx2 + dx1) / (dx1 * dx2)
+        c = (2.0 * dx2 + dx1) / (dx2 * (dx1 + dx2))
+    third, second, first = (_part(x, axis, slice(n - i, n - i + 1)) for i in (3, 2, 1))
+    return a * third + b * second + c * first

@@ -371,6 +371,10 @@ COMPOSED = [
     ("pad-wrap-int", lambda i: np.pad(i, 2, mode="wrap"), [I]),
     ("pad-reflect", lambda a: np.pad(a, [(1, 2), (3, 2)], mode="reflect"), [A]),
     ("pad-symmetric-f", lambda a: np.pad(a, 2, mode="symmetric"), [np.asfortranarray(A)]),
+    ("gradient", lambda a: np.gradient(a), [A]),
+    ("gradient-spacing-axis", lambda m: np.gradient(m, 0.5, axis=1, edge_order=2), [M]),
+    ("gradient-coordinates", lambda v: np.gradient(v, np.array([0.0, 0.5, 1.5, 1.75, 3.0])), [V]),
+    ("gradient-int", lambda i: np.gradient(i, axis=0), [I]),
     ("digitize", lambda v: np.digitize(v, [-1, 0, 0.5, 2]), [V]),
     ("digitize-decreasing-right", lambda v: np.digitize(v, np.array([2.0, 0, -1]), True), [V]),
 ]
