@@ -24,7 +24,7 @@ from .layout import layout_of
 
 NAMES = ("fliplr", "flipud", "rot90", "rollaxis", "hsplit", "vsplit", "dsplit", "resize", "fix")
 NAMES += ("sinc", "angle", "kron", "polyval", "ediff1d", "trapezoid", "average", "cov")
-NAMES += ("corrcoef", "digitize", "pad", "gradient")
+NAMES += ("corrcoef", "digitize", "pad", "gradient", "lexsort")
 
 
 # -- views ------------------------------------------------------------------------------------
@@ -485,3 +485,25 @@ def _edge_last(x: Array, axis: int, dx, edge_order: int) -> Array:
         c = (2.0 * dx2 + dx1) / (dx2 * (dx1 + dx2))
     third, second, first = (_part(x, axis, slice(n - i, n - i + 1)) for i in (3, 2, 1))
     return a * third + b * second + c * first
+
+
+# -- sorting by keys --------------------------------------------------------------------------
+def lexsort(keys, axis=-1):
+    """numpy's lexsort: the stable order by the last key, ties by the one before, ...: one
+    stable argsort per key, from the first (the order a stable sort leaves is unique)."""
+    if isinstance(keys, Array):
+        items = [keys[i] for i in range(keys.shape[0])] if keys.ndim > 1 else [keys]
+    else:
+        items = [array(k) for k in keys]
+    if not items:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    if any(k.shape != items[0].shape for k in items) or not items[0].ndim:
+        raise ValueError("all keys need to be the same shape")
+    if any(k.dtype in _dtypes.COMPLEX for k in items):
+        raise Fallback("lexsort of complex keys")
+    order = np.argsort(items[0], axis=axis, kind="stable")
+    for key in items[1:]:
+        order = np.take_along_axis(
+            order, np.argsort(np.take_along_axis(key, order, axis), axis, kind="stable"), axis
+        )
+    return order

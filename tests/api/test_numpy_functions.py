@@ -375,6 +375,8 @@ COMPOSED = [
     ("gradient-spacing-axis", lambda m: np.gradient(m, 0.5, axis=1, edge_order=2), [M]),
     ("gradient-coordinates", lambda v: np.gradient(v, np.array([0.0, 0.5, 1.5, 1.75, 3.0])), [V]),
     ("gradient-int", lambda i: np.gradient(i, axis=0), [I]),
+    ("lexsort", lambda i, a: np.lexsort((a, i)), [I, A]),
+    ("lexsort-rows-axis", lambda i: np.lexsort(i[:2] > 0, axis=0), [I]),
     ("digitize", lambda v: np.digitize(v, [-1, 0, 0.5, 2]), [V]),
     ("digitize-decreasing-right", lambda v: np.digitize(v, np.array([2.0, 0, -1]), True), [V]),
 ]
