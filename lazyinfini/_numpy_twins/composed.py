@@ -24,7 +24,7 @@ from .layout import layout_of
 
 NAMES = ("fliplr", "flipud", "rot90", "rollaxis", "hsplit", "vsplit", "dsplit", "resize", "fix")
 NAMES += ("sinc", "angle", "kron", "polyval", "ediff1d", "trapezoid", "average", "cov")
-NAMES += ("corrcoef", "digitize", "pad", "gradient", "lexsort")
+NAMES += ("corrcoef", "digitize", "pad", "gradient", "lexsort", "unwrap")
 
 
 # -- views ------------------------------------------------------------------------------------
@@ -507,3 +507,27 @@ def lexsort(keys, axis=-1):
             order, np.argsort(np.take_along_axis(key, order, axis), axis, kind="stable"), axis
         )
     return order
+
+
+def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
+    if isinstance(period, Array) or isinstance(discont, Array):
+        raise Fallback("unwrap with a lazy period or discont")
+    x = array(p)
+    dd = np.diff(x, axis=axis)
+    discont = period / 2 if discont is None else discont
+    dtype = np.result_type(dd.dtype, period)
+    if np.issubdtype(dtype, np.integer):
+        high, rem = divmod(period, 2)
+        ambiguous = rem == 0
+    else:
+        high, ambiguous = period / 2, True
+    low = -high
+    ddmod = np.mod(dd - low, period) + low
+    if ambiguous:
+        ddmod = np.where((ddmod == low) & (dd > 0), high, ddmod)
+    correction = np.where(abs(dd) < discont, 0, ddmod - dd)
+    rest = _part(x, axis, slice(1, None)) + np.cumsum(correction, axis)
+    up = np.concatenate([_part(x, axis, slice(0, 1)).astype(dtype), rest.astype(dtype)], axis)
+    # Note (numpy): its result is a copy of p (in p's layout) with the rest written into it
+    order = layout_of(x).axes
+    return up if order == tuple(range(x.ndim)) else copy_node(up, order, caller_source())

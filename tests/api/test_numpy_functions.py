@@ -377,6 +377,8 @@ COMPOSED = [
     ("gradient-int", lambda i: np.gradient(i, axis=0), [I]),
     ("lexsort", lambda i, a: np.lexsort((a, i)), [I, A]),
     ("lexsort-rows-axis", lambda i: np.lexsort(i[:2] > 0, axis=0), [I]),
+    ("unwrap", lambda m: np.unwrap(np.cumsum(m * 4, axis=-1)), [M]),
+    ("unwrap-int-period", lambda i: np.unwrap(np.cumsum(i, axis=0) * 3, period=7, axis=0), [I]),
     ("digitize", lambda v: np.digitize(v, [-1, 0, 0.5, 2]), [V]),
     ("digitize-decreasing-right", lambda v: np.digitize(v, np.array([2.0, 0, -1]), True), [V]),
 ]
