@@ -141,6 +141,10 @@ class Op(enum.Enum):
     ARGMAX = ("argmax", R, 1)
     ARGMIN = ("argmin", R, 1)
     COUNT_NONZERO = ("count_nonzero", R, 1)
+    # numpy's nanmax and nanmin: its fmax (fmin) reduction, the extreme of what is not NaN (of
+    # +0 and -0, the one its SIMD lanes meet first), NaN where every value is
+    NANMAX = ("nanmax", R, 1)
+    NANMIN = ("nanmin", R, 1)
     # opaque: one call into array_api_compat.numpy named by the label; arg as for reductions.
     # An arg entry ("_index", i) picks item i of a function returning a tuple.
     CUMULATIVE_SUM = ("cumulative_sum", OP, 1)

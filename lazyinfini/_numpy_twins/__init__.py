@@ -35,6 +35,8 @@ TWINS = {
     np.nanprod: nan_statistics.nanprod,
     np.nancumsum: nan_statistics.nancumsum,
     np.nancumprod: nan_statistics.nancumprod,
+    np.nanmax: nan_statistics.nanmax,
+    np.nanmin: nan_statistics.nanmin,
     np.nanmean: nan_statistics.nanmean,
     np.nanvar: nan_statistics.nanvar,
     np.nanstd: nan_statistics.nanstd,

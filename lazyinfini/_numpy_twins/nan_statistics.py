@@ -4,8 +4,9 @@ then the reduction's twin, counting what was not NaN where numpy divides.
 
 Where numpy warns on computed values (a mean of none, no degrees of freedom left), the lazy
 result holds numpy's value (NaN) without the warning: nothing is computed when it is recorded.
-nanmax and nanmin stay numpy's: its fmax reduction keeps one of +0 and -0 by the order of its
-SIMD lanes, which a maximum over the values that are not NaN does not give.
+nanmax and nanmin are numpy's fmax and fmin reductions (NANMAX and NANMIN nodes): of +0 and
+-0 they keep the one numpy's SIMD lanes meet first, which no maximum over the values that are
+not NaN would give.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtypes
+from .._api import statistics as _statistics
 from .._api.data_types import astype
 from .._api.elementwise import (
     divide,
@@ -25,8 +27,9 @@ from .._api.elementwise import (
     where,
 )
 from .._api.manipulation import squeeze
+from .._graph import Op
 from . import statistics
-from .arguments import NOT_GIVEN, Fallback, array
+from .arguments import NOT_GIVEN, Fallback, array, real_only
 
 
 def _replaced(a, value):
@@ -52,6 +55,22 @@ def nancumsum(a, axis=None, dtype=None):
 
 def nancumprod(a, axis=None, dtype=None):
     return statistics.cumprod(_replaced(a, 1)[0], axis, dtype)
+
+
+def nanmax(a, axis=None, keepdims=False):
+    return _fmax_reduction("nanmax", Op.NANMAX, a, axis, keepdims)
+
+
+def nanmin(a, axis=None, keepdims=False):
+    return _fmax_reduction("nanmin", Op.NANMIN, a, axis, keepdims)
+
+
+def _fmax_reduction(func: str, op: Op, a, axis, keepdims):
+    x = real_only(func, array(a))
+    if x.dtype == _dtypes.bfloat16:
+        raise Fallback(f"{func} of bfloat16 (ml_dtypes' fmax)")
+    _statistics.check_nonempty(func, x, _statistics.reduction_axes(func, axis, x.ndim))
+    return _statistics.record_reduction(func, op, x, axis, keepdims, x.dtype)
 
 
 def nanmean(a, axis=None, dtype=None, keepdims=False):

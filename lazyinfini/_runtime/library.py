@@ -206,6 +206,7 @@ _OWN_DTYPE = {"sort": (_BFLOAT16, _dtypes.HALF), "argsort": (_BFLOAT16, _dtypes.
 _OWN_DTYPE["partition"] = _OWN_DTYPE["sort"]  # NOTE: its introselect leaves ties as sort does
 _OWN_DTYPE["cross"] = ((), _BFLOAT16)
 _OWN_DTYPE["max"] = _OWN_DTYPE["min"] = ((), _dtypes.HALF)
+_OWN_DTYPE["nanmax"] = _OWN_DTYPE["nanmin"] = ((), _dtypes.HALF)
 _OWN_DTYPE["sum"] = _OWN_DTYPE["prod"] = _OWN_DTYPE["trace"] = (_BFLOAT16, _dtypes.HALF)
 _OWN_DTYPE["var"] = _OWN_DTYPE["std"] = (_BFLOAT16, _dtypes.HALF)
 # - data movement (setitem, gather, take, take_along_axis, concat, stack, repeat): nothing is

@@ -35,6 +35,8 @@ REDUCTIONS = {
     Op.PROD: _reduce(np.multiply, np.prod),
     Op.MAX: _reduce(np.maximum, np.max),
     Op.MIN: _reduce(np.minimum, np.min),
+    Op.NANMAX: _reduce(np.fmax, np.nanmax),
+    Op.NANMIN: _reduce(np.fmin, np.nanmin),
     Op.ANY: _reduce(np.logical_or, np.any, bool),
     Op.ALL: _reduce(np.logical_and, np.all, bool),
 }

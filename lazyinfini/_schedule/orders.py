@@ -273,6 +273,7 @@ def _reordered_update(node: Node, srcs: tuple, order: tuple[int, ...]) -> Node:
 # index the logical order: left alone.)
 _KEEPS_ORDER = frozenset(
     {Op.SUM, Op.PROD, Op.MEAN, Op.VAR, Op.STD, Op.MAX, Op.MIN, Op.ALL, Op.ANY, Op.COUNT_NONZERO}
+    | {Op.NANMAX, Op.NANMIN}
 )
 
 

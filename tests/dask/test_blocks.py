@@ -193,7 +193,7 @@ def test_run_arrays_matches_the_reference_on_any_layout(shape):
         assert out.tobytes() == expected.tobytes()
 
 
-def test_partitions_and_medians_take_their_axis_whole():
+def test_partitions_medians_and_nan_extremes_match_numpys():
     # NOTE: numpy's partition (and the median and quantiles read from it) needs its axis in
     # one block: the call runs per block of the other axes, with numpy's bits
     x_np = np.random.default_rng(3).standard_normal((300, 200))
@@ -203,8 +203,10 @@ def test_partitions_and_medians_take_their_axis_whole():
         x = li.from_dask(a)
         got = [np.partition(x, [3, 100], axis=0), np.median(x, axis=0)]
         got += [np.quantile(x, [0.2, 0.7], axis=1), np.percentile(x, 90, axis=0)]
+        got += [np.nanmax(x, axis=0), np.nanmin(x, axis=1)]
         got = [np.asarray(g) for g in got]
     want = [np.partition(x_np, [3, 100], axis=0), np.median(x_np, axis=0)]
     want += [np.quantile(x_np, [0.2, 0.7], axis=1), np.percentile(x_np, 90, axis=0)]
+    want += [np.nanmax(x_np, axis=0), np.nanmin(x_np, axis=1)]
     for g, w in zip(got, want, strict=True):
         assert g.dtype == w.dtype and g.tobytes() == w.tobytes()

@@ -71,6 +71,8 @@ _REDUCTIONS = {
     Op.PROD: da.prod,
     Op.MAX: da.max,
     Op.MIN: da.min,
+    Op.NANMAX: da.nanmax,
+    Op.NANMIN: da.nanmin,
     Op.MEAN: da.mean,
     Op.STD: da.std,
     Op.VAR: da.var,
