@@ -40,3 +40,9 @@ def partition(x: Array, kth: tuple[int, ...], axis: int) -> Array:
     """numpy's partition of x along `axis` (normalized) at the positions `kth` (checked by the
     caller): a lazyinfini extension, numpy's twins' (np.partition, np.median, np.quantile)."""
     return record(Op.PARTITION, (x._node,), x.shape, x.dtype, (("axis", axis), ("kth", kth)))
+
+
+def checked(x: Array, test: str, message: str) -> Array:
+    """x, raising ValueError(`message`) when it is computed unless `test` holds of its values
+    (a CHECK node: numpy's checks of data, made by a lazy call when its value is)."""
+    return record(Op.CHECK, (x._node,), x.shape, x.dtype, (("test", test), ("message", message)))

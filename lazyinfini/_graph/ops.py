@@ -160,7 +160,7 @@ class Op(enum.Enum):
     SEARCHSORTED = ("searchsorted", OP, VARIADIC)
     BINCOUNT = ("bincount", OP, 1)  # numpy's bincount of non-negative integers (arg: minlength)
     # its input, once a test of its values holds at run time, else numpy's ValueError (arg: the
-    # test, "finite" or "increasing", and the message): the checks numpy makes of data
+    # test, "finite", "increasing" or "false", and the message): the checks numpy makes of data
     CHECK = ("check", OP, 1)
     # a short signal's np.correlate as numpy sums it (x, kernel; arg: left and right padding)
     CORRELATE = ("correlate", OP, 2)

@@ -37,6 +37,8 @@ TWINS = {
     np.nancumprod: nan_statistics.nancumprod,
     np.nanmax: nan_statistics.nanmax,
     np.nanmin: nan_statistics.nanmin,
+    np.nanargmax: nan_statistics.nanargmax,
+    np.nanargmin: nan_statistics.nanargmin,
     np.nanmean: nan_statistics.nanmean,
     np.nanvar: nan_statistics.nanvar,
     np.nanstd: nan_statistics.nanstd,

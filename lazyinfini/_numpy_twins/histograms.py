@@ -41,7 +41,7 @@ from .._api.elementwise import subtract as _subtract
 from .._api.indexing import take
 from .._api.manipulation import concat, reshape, stack
 from .._api.searching import searchsorted
-from .._api.sorting import sort
+from .._api.sorting import checked, sort
 from .._api.utility import diff
 from .._array import implicit_value, known_value, record
 from .._graph import Op
@@ -188,18 +188,12 @@ def _uniform_edges(x, bins, range):
         low, high = astype(low, _dtypes.float64), astype(high, _dtypes.float64)
     else:
         message = "autodetected range of [{}, {}] is not finite"
-        bounds = _checked(stack([low, high]), "finite", message)
+        bounds = checked(stack([low, high]), "finite", message)
         low, high = bounds[0], bounds[1]
     same = equal(low, high)  # numpy widens an empty range by a half on each side
     low, high = where(same, _subtract(low, 0.5), low), where(same, _add(high, 0.5), high)
     message = f"Too many bins for data range. Cannot create {count} finite-sized bins."
-    return _checked(_linspace(low, high, count + 1), "increasing", message)
-
-
-def _checked(x, test: str, message: str):
-    """x, raising numpy's ValueError `message` when computed unless `test` holds."""
-    arg = (("test", test), ("message", message))
-    return record(Op.CHECK, (x._node,), x.shape, x.dtype, arg)
+    return checked(_linspace(low, high, count + 1), "increasing", message)
 
 
 def _known_edges(x, count: int, range) -> np.ndarray:

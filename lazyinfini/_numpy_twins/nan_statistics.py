@@ -14,7 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtypes
+from .._api import sorting as _sorting
 from .._api import statistics as _statistics
+from .._api import utility as _utility
 from .._api.data_types import astype
 from .._api.elementwise import (
     divide,
@@ -71,6 +73,25 @@ def _fmax_reduction(func: str, op: Op, a, axis, keepdims):
         raise Fallback(f"{func} of bfloat16 (ml_dtypes' fmax)")
     _statistics.check_nonempty(func, x, _statistics.reduction_axes(func, axis, x.ndim))
     return _statistics.record_reduction(func, op, x, axis, keepdims, x.dtype)
+
+
+def nanargmax(a, axis=None, *, keepdims=False):
+    return _nanarg(statistics.argmax, a, -np.inf, axis, keepdims)
+
+
+def nanargmin(a, axis=None, *, keepdims=False):
+    return _nanarg(statistics.argmin, a, np.inf, axis, keepdims)
+
+
+def _nanarg(arg, a, fill, axis, keepdims):
+    """numpy's nanargmax (nanargmin): the argmax of x with its NaNs replaced, once no slice
+    is all NaN (numpy's ValueError, raised here when the value is computed)."""
+    x, mask = _replaced(a, fill)
+    if mask is not None and mask.size:
+        every = _utility.all(mask, axis=axis, keepdims=True)
+        every = _sorting.checked(every, "false", "All-NaN slice encountered")
+        x = where(every, fill, x)  # NOTE: x itself where the check holds: it runs first
+    return arg(x, axis, keepdims=keepdims)
 
 
 def nanmean(a, axis=None, dtype=None, keepdims=False):

@@ -70,8 +70,13 @@ def bincount(xp, x, *, minlength: int):
 
 def check(xp, x, *, test: str, message: str):
     """x, once `test` holds of its values ("finite": every value is; "increasing": each value
-    is above the one before), else ValueError(`message`, formatted with x's values): numpy's
-    checks of data, which a lazy call makes when its value is computed."""
+    is above the one before; "false": every value is False), else ValueError(`message`, the
+    first two formatted with x's values): numpy's checks of data, which a lazy call makes when
+    its value is computed."""
+    if test == "false":
+        if bool(xp.any(x)):
+            raise ValueError(message)
+        return x
     if test == "finite":
         failed = not bool(xp.all(xp.isfinite(x)))
     else:

@@ -131,6 +131,8 @@ STATISTICS = [
     ("nanmin-all", lambda h: np.nanmin(h), [HOLES]),
     ("nanmax-columns-keepdims", lambda h: np.nanmax(h, 0, keepdims=True), [HOLES]),
     ("nanmin-int", lambda i: np.nanmin(i, axis=1), [I]),
+    ("nanargmax", lambda h: np.nanargmax(h[[0, 1, 3]], axis=1), [HOLES]),
+    ("nanargmin-all-keepdims", lambda h: np.nanargmin(h, keepdims=True), [HOLES]),
     ("nanmean", lambda h: np.nanmean(h, axis=1), [HOLES]),
     ("nanmean-all", lambda h: np.nanmean(h), [HOLES]),
     ("nanmean-columns", lambda h: np.nanmean(h, axis=0, keepdims=True), [HOLES]),
@@ -619,6 +621,16 @@ def test_a_function_with_no_twin_computes_runs_numpy_warns_once_and_counts(fresh
     assert after["materializations"] == before["materializations"] + 1  # x, once
     assert_same(first, np.nanpercentile(A, 30, axis=1))
     assert_same(second, np.nanpercentile(A, 70, axis=0))
+
+
+def test_nanargmax_of_an_all_nan_slice_raises_numpys_error_when_computed():
+    found = np.nanargmax(pending(HOLES), axis=1)  # NOTE: row 2 is all NaN: numpy raises
+    with pytest.raises(ValueError, match="All-NaN slice encountered"):
+        np.asarray(found)
+    with pytest.raises(ValueError, match="All-NaN slice encountered"):
+        np.nanargmax(HOLES, axis=1)
+    rows = HOLES[[0, 1, 3]]
+    assert_same(np.nanargmin(pending(rows), axis=1), np.nanargmin(rows, axis=1))
 
 
 def test_a_twin_without_a_parameter_falls_back_for_that_call(fresh_warnings):
