@@ -43,6 +43,7 @@ CALLS = [
     ("quantiles", lambda x: np.quantile(np.nan_to_num(x), [0.25, 0.5], axis=0)),
     ("nanmean", lambda x: np.nanmean(x, axis=1)),
     ("nanmax and nanmin", lambda x: np.nanmax(x, axis=1) - np.nanmin(x[:, 2:], axis=0)),
+    ("nanargmax", lambda x: np.nanargmax(x, axis=1)),
 ]
 
 
