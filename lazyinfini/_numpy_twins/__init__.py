@@ -24,7 +24,9 @@ from . import (
     manipulation,
     nan_statistics,
     order_statistics,
+    polynomials,
     searching,
+    shaping,
     statistics,
 )
 from .arguments import axis_of_0d
@@ -126,6 +128,11 @@ TWINS = {
     np.full_like: creation.full_like,
     np.meshgrid: creation.meshgrid,
     np.diag: creation.diag,
+    np.isposinf: elementwise.isposinf,
+    np.isneginf: elementwise.isneginf,
+    np.real_if_close: elementwise.real_if_close,
+    np.sort_complex: searching.sort_complex,
+    np.histogram_bin_edges: histograms.histogram_bin_edges,
     np.tril: creation.tril,
     np.triu: creation.triu,
     # shapes and dtypes (never compute)
@@ -161,6 +168,8 @@ TWINS = {
     np.linalg.norm: linear_algebra.norm,
     # composed by numpy from its other functions
     **{getattr(np, n): getattr(composed, n) for n in composed.NAMES if hasattr(np, n)},
+    **{getattr(np, n): getattr(polynomials, n) for n in polynomials.NAMES},
+    **{getattr(np, n): getattr(shaping, n) for n in shaping.NAMES if hasattr(np, n)},
 }
 
 if hasattr(np.linalg, "vector_norm"):  # numpy 2.0 added the standard's functions to np.linalg

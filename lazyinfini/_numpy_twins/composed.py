@@ -23,7 +23,7 @@ from .arguments import NOT_GIVEN, Fallback, array, given
 from .layout import layout_of
 
 NAMES = ("fliplr", "flipud", "rot90", "rollaxis", "hsplit", "vsplit", "dsplit", "resize", "fix")
-NAMES += ("sinc", "angle", "kron", "polyval", "ediff1d", "trapezoid", "average", "cov")
+NAMES += ("sinc", "angle", "kron", "ediff1d", "trapezoid", "average", "cov")
 NAMES += ("corrcoef", "digitize", "pad", "gradient", "lexsort", "unwrap")
 
 
@@ -151,14 +151,6 @@ def kron(a, b):
     x = np.expand_dims(np.reshape(x, shape_a), tuple(range(1, nd * 2, 2)))
     y = np.expand_dims(np.reshape(y, shape_b), tuple(range(0, nd * 2, 2)))
     return np.reshape(np.multiply(x, y), tuple(p * q for p, q in zip(shape_a, shape_b)))
-
-
-def polyval(p, x):
-    coefficients, x = array(p), array(x)
-    y = np.zeros_like(x)
-    for i in range(coefficients.shape[0]):
-        y = y * x + coefficients[i]
-    return y
 
 
 # -- differences and sums ---------------------------------------------------------------------

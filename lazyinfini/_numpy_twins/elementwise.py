@@ -285,3 +285,31 @@ def _real_answer(x: Array, value, dtype) -> Array:
     numpy makes like x in order "A" (F where x is F-contiguous, else C), which has its say in
     a later ufunc's order."""
     return _likes.full_like(x, value, dtype=dtype, order="A")
+
+
+# -- infinities by sign -----------------------------------------------------------------------
+def isposinf(x):
+    return _infinite_of_sign(x, False)
+
+
+def isneginf(x):
+    return _infinite_of_sign(x, True)
+
+
+def _infinite_of_sign(x, negative: bool):
+    """numpy's isinf(x) & signbit(x) (its ~signbit for isposinf): complex is numpy's
+    TypeError (signbit has no complex loop)."""
+    v = array(x)
+    if v.dtype in _dtypes.COMPLEX:
+        raise TypeError(
+            f"This operation is not supported for {v.dtype} values because it would be ambiguous."
+        )
+    sign = np.signbit(v)
+    return np.logical_and(np.isinf(v), sign if negative else np.logical_not(sign))
+
+
+def real_if_close(a, tol=100):
+    x = array(a)
+    if x.dtype in _dtypes.COMPLEX:
+        raise Fallback("real_if_close of complex values (numpy looks at them)")
+    return x

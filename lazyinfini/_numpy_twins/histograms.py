@@ -65,6 +65,15 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     return _density(counts, edges), edges
 
 
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    if weights is not None or isinstance(bins, str):
+        raise Fallback("weights= or a bin estimator name")
+    x = reshape(array(a), (-1,))
+    if x.dtype in (_dtypes.bool, _dtypes.bfloat16) or x.dtype in _dtypes.COMPLEX:
+        raise Fallback(f"histogram_bin_edges of {x.dtype.name}")
+    return _uniform_edges(x, bins, range) if np.ndim(bins) == 0 else _given_edges(bins)
+
+
 def _density(counts, edges):
     """numpy's density: counts / bin widths / total, in float64."""
     widths = astype(diff(edges), _dtypes.float64)

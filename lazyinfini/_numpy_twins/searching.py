@@ -172,3 +172,14 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     # Note: assume_unique and kind are numpy's speed hints; the result does not depend on them.
     x1, x2 = converted(element, test_elements)
     return _sets.isin(x1, x2, invert=invert)
+
+
+def sort_complex(a):
+    x = array(a)
+    if x.dtype in _dtypes.COMPLEX:
+        raise Fallback("sort_complex of complex values (numpy orders them by both parts)")
+    ordered = np.sort(x)
+    # Note (numpy): small integers become complex64, everything else complex128
+    small = x.dtype in (np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int16))
+    small = small or x.dtype == np.dtype(np.uint16)
+    return ordered.astype(np.complex64 if small else np.complex128)

@@ -385,9 +385,29 @@ COMPOSED = [
     ("lexsort-rows-axis", lambda i: np.lexsort(i[:2] > 0, axis=0), [I]),
     ("unwrap", lambda m: np.unwrap(np.cumsum(m * 4, axis=-1)), [M]),
     ("unwrap-int-period", lambda i: np.unwrap(np.cumsum(i, axis=0) * 3, period=7, axis=0), [I]),
+    ("polyder", lambda v: np.polyder(v, 2), [V]),
+    ("polyint-constants", lambda v: np.polyint(v, 2, k=[1.5, -2]), [V]),
+    ("vander", lambda w: np.vander(w), [W]),
+    ("vander-increasing-int", lambda i: np.vander(i[0], 3, increasing=True), [I]),
+    ("block", lambda a, b: np.block([[a, a[:, :1]], [b[:1, :5]]]), [A, B]),
+    ("block-vectors", lambda v, w: np.block([v, w]), [V, W]),
+    ("diagflat", lambda a: np.diagflat(a[:2], -1), [A]),
+    ("tril_indices_from-values", lambda a: a[:, :3][np.tril_indices_from(a[:, :3])], [A]),
+    ("triu_indices_from", lambda a: np.triu_indices_from(a, 1), [A]),
+    ("diag_indices_from", lambda s: s[np.diag_indices_from(s)], [SPD]),
+    ("isposinf", lambda s: np.isposinf(s), [SPECIAL]),
+    ("isneginf", lambda s: np.isneginf(s), [SPECIAL]),
+    ("real_if_close", lambda a: np.real_if_close(a), [A]),
+    ("sort_complex", lambda i: np.sort_complex(i[0]), [I]),
+    ("histogram_bin_edges", lambda v: np.histogram_bin_edges(v, 4), [V]),
     ("digitize", lambda v: np.digitize(v, [-1, 0, 0.5, 2]), [V]),
     ("digitize-decreasing-right", lambda v: np.digitize(v, np.array([2.0, 0, -1]), True), [V]),
 ]
+if hasattr(np, "unstack"):  # NOTE: numpy 2.1
+    COMPOSED += [
+        ("unstack", lambda m: np.unstack(m, axis=1), [M]),
+        ("matrix_transpose", lambda m: np.matrix_transpose(m), [M]),
+    ]
 if not hasattr(np, "trapezoid"):  # NOTE: numpy 2.0's name for trapz
     COMPOSED = [c for c in COMPOSED if not c[0].startswith("trapezoid")]
 
