@@ -170,6 +170,7 @@ TWINS = {
     **{getattr(np, n): getattr(composed, n) for n in composed.NAMES if hasattr(np, n)},
     **{getattr(np, n): getattr(polynomials, n) for n in polynomials.NAMES},
     **{getattr(np, n): getattr(shaping, n) for n in shaping.NAMES if hasattr(np, n)},
+    **{getattr(np, n): getattr(searching, n) for n in searching.STANDARD_UNIQUES},
 }
 
 if hasattr(np.linalg, "vector_norm"):  # numpy 2.0 added the standard's functions to np.linalg

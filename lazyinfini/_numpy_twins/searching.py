@@ -183,3 +183,25 @@ def sort_complex(a):
     small = x.dtype in (np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int16))
     small = small or x.dtype == np.dtype(np.uint16)
     return ordered.astype(np.complex64 if small else np.complex128)
+
+
+# numpy 2's standard names: its unique's results (equal_nan=False), in numpy's named tuples
+def unique_counts(x):
+    return _RESULTS["counts"](*unique(x, return_counts=True, equal_nan=False))
+
+
+def unique_inverse(x):
+    return _RESULTS["inverse"](*unique(x, return_inverse=True, equal_nan=False))
+
+
+def unique_all(x):
+    found = unique(x, return_index=True, return_inverse=True, return_counts=True, equal_nan=False)
+    return _RESULTS["all"](*found)
+
+
+_RESULTS = {
+    name: type(getattr(np, f"unique_{name}")(np.zeros(1)))
+    for name in ("counts", "inverse", "all")
+    if hasattr(np, f"unique_{name}")
+}
+STANDARD_UNIQUES = tuple(f"unique_{name}" for name in _RESULTS)

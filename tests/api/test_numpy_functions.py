@@ -494,6 +494,12 @@ SHAPE_DEPENDS_ON_DATA = [
     ("bincount", lambda c: np.bincount(c), [COUNTS]),
     ("bincount-minlength", lambda c: np.bincount(c, minlength=10), [COUNTS]),
 ]
+if hasattr(np, "unique_counts"):  # NOTE: numpy 2.0's standard names
+    SHAPE_DEPENDS_ON_DATA += [
+        ("unique_counts", lambda i: tuple(np.unique_counts(i)), [I]),
+        ("unique_inverse", lambda i: tuple(np.unique_inverse(i)), [I]),
+        ("unique_all", lambda a: tuple(np.unique_all(a)), [A]),
+    ]
 
 
 @pytest.mark.parametrize("name, fn, inputs", SHAPE_DEPENDS_ON_DATA)
