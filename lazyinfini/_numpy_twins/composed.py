@@ -15,7 +15,8 @@ import operator
 import numpy as np
 
 from .. import _dtypes
-from .._api.creation import copy_node
+from .._api.creation import copy_node, full
+from .._api.placement import device_arg
 from .._array import Array
 from .._graph import caller_source
 from . import arguments
@@ -289,6 +290,9 @@ def pad(array, pad_width, mode="constant", **kwargs):
     values = _pairs(np.asarray(kwargs.get("constant_values", 0)), x.ndim)
     # Note (numpy): its padded array is new memory, F-ordered where x is F-contiguous only
     order = "F" if layout_of(x).fortran else "C"
+    if mode == "constant" and len({np.array(v, x.dtype).tobytes() for p in values for v in p}) == 1:
+        padded = _filled_around(x, widths, values[0][0])
+        return copy_node(padded, order, caller_source()) if order == "F" else padded
     padded = x
     for axis, ((before, after), value) in enumerate(zip(widths, values, strict=True)):
         if before or after:
@@ -311,6 +315,15 @@ def _pairs(x: np.ndarray, ndim: int, index: bool = False) -> list:
     if x.ndim < 3 and x.size == 2 and x.shape != (2, 1):
         return [tuple(x.ravel())] * ndim
     return np.broadcast_to(x, (ndim, 2)).tolist()
+
+
+def _filled_around(x: Array, widths: list, value) -> Array:
+    """x inside a fill of one constant (every pad's): the fill, then x written into its
+    middle (one pass over x, where joins along each axis copy it once per axis)."""
+    shape = tuple(int(n + b + a) for n, (b, a) in zip(x.shape, widths, strict=True))
+    out = full(shape, np.array(value, dtype=x.dtype).item(), dtype=x.dtype, device=device_arg(x))
+    out[tuple(slice(int(b), int(b) + n) for n, (b, _) in zip(x.shape, widths, strict=True))] = x
+    return out
 
 
 def _padded(x: Array, axis: int, before: int, after: int, mode: str, value) -> Array:
