@@ -36,6 +36,7 @@ from ._api.linear_algebra import (
 from ._api.views import link
 from ._array import Array, implicit_value, record
 from ._graph import Op, caller_source, link_siblings
+from ._graph.views import diagonal_length
 
 __all__ = [
     "cholesky",
@@ -164,8 +165,7 @@ def diagonal(x, /, *, offset=0) -> Array:
     x = _matrices("diagonal", x, category="any")
     rows, cols = x.shape[-2:]
     offset = _offset("diagonal", offset, rows, cols)
-    length = max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols))
-    shape = x.shape[:-2] + (length,)
+    shape = x.shape[:-2] + (diagonal_length(rows, cols, offset),)
     # Note: a writable view of x (numpy's is read-only), so `d += 1` reaches x's diagonal.
     return link(x, _call("diagonal", (x._node,), shape, x.dtype, caller_source(), offset=offset))
 

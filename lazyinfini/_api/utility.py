@@ -61,7 +61,7 @@ def differences(x: Array, n: int, axis: int, op) -> Array:
     Each difference is an elementwise node rounded to the dtype, as numpy's diff rounds each
     step (a half float differenced in float32 and rounded once differs)."""
     if n >= x.shape[axis]:  # NOTE: past the length the result is empty; numpy would loop n times
-        return x[_along(axis, slice(0, 0))]
+        return x[along(axis, slice(0, 0))]
     while n:
         step = min(n, _FUSED_STEPS)
         x, n = _window_differences(x, step, axis, op), n - step
@@ -78,14 +78,16 @@ def _window_differences(x: Array, n: int, axis: int, op) -> Array:
     step k at offset o is step k-1 at o + 1 minus step k-1 at o, the same arithmetic per
     element as differencing n times, in one fused kernel."""
     length = x.shape[axis] - n
-    level = [x[_along(axis, slice(o, o + length))] for o in range(n + 1)]
+    level = [x[along(axis, slice(o, o + length))] for o in range(n + 1)]
     for _ in range(n):
         level = [op(later, earlier) for earlier, later in zip(level, level[1:])]
     (result,) = level
     return result
 
 
-def _along(axis: int, item: slice) -> tuple:
+def along(axis: int, item) -> tuple:
+    """The key taking `item` (a slice or an int) along `axis` (from 0) and all of the axes
+    before it."""
     return (slice(None),) * axis + (item,)
 
 

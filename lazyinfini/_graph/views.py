@@ -72,6 +72,11 @@ def broadcast_view(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return view
 
 
+def diagonal_length(rows: int, cols: int, offset: int) -> int:
+    """The length of the `offset` diagonal of a rows x cols matrix (numpy's view of it)."""
+    return max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols))
+
+
 def slice_key(node: Node) -> tuple[slice, ...]:
     """The Python slices of a SLICE node's (start, step) pairs over its output shape."""
     key = []

@@ -15,12 +15,14 @@ import operator
 import numpy as np
 
 from .. import _dtypes
+from .._api.checks import normalize_axis
 from .._api.creation import copy_node, full
 from .._api.placement import device_arg
+from .._api.utility import along
 from .._array import Array
 from .._graph import caller_source
 from . import arguments
-from .arguments import NOT_GIVEN, Fallback, array, given
+from .arguments import NOT_GIVEN, Fallback, array, as_tuple, given
 from .layout import layout_of
 
 NAMES = ("fliplr", "flipud", "rot90", "rollaxis", "hsplit", "vsplit", "dsplit", "resize", "fix")
@@ -67,9 +69,7 @@ def rot90(m, k=1, axes=(0, 1)):
 def rollaxis(a, axis, start=0):
     x = array(a)
     n = x.ndim
-    if not -n <= operator.index(axis) < n:
-        raise np.exceptions.AxisError(axis, n)
-    axis %= n
+    axis = normalize_axis("rollaxis", axis, n)
     start = start + n if start < 0 else start
     if not 0 <= start < n + 1:
         raise np.exceptions.AxisError(
@@ -347,21 +347,13 @@ def _side(x: Array, axis: int, width: int, mode: str, value, first: bool):
         fill = np.array(value[0] if first else value[1], dtype=x.dtype)  # NOTE: numpy's cast
         return np.full(shape, fill, dtype=x.dtype)
     if mode == "edge":
-        return np.broadcast_to(
-            _along_axis(x, axis, slice(0, 1) if first else slice(n - 1, n)), shape
-        )
+        return np.broadcast_to(x[along(axis, slice(0, 1) if first else slice(n - 1, n))], shape)
     if mode == "wrap":
-        return _along_axis(x, axis, slice(n - width, n) if first else slice(0, width))
+        return x[along(axis, slice(n - width, n) if first else slice(0, width))]
     skip = int(mode == "reflect")  # NOTE: reflect leaves the edge out, symmetric repeats it
     if first:
-        return np.flip(_along_axis(x, axis, slice(skip, skip + width)), axis)
-    return np.flip(_along_axis(x, axis, slice(n - width - skip, n - skip)), axis)
-
-
-def _along_axis(x: Array, axis: int, part: slice) -> Array:
-    key = [slice(None)] * x.ndim
-    key[axis] = part
-    return x[tuple(key)]
+        return np.flip(x[along(axis, slice(skip, skip + width))], axis)
+    return np.flip(x[along(axis, slice(n - width - skip, n - skip))], axis)
 
 
 # -- gradients --------------------------------------------------------------------------------
@@ -394,14 +386,11 @@ def gradient(f, *varargs, axis=None, edge_order=1):
 
 
 def _axes_of(axis, ndim: int) -> tuple[int, ...]:
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    for a in axes:
-        if not -ndim <= a < ndim:
-            raise np.exceptions.AxisError(a, ndim)
-    normalized = tuple(a % ndim for a in axes)
-    if len(set(normalized)) != len(normalized):
+    """numpy's axes of a gradient, in the order given (each its own result)."""
+    axes = tuple(normalize_axis("gradient", a, ndim) for a in as_tuple(axis))
+    if len(set(axes)) != len(axes):
         raise ValueError("repeated axis")
-    return normalized
+    return axes
 
 
 def _spacings(varargs, axes, shape) -> list:
@@ -433,12 +422,6 @@ def _spacings(varargs, axes, shape) -> list:
     return spacings
 
 
-def _part(x: Array, axis: int, key) -> Array:
-    index = [slice(None)] * x.ndim
-    index[axis] = key
-    return x[tuple(index)]
-
-
 def _weights_along(values: np.ndarray, axis: int, ndim: int) -> np.ndarray:
     shape = [1] * ndim
     shape[axis] = -1
@@ -447,7 +430,7 @@ def _weights_along(values: np.ndarray, axis: int, ndim: int) -> np.ndarray:
 
 def _interior(x: Array, axis: int, dx) -> Array:
     before, middle, after = (
-        _part(x, axis, slice(a, b)) for a, b in ((None, -2), (1, -1), (2, None))
+        x[along(axis, slice(a, b))] for a, b in ((None, -2), (1, -1), (2, None))
     )
     if np.ndim(dx) == 0:
         return (after - before) / (2.0 * dx)
@@ -461,7 +444,7 @@ def _interior(x: Array, axis: int, dx) -> Array:
 def _edge_first(x: Array, axis: int, dx, edge_order: int) -> Array:
     uniform = np.ndim(dx) == 0
     if edge_order == 1:
-        return (_part(x, axis, slice(1, 2)) - _part(x, axis, slice(0, 1))) / (
+        return (x[along(axis, slice(1, 2))] - x[along(axis, slice(0, 1))]) / (
             dx if uniform else dx[0]
         )
     if uniform:
@@ -471,7 +454,7 @@ def _edge_first(x: Array, axis: int, dx, edge_order: int) -> Array:
         a = -(2.0 * dx1 + dx2) / (dx1 * (dx1 + dx2))
         b = (dx1 + dx2) / (dx1 * dx2)
         c = -dx1 / (dx2 * (dx1 + dx2))
-    first, second, third = (_part(x, axis, slice(i, i + 1)) for i in range(3))
+    first, second, third = (x[along(axis, slice(i, i + 1))] for i in range(3))
     return a * first + b * second + c * third
 
 
@@ -479,7 +462,7 @@ def _edge_last(x: Array, axis: int, dx, edge_order: int) -> Array:
     n = x.shape[axis]
     uniform = np.ndim(dx) == 0
     if edge_order == 1:
-        last, before = _part(x, axis, slice(n - 1, n)), _part(x, axis, slice(n - 2, n - 1))
+        last, before = x[along(axis, slice(n - 1, n))], x[along(axis, slice(n - 2, n - 1))]
         return (last - before) / (dx if uniform else dx[-1])
     if uniform:
         a, b, c = 0.5 / dx, -2.0 / dx, 1.5 / dx
@@ -488,7 +471,7 @@ def _edge_last(x: Array, axis: int, dx, edge_order: int) -> Array:
         a = dx2 / (dx1 * (dx1 + dx2))
         b = -(dx2 + dx1) / (dx1 * dx2)
         c = (2.0 * dx2 + dx1) / (dx2 * (dx1 + dx2))
-    third, second, first = (_part(x, axis, slice(n - i, n - i + 1)) for i in (3, 2, 1))
+    third, second, first = (x[along(axis, slice(n - i, n - i + 1))] for i in (3, 2, 1))
     return a * third + b * second + c * first
 
 
@@ -519,6 +502,7 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
         raise Fallback("unwrap with a lazy period or discont")
     x = array(p)
     dd = np.diff(x, axis=axis)
+    axis %= x.ndim
     discont = period / 2 if discont is None else discont
     dtype = np.result_type(dd.dtype, period)
     if np.issubdtype(dtype, np.integer):
@@ -531,8 +515,8 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
     if ambiguous:
         ddmod = np.where((ddmod == low) & (dd > 0), high, ddmod)
     correction = np.where(abs(dd) < discont, 0, ddmod - dd)
-    rest = _part(x, axis, slice(1, None)) + np.cumsum(correction, axis)
-    up = np.concatenate([_part(x, axis, slice(0, 1)).astype(dtype), rest.astype(dtype)], axis)
+    rest = x[along(axis, slice(1, None))] + np.cumsum(correction, axis)
+    up = np.concatenate([x[along(axis, slice(0, 1))].astype(dtype), rest.astype(dtype)], axis)
     # Note (numpy): its result is a copy of p (in p's layout) with the rest written into it
     order = layout_of(x).axes
     return up if order == tuple(range(x.ndim)) else copy_node(up, order, caller_source())

@@ -130,7 +130,8 @@ def multi_dot(arrays, *, out=None):
 
 def _chain_order(sizes: list[int]) -> dict:
     """numpy's order of a chain of matrix products (rows of each, then the last's columns): the
-    split of each run i..j with the fewest multiplications, the first split of equal costs."""
+    split of each run i..j with the fewest multiplications, the first split of equal costs
+    (for three matrices, numpy's own cost formula picks the same)."""
     n = len(sizes) - 1
     cost, split = {(i, i): 0 for i in range(n)}, {}
     for length in range(1, n):
@@ -148,18 +149,8 @@ def _chained(items: list, split: dict, i: int = 0, j: int | None = None):
     j = len(items) - 1 if j is None else j
     if i == j:
         return items[i]
-    if len(items) == 3 and (i, j) == (0, 2):
-        return _three(*items)
     k = split[i, j]
     return dot(_chained(items, split, i, k), _chained(items, split, k + 1, j))
-
-
-def _three(a, b, c):
-    """numpy's product of three matrices: the order its cost formula picks."""
-    (rows, inner), (middle, cols) = a.shape, c.shape
-    if rows * middle * (inner + cols) < inner * cols * (rows + middle):
-        return dot(dot(a, b), c)
-    return dot(a, dot(b, c))
 
 
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):

@@ -19,6 +19,7 @@ from .._api.linear_algebra import tensordot as _tensordot
 from .._api.manipulation import flip, moveaxis, reshape
 from .._api.placement import device_arg
 from .._array import Array
+from .._graph.views import diagonal_length
 from .arguments import Fallback, array, as_tuple, converted, promoted, summable
 from .layout import strides_of
 from .manipulation import ravel
@@ -117,10 +118,9 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
     x = _last_two(array(a), axis1, axis2)
-    diagonal = _linalg.diagonal(x, offset=offset)
-    back = _axes_back(x, diagonal.shape)
+    back = _axes_back(x, offset)
     if not back:
-        return diagonal
+        return _linalg.diagonal(x, offset=offset)
     # Note (numpy): its diagonal is a view, stepping s0 + s1 bytes along the diagonal and as x
     # along the leading axes: backwards where those are negative (x[::-1]), and its loops read
     # such memory with other bits (np.tan of it runs the scalar loop). So: the diagonal of x
@@ -131,12 +131,15 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     return flip(_linalg.diagonal(flip(x, axis=turned), offset=offset), axis=back)
 
 
-def _axes_back(x: Array, shape: tuple) -> tuple[int, ...]:
-    """The axes along which numpy's diagonals of x (of `shape`) step backwards in memory, where
+def _axes_back(x: Array, offset) -> tuple[int, ...]:
+    """The axes along which numpy's `offset` diagonals of x step backwards in memory, where
     its loops see that: a length-1 axis counts (its loops tell the stride's sign apart), but a
     diagonal of two axes longer than 1 has none (numpy's iterator runs its axes forwards; a
     view of it that runs along one of them still steps back in numpy's, not here)."""
-    if sum(n > 1 for n in shape) > 1:
+    if x.ndim < 2 or not isinstance(offset, (int, np.integer)):
+        return ()  # NOTE: the namespace's diagonal raises its error
+    length = diagonal_length(*x.shape[-2:], int(offset))
+    if sum(n > 1 for n in (*x.shape[:-2], length)) > 1:
         return ()
     strides = strides_of(x)
     steps = (*strides[:-2], strides[-2] + strides[-1])

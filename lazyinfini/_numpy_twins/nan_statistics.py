@@ -119,7 +119,7 @@ def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=NOT_G
     squares = multiply(deviations, deviations)
     total = statistics.sum(squares, axis, dtype, keepdims)
     if not keepdims:
-        count = squeeze(count, axis=_axes(axis, x.ndim))
+        count = squeeze(count, axis=_statistics.reduction_axes("nanvar", axis, x.ndim))
     freedom = subtract(count, ddof)
     return where(less_equal(freedom, 0), np.nan, _per_count(total, freedom))
 
@@ -139,9 +139,3 @@ def _per_count(total, count):
 def _check_inexact(func: str, dtype) -> None:
     if dtype is not None and np.dtype(dtype).kind not in "fc":
         raise TypeError(f"{func}: if a is inexact, then dtype must be inexact")
-
-
-def _axes(axis, ndim: int) -> tuple[int, ...]:
-    if axis is None:
-        return tuple(range(ndim))
-    return tuple(a % ndim for a in (axis if isinstance(axis, tuple) else (axis,)))

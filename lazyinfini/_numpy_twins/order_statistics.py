@@ -21,16 +21,17 @@ from .._api.creation import copy_node
 from .._api.data_types import astype
 from .._api.elementwise import add, greater_equal, isnan, multiply, subtract, where
 from .._api.manipulation import expand_dims, moveaxis, reshape
+from .._api.utility import along
 from .._array import Array
 from .._graph import caller_source
 from . import statistics
-from .arguments import Fallback, array
+from .arguments import Fallback, array, real_only
 
 
 def partition(a, kth, axis=-1, kind="introselect", order=None):
     if kind != "introselect" or order is not None or isinstance(kth, Array):
         raise Fallback("another kind than introselect, order=, or lazy kth")
-    x = _real(array(a), "partition")
+    x = real_only("partition", array(a))
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
     axis = normalize_axis("partition", axis, x.ndim)
@@ -45,17 +46,11 @@ def _partitioned(x: Array, kth: list, axis: int) -> Array:
     return _sorting.partition(x, tuple(int(k) for k in kth), axis)
 
 
-def _real(x: Array, func: str) -> Array:
-    if x.dtype in _dtypes.COMPLEX:
-        raise Fallback(f"{func} of complex values (numpy orders them by both parts)")
-    return x
-
-
 def _inexact(x: Array) -> bool:
     return x.dtype in _dtypes.REAL_FLOATING
 
 
-def _along(x: Array, axis, func: str) -> tuple[Array, int]:
+def _reduced(x: Array, axis, func: str) -> tuple[Array, int]:
     """x and the one axis numpy's call reduces (None: x raveled, axis 0)."""
     if axis is None:
         return reshape(x, (-1,)), 0
@@ -65,8 +60,9 @@ def _along(x: Array, axis, func: str) -> tuple[Array, int]:
 
 
 def _kept(result: Array, ndim: int, axis, leading: int = 0) -> Array:
-    """numpy's keepdims: the reduced axes back as length 1 (after `leading` quantile axes)."""
-    axes = range(ndim) if axis is None else (normalize_axis("keepdims", axis, ndim),)
+    """numpy's keepdims: the reduced axes back as length 1 (after `leading` quantile axes);
+    `axis` is one checked already, or None."""
+    axes = range(ndim) if axis is None else (axis % ndim,)
     for a in sorted(axes):
         result = expand_dims(result, axis=leading + a)
     return result
@@ -74,29 +70,21 @@ def _kept(result: Array, ndim: int, axis, leading: int = 0) -> Array:
 
 # -- median -----------------------------------------------------------------------------------
 def median(a, axis=None, overwrite_input=False, keepdims=False):
-    x = _real(array(a), "median")
-    data, along = _along(x, axis, "median")
-    size = data.shape[along]
+    x = real_only("median", array(a))
+    data, at = _reduced(x, axis, "median")
+    size = data.shape[at]
     if size == 0 or x.dtype == _dtypes.bool:
         raise Fallback("a median of no values (numpy warns) or of booleans")
     half = size // 2
     kth = [half - 1, half] if size % 2 == 0 else [(size - 1) // 2]
-    part = _partitioned(data, [*kth, -1] if _inexact(data) else kth, along)
-    middle = _slice(part, along, half - 1 + size % 2, half + 1)
-    result = statistics.mean(middle, along)
+    part = _partitioned(data, [*kth, -1] if _inexact(data) else kth, at)
+    middle = part[along(at, slice(half - 1 + size % 2, half + 1))]
+    result = statistics.mean(middle, at)
     if _inexact(data):
         # Note (numpy): a slice holding a NaN has it partitioned last: its median is that NaN
-        key = [slice(None)] * part.ndim
-        key[along] = -1
-        last = part[tuple(key)]
+        last = part[along(at, -1)]
         result = where(isnan(last), last, result)
     return _kept(result, x.ndim, axis) if keepdims else result
-
-
-def _slice(x: Array, axis: int, start: int, stop: int) -> Array:
-    key = [slice(None)] * x.ndim
-    key[axis] = slice(start, stop)
-    return x[tuple(key)]
 
 
 # -- quantiles --------------------------------------------------------------------------------
@@ -131,12 +119,12 @@ def _quantile(x: Array, q: np.ndarray, axis, keepdims: bool, weak: bool) -> Arra
         raise TypeError("a must be an array of real numbers")
     if x.dtype == _dtypes.bool:
         raise Fallback("quantiles of booleans (numpy's interpolation subtracts them)")
-    data, along = _along(x, axis, "quantile")
-    n = data.shape[along]
+    data, at = _reduced(x, axis, "quantile")
+    n = data.shape[at]
     if n == 0:
         raise Fallback("quantiles of no values")
     # Note (numpy): its quantile partitions a C-ordered copy in place, seen with the axis first
-    arr = moveaxis(copy_node(data, "C", caller_source()), along, 0)
+    arr = moveaxis(copy_node(data, "C", caller_source()), at, 0)
     virtual = np.asanyarray((n - 1) * q)
     if np.issubdtype(virtual.dtype, np.integer):
         kth = [*virtual.ravel().tolist(), -1] if _inexact(arr) else virtual.ravel().tolist()
@@ -177,10 +165,10 @@ def _lerp(a: Array, b: Array, t) -> Array:
     dtype."""
     difference = subtract(b, a)
     low = add(a, multiply(difference, t))
+    if isinstance(t, float) and t < 0.5:  # NOTE: a Python weight picks one formula
+        return low
     high = subtract(astype(b, low.dtype), astype(multiply(difference, 1 - t), low.dtype))
-    if isinstance(t, float):
-        return high if t >= 0.5 else low
-    return where(greater_equal(array(t), 0.5), high, low)
+    return high if isinstance(t, float) else where(greater_equal(array(t), 0.5), high, low)
 
 
 def _with_nans(result: Array, last: Array, kept_dtype: bool) -> Array:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._graph import Dag, Node, Op, inputs_of
-from .._graph.views import apply_movement, stand_in, whole_update
+from .._graph.views import apply_movement, diagonal_length, stand_in, whole_update
 from .layout import base_strides
 
 
@@ -325,9 +325,7 @@ def _trace_order(node: Node, src: Node, found: tuple) -> tuple[int, ...]:
     """numpy's trace sums its diagonal (a view, as above) over the diagonal's axis: its result
     is in the order of the diagonal's leading axes (a batch of traces of a C-ordered x is
     F-ordered)."""
-    rows, cols = src.shape[-2:]
-    offset = dict(node.arg)["offset"]
-    length = max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols))
+    length = diagonal_length(*src.shape[-2:], dict(node.arg)["offset"])
     order = axis_order((*node.shape, length), [(*found[:-2], found[-2] + found[-1])])
     return tuple(a for a in order if a != len(node.shape))
 
