@@ -188,3 +188,34 @@ def test_with_a_gpu_a_first_one_element_complex_product_is_numpys():
     print(np.signbit(np.asarray(li.sign(h * 1.0), np.float32)).tolist())
     """)
     assert _run(script).splitlines() == ["True", "[True, False]"]
+
+
+@pytest.mark.skipif(shim.COMPILER is None, reason="no C++ compiler (g++) for the shim")
+def test_with_a_gpu_the_first_new_twins_follow_the_data():
+    # NOTE: PARTITION and NANMAX nodes, a CHECK's error, a pad's fill and numpy 2's linalg
+    # names as the first calls of a fresh interpreter, on the (emulated) GPU: numpy's values
+    script = EMULATED_GPU + textwrap.dedent("""
+    import numpy as np
+    import lazyinfini as li
+
+    a = np.array([[3.0, -1.0, np.nan, 2.5], [0.5, 4.0, -2.0, 1.0]])
+    x = li.asarray(a, device="cuda")
+    calls = (
+        lambda v: np.median(v, axis=1),
+        lambda v: np.nanmax(v, axis=1),
+        lambda v: np.quantile(v[1], [0.25, 0.5]),
+        lambda v: np.partition(v[1], 2)[2],
+        lambda v: np.pad(v, 1, constant_values=-0.0)[0],
+        lambda v: np.linalg.vector_norm(np.nan_to_num(v), axis=1),
+    )
+    for call in calls:
+        y = call(x)
+        print(y.device, np.asarray(y).tobytes() == call(a).tobytes())
+    try:
+        np.asarray(np.nanargmax(li.asarray(np.full((2, 2), np.nan), device="cuda"), axis=0))
+    except ValueError as error:
+        print(error)
+    """)
+    lines = _run(script).splitlines()
+    assert lines[:-1] == ["cuda:0 True"] * 6
+    assert lines[-1] == "All-NaN slice encountered"
