@@ -141,8 +141,8 @@ def _address(value) -> int:
 
 
 # A realized node is replaced by a BUFFER node. Pending consumers still point at the old node;
-# the graph builder follows its `realized` link and never walks the finished history behind it.
-# The old node (and its history) is freed when its last consumer goes.
+# the graph builder follows its `realized` link. The old node lets its inputs go (mark_realized),
+# so the finished history behind it is freed at once, and the old node when its last consumer goes.
 
 
 def link_siblings(nodes) -> None:
@@ -166,8 +166,12 @@ def siblings_of(node: Node) -> tuple:
 
 
 def mark_realized(node: Node, buffer: Node) -> None:
+    """`node` is computed: `buffer` holds its value from now on. Its inputs are let go: a
+    pending consumer reads the buffer, and a computed node kept by one (a fit loop's weights,
+    read by the next step's) must not keep every step before it alive."""
     if node is not buffer:
-        node.__dict__["realized"] = buffer
+        fields = node.__dict__
+        fields["realized"], fields["srcs"] = buffer, ()
 
 
 def mark_evaluated(nodes) -> None:
