@@ -39,6 +39,7 @@ def _binary_method(name: str, reflected: bool = False):
         return fn(self, other)
 
     method.__name__ = name
+    method.quick_operator = (name, reflected)  # NOTE: _realize/native_operators.py
     return method
 
 
@@ -54,6 +55,7 @@ def _equality_method(name: str, unequal: bool):
         return operator(self, other)
 
     method.__name__ = name
+    method.quick_operator = (name, False)  # NOTE: _realize/native_operators.py
     return method
 
 

@@ -245,7 +245,9 @@ def test_the_c_twins_are_what_lazyinfini_calls():
     from lazyinfini._api import elementwise, quick, statistics
 
     twins = _twins()
-    assert set(twins) == {"quick_node", "caller_source", "buffer_node"}
+    assert set(twins) == {"quick_node", "caller_source", "buffer_node", "_swap"}
+    swap = twins.pop("_swap")[1]
+    assert li._realize._swap is swap and li._realize.direct._SWAP is swap
     for name, (_, compiled) in twins.items():
         assert getattr(_graph, name) is compiled
         assert getattr(_graph.node, name) is compiled
@@ -410,3 +412,160 @@ def test_a_buffer_part_of_data_without_strides_raises_pythons_error():
     node.arg.data = _Unstrided()
     with pytest.raises(AttributeError, match="strides"):
         _native.Native.scan([node], True)
+
+
+# -- realize's swap in C ----------------------------------------------------------------------
+def _swapped(swap, make, value, device: str):
+    """(the array, its node before, the buffer node it holds now) after `swap` of its value."""
+    array = make()
+    node = array._n
+    swap(node, value, device)
+    return array, node, array._n
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: li.asarray(np.ones(4)) * 2.0,  # held by an array sharing no memory
+        lambda: li.asarray(np.zeros((3, 4)))[1:] + 0.0,
+    ],
+)
+def test_the_c_swap_does_what_python_does(make):
+    python, compiled = _twins()["_swap"]
+    value = np.arange(4.0) if make().shape == (4,) else np.ones((2, 4))
+    made = [_swapped(swap, make, value, "cpu") for swap in (python, compiled)]
+    for array, node, buffer in made:
+        assert node.realized is buffer and node.srcs == () and buffer.op is Op.BUFFER
+        assert buffer.source == node.source and buffer.arg.device == "cpu"
+        assert buffer.holder() is array and array._node is buffer
+        data = buffer.arg.data
+        assert data.base is value and not data.flags.writeable and value.flags.writeable
+    fields = [dict(b.__dict__, arg=None, holder=None) for _, _, b in made]
+    assert fields[0].keys() == fields[1].keys()
+    assert all(_same(fields[0][k], fields[1][k]) for k in fields[0] if k != "arg")
+
+
+def test_the_c_swap_of_an_array_with_views_and_of_data_not_numpys():
+    python, compiled = _twins()["_swap"]
+    for swap in (python, compiled):
+        base = li.asarray(np.zeros(6))
+        base = base * 1.0  # pending
+        view = base[2:]  # base now shares memory with a view: _hold's storage is told
+        assert base._view is not None
+        node = base._n
+        swap(node, np.arange(6.0), "cpu")
+        assert base._n is node.realized and node.realized.holder() is base
+        np.testing.assert_array_equal(np.asarray(view), np.arange(2.0, 6.0))
+        unheld = (li.asarray(np.ones(2)) + 1.0)._n  # its array is gone
+        other = _DeviceArray((2,), np.float32)
+        swap(unheld, other, "gpu-like")
+        assert unheld.realized.arg.data is other and unheld.realized.arg.device == "gpu-like"
+    with pytest.raises(TypeError):
+        compiled(node, np.ones(1))
+
+
+# -- Array's operators in C -------------------------------------------------------------------
+def _structure(node, before: set):
+    """A recorded node as comparable values: new nodes by their fields and inputs, nodes that
+    existed before the call by identity."""
+    if id(node) in before:
+        return ("existing", id(node))
+    fields = (node.op, node.shape, node.dtype, repr(node.arg), node.source)
+    return (*fields, tuple(_structure(s, before) for s in node.srcs))
+
+
+def _operands():
+    f32 = li.asarray(np.arange(60, dtype=np.float32).reshape(10, 6)) * 1
+    row = li.asarray(np.arange(6, dtype=np.float32)) - 1
+    column = li.asarray(np.ones((10, 1), np.float32)) + 0
+    ints = li.asarray(np.arange(6, dtype=np.int64)) * 1
+    small = li.asarray(np.arange(6, dtype=np.uint8)) * 1
+    flags = li.asarray(np.array([True, False, True])) == True  # noqa: E712
+    one = li.asarray(np.array([1 + 2j], np.complex64)) * 1
+    buffer = li.asarray(np.ones(6, np.float32))
+    stale = li.asarray(np.ones(6, np.float32)) * 1
+    computed = type(stale)(stale._n)  # NOTE: the last array made to hold it: it gets the buffer
+    np.asarray(computed)  # NOTE: stale still holds the computed node, its `realized` link set
+    large = li.asarray(np.ones(70_000, np.float32)) * 1  # 280 KB: numpy elides its temporaries
+    based = li.asarray(np.ones((10, 6), np.float32)) * 1
+    view = based[1:]  # a view of based's memory: its node may replay (and based's)
+    matrix = li.asarray(np.arange(12.0).reshape(4, 3)) * 1
+    vector, rows = li.asarray(np.ones(3)) * 1, li.asarray(np.ones((3, 5))) * 1
+    batch = li.asarray(np.ones((2, 3, 3))) * 1
+    quick = [  # (operator, x, y): the quick path's cases
+        ("__add__", f32, f32), ("__sub__", f32, row), ("__mul__", column, row),
+        ("__truediv__", f32, 2.0), ("__rmul__", f32, 2.0), ("__rsub__", row, 1),
+        ("__add__", ints, 3), ("__lt__", f32, row), ("__ge__", ints, ints), ("__eq__", one, one),
+        ("__ne__", row, 0.5), ("__add__", flags, flags), ("__radd__", large, 1.5),
+        ("__mul__", small, 255), ("__le__", f32, 3), ("__add__", f32, buffer),
+        ("__sub__", buffer, row), ("__mul__", computed, 2.0),
+        ("__matmul__", matrix, vector), ("__matmul__", vector, rows), ("__matmul__", matrix, rows),
+        ("__matmul__", vector, vector), ("__matmul__", computed, buffer),
+    ]  # fmt: skip
+    python = [  # (operator, x, y): what the Python method records
+        ("__add__", small, 300), ("__lt__", small, 300), ("__add__", ints, 2.5),
+        ("__mul__", one, one), ("__add__", f32, stale), ("__add__", stale, row),
+        ("__sub__", view, based), ("__add__", based, 1.0), ("__add__", large, large),
+        ("__add__", row, np.float64(2)), ("__mul__", row, [1, 2, 3, 4, 5, 6]),
+        ("__eq__", row, None), ("__truediv__", ints, 2), ("__rtruediv__", row, np.ones(6)),
+        ("__add__", f32, li.asarray(np.ones(4, np.float32)) * 1),
+        ("__matmul__", matrix, matrix), ("__matmul__", batch, vector), ("__matmul__", f32, vector),
+        ("__matmul__", matrix, li.asarray(np.ones(())) * 1),
+        ("__matmul__", matrix, [1.0, 2.0, 3.0]),
+    ]  # fmt: skip
+    return quick, python
+
+
+def _outcome(operator, x, y):
+    try:
+        return operator(x, y)
+    except (TypeError, ValueError) as error:  # NOTE: the namespace's errors are both
+        return error
+
+
+def test_the_operators_in_c_record_what_the_python_methods_record(monkeypatch):
+    from lazyinfini._api import linear_algebra
+    from lazyinfini._api import quick as quick_paths
+    from lazyinfini._array import Array
+
+    quick, python = _operands()
+    for name, x, y in quick + python:
+        operator = vars(Array)[name]
+        assert type(operator).__name__ == "Operator", name
+        before = {id(n) for a in (x, y) if isinstance(a, li.Array) for n in li.graph(a).nodes}
+        made = [_outcome(operator, x, y), _outcome(operator.__wrapped__, x, y)]
+        if isinstance(made[0], Exception):
+            assert repr(made[0]) == repr(made[1]), (name, x, y)
+            continue
+        shapes = [_structure(m._n, before) for m in made]
+        assert shapes[0] == shapes[1], (name, x, y)
+        assert type(made[0]) is type(made[1]) and made[0]._n.holder() is made[0]
+        np.testing.assert_array_equal(np.asarray(made[0]), np.asarray(made[1]))
+
+    def python_path(*args):
+        raise AssertionError("the Python path ran")
+
+    quick, python = _operands()  # NOTE: pending again (the values above computed them)
+    monkeypatch.setattr(quick_paths, "binary", python_path)
+    monkeypatch.setattr(linear_algebra, "_matmul_shape", python_path)
+    for name, x, y in quick:  # NOTE: recorded without any Python frame of ours
+        getattr(Array, name)(x, y)
+    for name, x, y in python:
+        if name != "__eq__":  # NOTE: x == None is the Python method's, before any path
+            with pytest.raises((AssertionError, TypeError, ValueError)):
+                getattr(Array, name)(x, y)
+
+
+def test_an_operator_in_c_is_the_method_it_wraps_to_its_callers():
+    from lazyinfini._array import Array
+
+    x = li.asarray(np.ones(3))
+    assert Array.__add__.__name__ == "add" and Array.__add__.__wrapped__.__name__ == "add"
+    bound = x.__add__
+    assert bound.__self__ is x and np.asarray(bound(1.0)).tolist() == [2.0, 2.0, 2.0]
+    assert x.__add__("text") is NotImplemented  # NOTE: Python then asks the other side
+    with pytest.raises(TypeError):
+        x + "text"
+    with pytest.raises(ValueError, match="broadcast"):
+        x + li.asarray(np.ones(4))
+    assert np.asarray(3.0 - x).tolist() == [2.0, 2.0, 2.0]

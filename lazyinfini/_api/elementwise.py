@@ -304,6 +304,7 @@ def _ordering(name: str, op: Op, strict: str, tie: str, *, chooses: bool = False
         ordered = _complex_order(a, b, globals()[strict], globals()[tie])
         return where(logical_or(ordered, _nan(a)), a, b) if chooses else ordered
 
+    fn.quick = real.quick  # NOTE: real dtypes only: a complex operand takes the Python path
     return _named(fn, name, op)
 
 
@@ -359,6 +360,9 @@ def _binary(
             recorded = elementwise(name, op, (x1, x2), category, result, on_bool=on_bool)
         return recorded if then is None else then(recorded, x1, x2)
 
+    # NOTE: what Array's operator may record in C (_realize/native_operators.py): the quick
+    # path's op and table; a complex product's `then` (complex_products.fresh) needs Python
+    fn.quick = (op, table if then is None else {d: r for d, r in table.items() if d.kind != "c"})
     return _named(fn, name, op, declare)
 
 

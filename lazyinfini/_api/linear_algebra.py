@@ -77,6 +77,9 @@ def matmul(x1, x2, /) -> Array:
     return record(Op.MATMUL, nodes, shape, dtype, None, source)
 
 
+matmul.quick = (Op.MATMUL, None)  # NOTE: x @ y's quick path in C too (native_operators.py)
+
+
 def _matmul_shape(s1: tuple[int, ...], s2: tuple[int, ...]) -> tuple[int, ...]:
     if not s1 or not s2:
         raise error(

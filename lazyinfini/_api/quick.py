@@ -13,6 +13,7 @@ from __future__ import annotations
 from .. import _dtypes
 from .._array import Array
 from .._graph import Node, Op, caller_source, quick_node
+from .._realize.native_operators import HOOKS
 
 # complex -> the real dtype of its precision (abs, real, imag)
 REAL_OF = {_dtypes.complex64: _dtypes.float32, _dtypes.complex128: _dtypes.float64}
@@ -154,3 +155,22 @@ _REAL_FILLED = frozenset(_dtypes.REAL_FLOATING)
 _QUICK_BOUNDS = {(a, b) for a in (float, int, type(None)) for b in (float, int, type(None))} - {
     (type(None), type(None))
 }
+
+
+def install_operators(module) -> None:
+    """Array's operators whose namespace function has this module's `binary` path (x + y,
+    x < 1.0, 2 * x, ...) become the native module's Operators: that path in C, else the
+    Python method each wraps (_realize/native_operators.py)."""
+    from .. import _array
+    from . import elision
+
+    _array_type = _array.Array
+    module.setup_operators(_array_type, _BROADCAST, FILLED, RANGES, elision.MIN_BYTES)
+    for dunder, method in list(vars(_array_type).items()):
+        name, reflected = getattr(method, "quick_operator", (None, False))
+        found = getattr(_array._FUNCTIONS.get(name), "quick", None)
+        if found is not None:
+            setattr(_array_type, dunder, module.operator(*found, method, reflected))
+
+
+HOOKS.append(install_operators)

@@ -147,9 +147,10 @@ def _load() -> None:
     from .. import _runtime
     from . import direct
     from .cache import CACHE
-    from .native import Native
+    from .native import Native, twin
 
     _CACHE, _RUNTIME, _NATIVE = CACHE, _runtime, Native
+    twin(_swap, "swap")
     direct.bind(_swap, lambda nodes: (Native.mark or mark_evaluated)(nodes))
 
 

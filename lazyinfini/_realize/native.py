@@ -21,7 +21,10 @@ import sysconfig
 import tempfile
 import threading
 
+import numpy as np
+
 from .native_hit import HIT
+from .native_operators import HOOKS, OPERATORS
 from .native_recording import RECORDING
 from .native_scan import SCAN
 
@@ -37,7 +40,10 @@ static PyMethodDef methods[] = {
      "_graph.caller_source"},
     {"buffer_node", (PyCFunction)(void (*)(void))buffer_node, METH_VARARGS | METH_KEYWORDS,
      "_graph.buffer_node"},
+    {"swap", (PyCFunction)(void (*)(void))swap, METH_FASTCALL, "_realize._swap"},
     {"setup_recording", setup_recording, METH_VARARGS, "the objects recording makes and reads"},
+    {"operator", make_operator, METH_VARARGS, "an Array operator"},
+    {"setup_operators", setup_operators, METH_VARARGS, "the objects the operators read"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -67,9 +73,14 @@ PyMODINIT_FUNC PyInit_lazyinfini_scan(void) {
 }
 """
 
-SOURCE = SCAN + RECORDING + HIT + MODULE
+SOURCE = SCAN + RECORDING + OPERATORS + HIT + MODULE
 NAME = "lazyinfini_scan"
 _FLAGS = ("-O2", "-shared", "-fPIC", "-fno-strict-aliasing")
+
+
+# (a Python function, the name of its C twin in the module), rebound as _graph's are (twin()):
+# realize's swap, registered by realize's _load
+TWINS: list = []
 
 
 class Native:
@@ -78,6 +89,7 @@ class Native:
     scan = None
     mark = None  # _graph.mark_evaluated
     lookup = None  # ScheduleCache.prepare's common case (native_hit.py)
+    module = None  # the extension module itself
     replaced: tuple = ()  # (Python function, its C twin) rebound in lazyinfini's modules
     started = False
     done = threading.Event()
@@ -162,25 +174,43 @@ def _load(path: str, objects: tuple) -> None:
 
 def _install(module) -> None:
     """Recording's most frequent calls in C from now on: quick_node and caller_source (each
-    recorded op calls both) and buffer_node (each computed value is one) are rebound in _graph
-    and in every loaded lazyinfini module that imported them by name; the C functions share
-    the Python ones' tables (the lines known)."""
+    recorded op calls both), buffer_node and realize's swap (TWINS: each computed value is
+    one) are rebound in every loaded lazyinfini module that imported them by name;
+    the C functions share the Python ones' tables (the lines known)."""
     from .._graph import node
 
     module.setup_recording(
         node.Node, node._OWN, node.memory_of, node._NAMES, node._LINES, node.name_of,
-        node._MAX_LINES, node.Buffer, node.HOST,
+        node._MAX_LINES, node.Buffer, node.HOST, np.ndarray,
     )  # fmt: skip
+    Native.module = module
     Native.replaced = (
         (node.quick_node, module.quick_node),
         (node.caller_source, module.caller_source),
         (node.buffer_node, module.buffer_node),
+        *((python, getattr(module, name)) for python, name in TWINS),
     )
+    for hook in HOOKS:  # NOTE: what the layers above install (Array's operators: _api/quick)
+        hook(module)
+    _rebind(Native.replaced)
+
+
+def twin(python, name: str) -> None:
+    """`python` is replaced by the module's function `name` wherever a lazyinfini module
+    imported it: from now on if the module is loaded, else once it is."""
+    TWINS.append((python, name))
+    if Native.module is not None:
+        pair = (python, getattr(Native.module, name))
+        Native.replaced = (*Native.replaced, pair)
+        _rebind((pair,))
+
+
+def _rebind(pairs: tuple) -> None:
     for loaded in list(sys.modules.values()):
         if getattr(loaded, "__name__", "").startswith("lazyinfini"):
             names = vars(loaded)
             for name, value in list(names.items()):
-                for python, compiled in Native.replaced:
+                for python, compiled in pairs:
                     if value is python:
                         names[name] = compiled
 

@@ -1,6 +1,7 @@
 """Recording's most frequent calls in C, part of the native extension's source (native.py builds
-it): `_graph.quick_node` and `_graph.caller_source` (every recorded op calls both) and
-`_graph.buffer_node` (every computed value is one), the same functions over the same objects
+it): `_graph.quick_node` and `_graph.caller_source` (every recorded op calls both),
+`_graph.buffer_node` (every computed value is one) and `_realize._swap` (which makes that buffer
+node and puts it in the array holding the value), the same functions over the same objects
 (tests/test_native.py compares each pair).
 """
 
@@ -74,6 +75,8 @@ static PyObject *quick_node(PyObject *self, PyObject *const *args, Py_ssize_t na
 
 /* A BUFFER node holding `value`, an array of `device` (_graph.buffer_node): its Buffer made as
    object.__new__(Buffer) is, its three fields in its dict (the dataclass's __init__ stores). */
+static PyObject *make_buffer(PyObject *value, PyObject *source, PyObject *device);
+
 static PyObject *buffer_node(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"value", "source", "device", NULL};
     PyObject *value, *source = NOTHING, *device = CPU;
@@ -83,6 +86,10 @@ static PyObject *buffer_node(PyObject *self, PyObject *args, PyObject *kwargs) {
         PyErr_SetString(PyExc_TypeError, "buffer_node before setup_recording()");
         return NULL;
     }
+    return make_buffer(value, source, device);
+}
+
+static PyObject *make_buffer(PyObject *value, PyObject *source, PyObject *device) {
     PyObject *shape = PyObject_GetAttr(value, s_shape), *dtype = NULL;
     if (shape != NULL && !PyTuple_CheckExact(shape)) Py_SETREF(shape, PySequence_Tuple(shape));
     if (shape != NULL) dtype = PyObject_GetAttr(value, s_dtype);
@@ -104,6 +111,66 @@ static PyObject *buffer_node(PyObject *self, PyObject *args, PyObject *kwargs) {
     Py_XDECREF(dict); Py_XDECREF(shape); Py_XDECREF(dtype); Py_XDECREF(buffer);
     if (failed) { Py_XDECREF(node); return NULL; }
     return node;
+}
+
+static PyObject *NDARRAY, *s_view, *s_setflags, *s_hold, *s_view_of, *WRITE;
+
+/* held_by(node)._hold(buffer) where an array still holds `node` (fields: its dict); _hold's
+   work inline for an array that shares no memory with a view (most). 0, or -1: an error. */
+static int hold(PyObject *fields, PyObject *node, PyObject *buffer) {
+    PyObject *ref = PyDict_GetItemWithError(fields, s_holder); /* borrowed */
+    if (ref == NULL || ref == Py_None) return ref == NULL && PyErr_Occurred() ? -1 : 0;
+    PyObject *array = PyWeakref_GetObject(ref);
+    if (array == NULL || array == Py_None) return array == NULL ? -1 : 0;
+    Py_INCREF(array);
+    PyObject *held = PyObject_GetAttr(array, s_n), *view = NULL;
+    int failed = held == NULL;
+    if (held == node) view = PyObject_GetAttr(array, s_view_of);
+    if (held == node && view == NULL) failed = 1;
+    else if (view == Py_None) {
+        PyObject *own = PyWeakref_NewRef(array, NULL);
+        PyObject *kept = own == NULL ? NULL : PyObject_GenericGetDict(buffer, NULL);
+        failed = kept == NULL || PyObject_SetAttr(array, s_n, buffer) < 0 ||
+                 PyDict_SetItem(kept, s_holder, own) < 0;
+        Py_XDECREF(own); Py_XDECREF(kept);
+    } else if (view != NULL) {
+        PyObject *done = PyObject_CallMethodOneArg(array, s_hold, buffer);
+        failed = done == NULL;
+        Py_XDECREF(done);
+    }
+    Py_XDECREF(view); Py_XDECREF(held); Py_DECREF(array);
+    return failed ? -1 : 0;
+}
+
+/* _realize._swap(node, value, device): computed `node` is replaced by a BUFFER node of
+   `value` (a read-only view of it, for an ndarray), in the array holding it too. */
+static PyObject *swap(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || NDARRAY == NULL) {
+        PyErr_SetString(PyExc_TypeError, "swap(node, value, device) after setup_recording()");
+        return NULL;
+    }
+    PyObject *node = args[0], *value = args[1];
+    Py_INCREF(value);
+    if (PyObject_TypeCheck(value, (PyTypeObject *)NDARRAY)) {
+        Py_SETREF(value, PyObject_CallMethodNoArgs(value, s_view));
+        PyObject *call[2] = {value, Py_False}; /* value.setflags(write=False) */
+        PyObject *done = value == NULL ? NULL
+            : PyObject_VectorcallMethod(s_setflags, call, 1, WRITE);
+        if (done == NULL) { Py_XDECREF(value); return NULL; }
+        Py_DECREF(done);
+    }
+    PyObject *fields = PyObject_GenericGetDict(node, NULL);
+    PyObject *source = fields == NULL ? NULL : field(fields, node, s_source);
+    PyObject *buffer = source == NULL ? NULL : make_buffer(value, source, args[2]);
+    Py_XDECREF(source); Py_DECREF(value);
+    int failed = buffer == NULL;
+    if (!failed && buffer != node) /* mark_realized */
+        failed = PyDict_SetItem(fields, s_realized, buffer) < 0 ||
+                 PyDict_SetItem(fields, s_srcs, EMPTY) < 0;
+    if (!failed) failed = hold(fields, node, buffer) < 0;
+    Py_XDECREF(fields); Py_XDECREF(buffer);
+    if (failed) return NULL;
+    Py_RETURN_NONE;
 }
 
 /* "name:line" of a frame, kept per (id(code), instruction) in the Python function's table. */
@@ -163,12 +230,21 @@ static PyObject *caller_source(PyObject *self, PyObject *const *args, Py_ssize_t
 
 /* The objects the recording functions make and read (_graph.node's). */
 static PyObject *setup_recording(PyObject *self, PyObject *args) {
-    if (!PyArg_ParseTuple(args, "OO!OO!O!OnOO", &NODE, &PyDict_Type, &OWN, &MEMORY_OF,
+    PyObject *ndarray;
+    if (!PyArg_ParseTuple(args, "OO!OO!O!OnOOO!", &NODE, &PyDict_Type, &OWN, &MEMORY_OF,
                           &PyDict_Type, &NAMES, &PyDict_Type, &LINES, &NAME_OF, &MAX_LINES,
-                          &BUFFER_TYPE, &HOST))
+                          &BUFFER_TYPE, &HOST, &PyType_Type, &ndarray))
         return NULL;
     Py_INCREF(NODE); Py_INCREF(OWN); Py_INCREF(MEMORY_OF); Py_INCREF(NAMES); Py_INCREF(LINES);
     Py_INCREF(NAME_OF); Py_INCREF(BUFFER_TYPE); Py_INCREF(HOST);
+    s_view = PyUnicode_InternFromString("view");
+    s_setflags = PyUnicode_InternFromString("setflags");
+    s_hold = PyUnicode_InternFromString("_hold");
+    s_view_of = PyUnicode_InternFromString("_view");
+    WRITE = Py_BuildValue("(s)", "write");
+    if (!s_view || !s_setflags || !s_hold || !s_view_of || !WRITE) return NULL;
+    Py_INCREF(ndarray);
+    NDARRAY = ndarray; /* NOTE: last: swap() checks it to know the setup is done */
     Py_RETURN_NONE;
 }
 
