@@ -198,7 +198,10 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=NOT_GIVEN):
     if weights is not None or returned:
         raise Fallback("average with weights or returned=True (numpy checks their sum)")
     kept = {"keepdims": keepdims} if given(keepdims) else {}
-    return np.mean(array(a), axis=axis, **kept)
+    mean = np.mean(array(a), axis=axis, **kept)
+    if mean.size == 0:  # NOTE: numpy divides a.size by the result's (its `scl`) even here
+        raise ZeroDivisionError("division by zero")
+    return mean
 
 
 # -- covariances ------------------------------------------------------------------------------

@@ -908,6 +908,21 @@ def test_an_axis_out_of_range_is_numpys_axis_error():
             call()
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_an_average_of_no_elements_raises_numpys_error_or_gives_its_nan():
+    # numpy's average divides the input's size by its result's: an empty result raises (the
+    # numpy-programs fuzz found the twin returning one), an empty input gives NaN
+    for shape, axis in (((0, 3), 1), ((2, 0, 3), (0, 2)), ((0, 3), 0), ((3, 0), None)):
+        a = np.ones(shape)
+        try:
+            want = np.average(a, axis=axis)
+        except ZeroDivisionError:
+            with pytest.raises(ZeroDivisionError):
+                np.average(li.asarray(a), axis=axis)
+            continue
+        np.testing.assert_array_equal(np.asarray(np.average(li.asarray(a), axis=axis)), want)
+
+
 @pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
 @pytest.mark.filterwarnings("ignore::lazyinfini.NumpyFallbackWarning")
 def test_a_real_dtype_of_complex_input_drops_the_imaginary_parts_as_numpy():
