@@ -3,9 +3,9 @@
 np.sum, np.max, np.any, ... are Python wrappers (dispatch, keyword filtering, a method lookup)
 around one `ufunc.reduce` call: np.max over an axis of a 40x6 array costs 31k instructions, its
 reduce 22k, and a small script runs dozens of them. On an ndarray they call that reduce with
-the same arguments, so calling it directly gives numpy's bits by construction (np.mean is left
-to numpy: its division is more than one call). Anything else (no ndarray, keywords these do not
-take) calls numpy's function.
+the same arguments, so calling it directly gives numpy's bits by construction (np.mean: its sum
+and its division by an np.intp count). Anything else (no ndarray, keywords these do not take)
+calls numpy's function.
 """
 
 from __future__ import annotations
@@ -30,6 +30,28 @@ def _reduce(ufunc, function, dtype=None):
 _DTYPE_ONLY = frozenset({"dtype"})
 
 
+def _mean(xp, x, axis=None, keepdims=False, **kwargs):
+    """np.mean of a float32 or float64 ndarray as numpy's _methods._mean computes it: the sum
+    (add.reduce), divided by the count as an np.intp (a strong integer: the division runs in
+    float64 and rounds to x's dtype), into the sum's array or as its scalar type. Anything
+    else (another dtype, keywords, no elements: numpy warns) calls np.mean."""
+    if type(x) is not np.ndarray or kwargs or x.dtype not in _MEAN_DTYPES:
+        return np.mean(x, axis=axis, keepdims=keepdims, **kwargs)
+    axes = range(x.ndim) if axis is None else axis if type(axis) is tuple else (axis,)
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    if count == 0:
+        return np.mean(x, axis=axis, keepdims=keepdims)
+    total = np.add.reduce(x, axis, None, None, keepdims)
+    if type(total) is np.ndarray:
+        return np.true_divide(total, np.intp(count), total, casting="unsafe")
+    return total.dtype.type(total / np.intp(count))
+
+
+_MEAN_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 REDUCTIONS = {
     Op.SUM: _reduce(np.add, np.sum),
     Op.PROD: _reduce(np.multiply, np.prod),
@@ -37,6 +59,7 @@ REDUCTIONS = {
     Op.MIN: _reduce(np.minimum, np.min),
     Op.NANMAX: _reduce(np.fmax, np.nanmax),
     Op.NANMIN: _reduce(np.fmin, np.nanmin),
+    Op.MEAN: _mean,
     Op.ANY: _reduce(np.logical_or, np.any, bool),
     Op.ALL: _reduce(np.logical_and, np.all, bool),
 }
