@@ -104,10 +104,15 @@ def _step_line(k: int, op, srcs: tuple, dst: int, step, env: dict) -> str:
         return f"    r{dst} = {call}"
     env[f"W{k}"], env[f"F{k}"] = wrapper, ufunc
     # NOTE: a ufunc's output by position where it takes one: numpy parses a keyword out= at
-    # each call (a small op's call: 0.43 us by position, 0.77 by keyword)
+    # each call (a small op's call: 0.43 us by position, 0.77 by keyword). numpy 2.4 deprecates
+    # a third positional argument of maximum and minimum: theirs stays a keyword
     plain = isinstance(ufunc, np.ufunc) and ufunc.nout == 1 and ufunc.nin == len(srcs)
+    plain = plain and ufunc not in _KEYWORD_OUT
     out = "t" if plain else "out=t"
     return f"    r{dst} = F{k}({args}, {out}) if table[O{k}] is W{k} else {call}"
+
+
+_KEYWORD_OUT = (np.maximum, np.minimum)
 
 
 class _Plan(NamedTuple):

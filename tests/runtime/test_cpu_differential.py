@@ -172,6 +172,23 @@ def test_a_register_program_runs_as_python_made_once(dtype):
     assert {step.node.op.label for step in kernel.program.steps} >= {"where", "clip", "astype"}
 
 
+def test_register_programs_call_every_binary_ufunc_as_numpy_2_4_still_takes_it():
+    # A program passes a ufunc's output by position (faster than out=), but numpy 2.4
+    # deprecates a third positional argument of maximum and minimum: no call may warn
+    import warnings
+
+    from lazyinfini._api import elementwise
+
+    x, y = np.linspace(-2.0, 2.0, 12), np.linspace(1.0, 3.0, 12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name in ("maximum", "minimum", "add", "subtract", "multiply", "divide", "hypot",
+                     "atan2", "copysign", "logaddexp", "less", "equal"):  # fmt: skip
+            got = getattr(elementwise, name)(li.asarray(x) * 1, li.asarray(y) + 0)
+            want = getattr(np, name.replace("atan2", "arctan2"))(x * 1, y + 0)
+            np.testing.assert_array_equal(np.asarray(got), want)
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex128])
 def test_functions_with_special_values_call_the_ufunc_only_for_real_results(dtype, monkeypatch):
     """A register program calls numpy's exp and log themselves for float32 and float64
