@@ -13,7 +13,7 @@ from __future__ import annotations
 from .. import _dtypes
 from .._array import Array
 from .._graph import Node, Op, caller_source, quick_node
-from .._realize.native_operators import HOOKS
+from .._realize.native_operators import when_loaded
 
 # complex -> the real dtype of its precision (abs, real, imag)
 REAL_OF = {_dtypes.complex64: _dtypes.float32, _dtypes.complex128: _dtypes.float64}
@@ -165,7 +165,8 @@ def install_operators(module) -> None:
     from . import elision
 
     _array_type = _array.Array
-    module.setup_operators(_array_type, _BROADCAST, FILLED, RANGES, elision.MIN_BYTES)
+    floats = (_dtypes.float32, _dtypes.float64)  # NOTE: the reductions' (_numpy_twins/quick.py)
+    module.setup_operators(_array_type, _BROADCAST, FILLED, RANGES, elision.MIN_BYTES, floats)
     for dunder, method in list(vars(_array_type).items()):
         name, reflected = getattr(method, "quick_operator", (None, False))
         found = getattr(_array._FUNCTIONS.get(name), "quick", None)
@@ -173,4 +174,4 @@ def install_operators(module) -> None:
             setattr(_array_type, dunder, module.operator(*found, method, reflected))
 
 
-HOOKS.append(install_operators)
+when_loaded(install_operators)

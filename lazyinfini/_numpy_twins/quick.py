@@ -18,6 +18,7 @@ from .._api.searching import arg_extreme
 from .._api.statistics import record_reduction
 from .._array import Array
 from .._graph import Op
+from .._realize.native_operators import when_loaded
 
 _FLOATS = (_dtypes.float32, _dtypes.float64)
 _AXIS_KEEPDIMS = frozenset(("axis", "keepdims"))
@@ -38,6 +39,7 @@ def _reduction(name: str, op: Op, summed: bool):
         options = (("dtype", dtype),) if summed else ()
         return record_reduction(name, op, x, axis, keepdims, dtype, *options)
 
+    quick.spec = (op, summed)  # NOTE: the same path in C (install_reductions)
     return quick
 
 
@@ -93,3 +95,20 @@ QUICK = {
     np.argmax: _arg("argmax", Op.ARGMAX),
     np.argmin: _arg("argmin", Op.ARGMIN),
 }
+
+
+def install_reductions(module) -> None:
+    """x.sum(), x.mean(), x.max(), x.min() and np.sum(x), np.mean(x), ... of the paths above
+    in C (_realize/native_operators.py): Operators wrapping the ndarray methods and Array's
+    __array_function__, which they call for anything else."""
+    from .._methods import NumpyMethods
+
+    for name, function in (("sum", np.sum), ("mean", np.mean), ("max", np.max), ("min", np.min)):
+        python = vars(NumpyMethods)[name]
+        setattr(Array, name, module.reduction(*QUICK[function].spec, python))
+    table = {f: quick.spec for f, quick in QUICK.items() if hasattr(quick, "spec")}
+    python = vars(Array)["__array_function__"]
+    Array.__array_function__ = module.array_function(table, python)
+
+
+when_loaded(install_reductions)

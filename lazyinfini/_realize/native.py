@@ -24,7 +24,7 @@ import threading
 import numpy as np
 
 from .native_hit import HIT
-from .native_operators import HOOKS, OPERATORS
+from .native_operators import HOOKS, LOADED, OPERATORS
 from .native_recording import RECORDING
 from .native_scan import SCAN
 
@@ -43,6 +43,8 @@ static PyMethodDef methods[] = {
     {"swap", (PyCFunction)(void (*)(void))swap, METH_FASTCALL, "_realize._swap"},
     {"setup_recording", setup_recording, METH_VARARGS, "the objects recording makes and reads"},
     {"operator", make_operator, METH_VARARGS, "an Array operator"},
+    {"reduction", make_reduction, METH_VARARGS, "an Array reduction method"},
+    {"array_function", make_array_function, METH_VARARGS, "Array.__array_function__"},
     {"setup_operators", setup_operators, METH_VARARGS, "the objects the operators read"},
     {NULL, NULL, 0, NULL},
 };
@@ -190,7 +192,8 @@ def _install(module) -> None:
         (node.buffer_node, module.buffer_node),
         *((python, getattr(module, name)) for python, name in TWINS),
     )
-    for hook in HOOKS:  # NOTE: what the layers above install (Array's operators: _api/quick)
+    LOADED.append(module)
+    for hook in list(HOOKS):  # NOTE: what the layers above install (Array's operators)
         hook(module)
     _rebind(Native.replaced)
 

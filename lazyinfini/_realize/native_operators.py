@@ -13,21 +13,35 @@ temporary elision: the Python method decides all of those). Both record the same
 # Functions of the loaded extension module, each called once it is loaded (native._install):
 # the layers above _realize install their part of it so (_api/quick.py: Array's operators)
 HOOKS: list = []
+LOADED: list = []  # the extension module, once loaded
+
+
+def when_loaded(hook) -> None:
+    """hook(module) once the extension module is loaded: now, if it is."""
+    HOOKS.append(hook)
+    if LOADED:
+        hook(LOADED[0])
+
 
 # NOTE: C, appended after native_recording.RECORDING (it calls quick_node and caller_source)
 OPERATORS = r"""
 #include <structmember.h>
 
 /* -- the operators: Array.__add__ and its kin, the quick path in C --------------------------- */
-static PyObject *ARRAY, *BROADCAST_OP, *FILLED, *RANGES, *s_itemsize;
+static PyObject *ARRAY, *BROADCAST_OP, *FILLED, *RANGES, *FLOATS, *UNIT, *s_itemsize, *s_axis,
+    *s_keepdims;
 static Py_ssize_t ELIDE_BYTES;
+
+enum { BINARY, MATMUL, REDUCTION, ARRAY_FUNCTION }; /* an Operator's path */
 
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
-    PyObject *op, *table, *python; /* the node's op, dtype -> result dtype (None: matmul's
-                                      path), the Python method */
-    int reflected;                 /* x.__radd__(y) records y + x */
+    PyObject *op, *table, *python; /* the node's op; BINARY's dtype -> result dtype table,
+                                      ARRAY_FUNCTION's numpy function -> (op, summed); the
+                                      Python method */
+    int reflected;                 /* x.__radd__(y) records y + x; a REDUCTION's: summed */
+    int kind;
 } Operator;
 
 /* An Array holding `node` (a new reference), as Array(node) makes it. */
@@ -217,15 +231,119 @@ static PyObject *quick_matmul(Operator *o, PyObject *x1, PyObject *x2) {
     return made;
 }
 
+/* x's axes `axis` names (None, an int, a tuple of ints; each in range, none twice), sorted,
+   as a tuple, with `flags` set for them; NULL (no error) for anything else: numpy's errors */
+static PyObject *axes_of(PyObject *axis, Py_ssize_t ndim, char *flags) {
+    Py_ssize_t count = axis == Py_None ? ndim : PyTuple_CheckExact(axis) ? PyTuple_GET_SIZE(axis)
+                       : PyLong_CheckExact(axis) ? 1 : -1;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        if (axis == Py_None) { flags[k] = 1; continue; }
+        PyObject *item = PyTuple_CheckExact(axis) ? PyTuple_GET_ITEM(axis, k) : axis;
+        long a = PyLong_CheckExact(item) ? PyLong_AsLong(item) : LONG_MIN;
+        if (a == -1 && PyErr_Occurred()) { PyErr_Clear(); a = LONG_MIN; }
+        if (a < -ndim || a >= ndim || flags[a < 0 ? a + ndim : a]) return NULL;
+        flags[a < 0 ? a + ndim : a] = 1;
+    }
+    PyObject *axes = count < 0 ? NULL : PyList_New(0);
+    for (Py_ssize_t i = 0; axes != NULL && i < ndim; i++) {
+        PyObject *at = flags[i] ? PyLong_FromSsize_t(i) : NULL;
+        if (flags[i] && (at == NULL || PyList_Append(axes, at) < 0)) Py_CLEAR(axes);
+        Py_XDECREF(at);
+    }
+    if (axes != NULL) Py_SETREF(axes, PyList_AsTuple(axes));
+    return axes;
+}
+
+/* numpy's sum, mean, max or min of a float32 or float64 array of no empty axis over `axis`
+   (_numpy_twins/quick.py's paths): the REDUCE node record_reduction records, in a new Array;
+   NULL (no error) where the Python method must record it */
+static PyObject *quick_reduce(Operator *o, int summed, PyObject *x, PyObject *axis,
+                              PyObject *keepdims) {
+    if (keepdims != Py_True && keepdims != Py_False) return NULL;
+    PyObject *node = resolved_node(x), *made = NULL;
+    PyObject *dtype = node == NULL ? NULL : own_field(node, s_dtype);
+    PyObject *shape = dtype == NULL ? NULL : own_field(node, s_shape), *axes = NULL;
+    int floats = shape == NULL ? -1 : PySequence_Contains(FLOATS, dtype);
+    Py_ssize_t ndim = shape == NULL ? 0 : PyTuple_GET_SIZE(shape);
+    char flags[64] = {0};
+    for (Py_ssize_t i = 0; floats > 0 && i < ndim; i++)
+        if (PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i)) == 0) floats = 0; /* NOTE: the twin's */
+    if (floats > 0 && ndim > 0 && ndim <= 64) axes = axes_of(axis, ndim, flags);
+    PyObject *reduced = axes == NULL ? NULL : PyList_New(0);
+    for (Py_ssize_t i = 0; reduced != NULL && i < ndim; i++) {
+        PyObject *item = !flags[i] ? PyTuple_GET_ITEM(shape, i) : keepdims == Py_True ? UNIT : NULL;
+        if (item != NULL && PyList_Append(reduced, item) < 0) Py_CLEAR(reduced);
+    }
+    if (reduced != NULL) Py_SETREF(reduced, PyList_AsTuple(reduced));
+    PyObject *arg = NULL, *source = NULL, *srcs = NULL;
+    if (reduced != NULL)
+        arg = summed ? Py_BuildValue("((OO)(OO)(OO))", s_axis, axes, s_keepdims, keepdims,
+                                     s_dtype, dtype)
+                     : Py_BuildValue("((OO)(OO))", s_axis, axes, s_keepdims, keepdims);
+    if (arg != NULL) source = caller_source(NULL, NULL, 0);
+    if (source != NULL) srcs = PyTuple_Pack(1, node);
+    PyObject *args[6] = {o->op, srcs, reduced, dtype, arg, source};
+    PyObject *recorded = srcs == NULL ? NULL : quick_node(NULL, args, 6);
+    made = recorded == NULL ? NULL : new_array(recorded);
+    Py_XDECREF(node); Py_XDECREF(dtype); Py_XDECREF(shape); Py_XDECREF(axes);
+    Py_XDECREF(reduced); Py_XDECREF(arg); Py_XDECREF(source); Py_XDECREF(srcs);
+    Py_XDECREF(recorded);
+    return made;
+}
+
+/* x.sum(axis, keepdims=...) and its kin: (x[, axis]) and the keywords axis and keepdims */
+static PyObject *method_reduce(Operator *o, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames) {
+    PyObject *axis = nargs == 2 ? args[1] : Py_None, *keepdims = Py_False;
+    Py_ssize_t named = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    if (nargs < 1 || nargs > 2) return NULL;
+    for (Py_ssize_t k = 0; k < named; k++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, k);
+        if (name == s_axis && nargs == 1) axis = args[nargs + k];
+        else if (name == s_keepdims) keepdims = args[nargs + k];
+        else return NULL; /* NOTE: other keywords, or axis twice: numpy's */
+    }
+    return quick_reduce(o, o->reflected, args[0], axis, keepdims);
+}
+
+/* __array_function__(x, func, types, args, kwargs) of np.sum(x, axis, keepdims=...) and its
+   kin, where x (an Array, its only type) is the first argument */
+static PyObject *function_reduce(Operator *o, PyObject *const *args) {
+    PyObject *spec = PyDict_GetItemWithError(o->table, args[1]), *types = args[2];
+    PyObject *given = args[3], *kwargs = args[4], *key, *value;
+    if (spec == NULL || !PyTuple_CheckExact(types) || PyTuple_GET_SIZE(types) != 1 ||
+        PyTuple_GET_ITEM(types, 0) != ARRAY || !PyTuple_CheckExact(given) ||
+        PyTuple_GET_SIZE(given) < 1 || PyTuple_GET_SIZE(given) > 2 || !PyDict_CheckExact(kwargs))
+        return NULL;
+    PyObject *axis = PyTuple_GET_SIZE(given) == 2 ? PyTuple_GET_ITEM(given, 1) : Py_None;
+    PyObject *keepdims = Py_False;
+    Py_ssize_t at = 0;
+    while (PyDict_Next(kwargs, &at, &key, &value)) {
+        int is_axis = PyUnicode_Check(key) && PyUnicode_Compare(key, s_axis) == 0;
+        if (is_axis && PyTuple_GET_SIZE(given) == 1) axis = value;
+        else if (PyUnicode_Check(key) && PyUnicode_Compare(key, s_keepdims) == 0) keepdims = value;
+        else return NULL;
+    }
+    Operator reduction = *o; /* NOTE: its op, for quick_reduce */
+    reduction.op = PyTuple_GET_ITEM(spec, 0);
+    int summed = PyObject_IsTrue(PyTuple_GET_ITEM(spec, 1));
+    return summed < 0 ? NULL : quick_reduce(&reduction, summed, PyTuple_GET_ITEM(given, 0), axis,
+                                            keepdims);
+}
+
 static PyObject *operator_call(PyObject *callable, PyObject *const *args, size_t nargsf,
                                PyObject *kwnames) {
     Operator *o = (Operator *)callable;
-    if (PyVectorcall_NARGS(nargsf) == 2 && kwnames == NULL && ARRAY != NULL) {
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject *made = NULL;
+    if (ARRAY != NULL && (o->kind == BINARY || o->kind == MATMUL) && nargs == 2 && !kwnames) {
         PyObject *x1 = args[o->reflected], *x2 = args[!o->reflected];
-        PyObject *made = o->table == Py_None ? quick_matmul(o, x1, x2)
-                                             : quick_binary(o, x1, x2);
-        if (made != NULL || PyErr_Occurred()) return made;
-    }
+        made = o->kind == MATMUL ? quick_matmul(o, x1, x2) : quick_binary(o, x1, x2);
+    } else if (ARRAY != NULL && o->kind == REDUCTION)
+        made = method_reduce(o, args, nargs, kwnames);
+    else if (ARRAY != NULL && o->kind == ARRAY_FUNCTION && nargs == 5 && kwnames == NULL)
+        made = function_reduce(o, args);
+    if (made != NULL || PyErr_Occurred()) return made;
     return PyObject_Vectorcall(o->python, args, nargsf, kwnames);
 }
 
@@ -268,6 +386,18 @@ static PyTypeObject OperatorType = {
     .tp_descr_get = operator_get,
 };
 
+static PyObject *new_operator(int kind, PyObject *op, PyObject *table, PyObject *python,
+                              int reflected) {
+    if (PyType_Ready(&OperatorType) < 0) return NULL;
+    Operator *o = PyObject_New(Operator, &OperatorType);
+    if (o == NULL) return NULL;
+    Py_INCREF(op); Py_INCREF(table); Py_INCREF(python);
+    o->op = op; o->table = table; o->python = python; o->reflected = reflected;
+    o->kind = kind;
+    o->vectorcall = operator_call;
+    return (PyObject *)o;
+}
+
 /* operator(op, table, python, reflected): an Operator (table None: matmul's) */
 static PyObject *make_operator(PyObject *self, PyObject *args) {
     PyObject *op, *table, *python;
@@ -275,28 +405,45 @@ static PyObject *make_operator(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOp", &op, &table, &python, &reflected)) return NULL;
     if (!PyDict_Check(table) && table != Py_None)
         return PyErr_Format(PyExc_TypeError, "operator: a table of dtypes, or None (matmul)");
-    if (PyType_Ready(&OperatorType) < 0) return NULL;
-    Operator *o = PyObject_New(Operator, &OperatorType);
-    if (o == NULL) return NULL;
-    Py_INCREF(op); Py_INCREF(table); Py_INCREF(python);
-    o->op = op; o->table = table; o->python = python; o->reflected = reflected;
-    o->vectorcall = operator_call;
-    return (PyObject *)o;
+    return new_operator(table == Py_None ? MATMUL : BINARY, op, table, python, reflected);
+}
+
+/* reduction(op, summed, python): the Operator of an ndarray method (x.sum, x.mean, ...) */
+static PyObject *make_reduction(PyObject *self, PyObject *args) {
+    PyObject *op, *python;
+    int summed;
+    if (!PyArg_ParseTuple(args, "OpO", &op, &summed, &python)) return NULL;
+    return new_operator(REDUCTION, op, Py_None, python, summed);
+}
+
+/* array_function(table, python): Array.__array_function__ as an Operator, `table` mapping
+   numpy's reductions to (op, summed) */
+static PyObject *make_array_function(PyObject *self, PyObject *args) {
+    PyObject *table, *python;
+    if (!PyArg_ParseTuple(args, "O!O", &PyDict_Type, &table, &python)) return NULL;
+    return new_operator(ARRAY_FUNCTION, Py_None, table, python, 0);
 }
 
 /* What the operators make and read: Array, the BROADCAST op, the dtypes a Python number
-   fills (a set), each integer dtype's range, numpy's elision threshold in bytes */
+   fills (a set), each integer dtype's range, numpy's elision threshold in bytes, the dtypes
+   the reductions' quick paths take (a tuple) */
 static PyObject *setup_operators(PyObject *self, PyObject *args) {
-    PyObject *array, *broadcast, *filled, *ranges;
+    PyObject *array, *broadcast, *filled, *ranges, *floats;
     Py_ssize_t elide;
-    if (!PyArg_ParseTuple(args, "O!OO!O!n", &PyType_Type, &array, &broadcast, &PyFrozenSet_Type,
-                          &filled, &PyDict_Type, &ranges, &elide))
+    if (!PyArg_ParseTuple(args, "O!OO!O!nO!", &PyType_Type, &array, &broadcast,
+                          &PyFrozenSet_Type, &filled, &PyDict_Type, &ranges, &elide,
+                          &PyTuple_Type, &floats))
         return NULL;
     if (NDARRAY == NULL) return PyErr_Format(PyExc_TypeError, "setup_recording() first");
     s_itemsize = PyUnicode_InternFromString("itemsize");
-    if (s_itemsize == NULL) return NULL;
+    s_axis = PyUnicode_InternFromString("axis");
+    s_keepdims = PyUnicode_InternFromString("keepdims");
+    UNIT = PyLong_FromLong(1);
+    if (s_itemsize == NULL || s_axis == NULL || s_keepdims == NULL || UNIT == NULL) return NULL;
     Py_INCREF(broadcast); Py_INCREF(filled); Py_INCREF(ranges); Py_INCREF(array);
+    Py_INCREF(floats);
     BROADCAST_OP = broadcast; FILLED = filled; RANGES = ranges; ELIDE_BYTES = elide;
+    FLOATS = floats;
     ARRAY = array; /* NOTE: last: operator_call checks it */
     Py_RETURN_NONE;
 }
