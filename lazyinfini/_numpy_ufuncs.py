@@ -20,6 +20,7 @@ from ._api import placement as _placement
 from ._array import Array
 from ._graph import Node
 from ._graph.ops import CORRECTED, NUMPY_VALUES, Op
+from ._realize.native_operators import when_loaded
 
 
 def numpy_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
@@ -128,7 +129,11 @@ def _numpy_values(function, op: Op, kinds: str):
             return result
         return Array(Node(op, node.srcs, node.shape, node.dtype, NUMPY_VALUES, node.source))
 
+    _NUMPY_VALUES[twin] = (function, kinds)
     return twin
+
+
+_NUMPY_VALUES: dict = {}  # each twin _numpy_values made -> (its function, its kinds)
 
 
 def _twin(name: str, function):
@@ -182,3 +187,29 @@ def _reciprocal(twin):
 
 
 TWINS[np.reciprocal] = _reciprocal(TWINS[np.reciprocal])
+
+
+def install_ufuncs(module) -> None:
+    """np.exp(x), np.maximum(x, 0.0), ndarray * x ... in C (_realize/native_operators.py):
+    Array.__array_ufunc__ becomes an Operator recording, for a ufunc whose twin is a namespace
+    function itself (not a wrapper: numpy's values, reciprocal's integers), that function's
+    quick path, and calling the Python method for anything else."""
+    table = {}
+    for ufunc, twin in TWINS.items():
+        function, kinds = _NUMPY_VALUES.get(twin, (twin, ""))
+        if function is not getattr(_elementwise, getattr(function, "__name__", ""), None):
+            continue  # NOTE: a wrapper of its own (np.positive, np.reciprocal's integers)
+        quick = getattr(function, "quick", None)
+        unary = quick is None
+        quick = getattr(function, "quick_unary", None) if unary else quick
+        if quick is None:
+            continue  # NOTE: no quick path (clip, round, ...)
+        op, dtypes = quick
+        # NOTE: a result of `kinds` is numpy's values' node (its twin's): the Python method's
+        dtypes = {d: r for d, r in dtypes.items() if _dtypes.compute_dtype(r).kind not in kinds}
+        table[ufunc] = (op, dtypes, unary)
+    python = vars(Array)["__array_ufunc__"]
+    Array.__array_ufunc__ = module.array_ufunc(table, python)
+
+
+when_loaded(install_ufuncs)

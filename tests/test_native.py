@@ -636,3 +636,62 @@ def test_the_reductions_in_c_record_what_python_records(monkeypatch):
     for case in quick:  # NOTE: recorded in C: Python's quick path never ran
         assert isinstance(_call(*case), li.Array) and not calls, case
     assert isinstance(_call(*python[8]), li.Array) and calls  # NOTE: a view's sum: Python's
+
+
+# -- numpy's ufuncs on Arrays in C --------------------------------------------------------------
+def _ufunc_calls():
+    """(ufunc, inputs, keywords) of np.<ufunc>(*inputs, **keywords): C's cases, Python's."""
+    x = li.asarray(np.linspace(-2, 2, 12).reshape(3, 4)) * 1
+    f16 = li.asarray(np.ones(5, np.float16)) + 0
+    z = li.asarray(np.array([1 + 1j, -2j], np.complex64)) * 1
+    ints = li.asarray(np.arange(1, 7)) * 1
+    based = li.asarray(np.ones((2, 3))) * 1
+    computed = li.asarray(np.ones(4)) * 1
+    stale = type(computed)(computed._n)  # NOTE: holds the node computed below, its link set
+    np.asarray(computed)
+    c = [
+        (np.exp, (x,), {}), (np.tanh, (f16,), {}), (np.sqrt, (x,), {}), (np.abs, (z,), {}),
+        (np.maximum, (x, 0.0), {}), (np.add, (x, x), {}), (np.multiply, (2.0, x), {}),
+        (np.less, (ints, 3), {}), (np.negative, (ints,), {}), (np.exp, (computed,), {}),
+    ]  # fmt: skip
+    python = [
+        (np.exp, (z,), {}), (np.sqrt, (z,), {}), (np.reciprocal, (ints,), {}),
+        (np.positive, (x,), {}), (np.exp, (based[0],), {}), (np.exp, (stale,), {}),
+        (np.add, (x, np.ones(4)), {}), (np.exp, (x,), {"dtype": np.float64}),
+        (np.floor_divide, (x, 2.0), {}), (np.add, (ints, 2.5), {}), (np.add, (x, [1, 2, 3, 4]), {}),
+        (np.fmax, (x, 0.0), {}),
+    ]  # fmt: skip
+    return c, python
+
+
+def _called(ufunc, inputs, kwargs):
+    return ufunc(*inputs, **kwargs)  # NOTE: one line: the nodes' source
+
+
+def test_the_ufuncs_in_c_record_what_python_records(monkeypatch):
+    from lazyinfini import _numpy_ufuncs
+    from lazyinfini._array import Array
+
+    compiled = vars(Array)["__array_ufunc__"]
+    assert type(compiled).__name__ == "Operator"
+    for ufunc, inputs, kwargs in sum(_ufunc_calls(), []):
+        made = [_called(ufunc, inputs, kwargs)]
+        monkeypatch.setattr(Array, "__array_ufunc__", compiled.__wrapped__)
+        made.append(_called(ufunc, inputs, kwargs))
+        monkeypatch.setattr(Array, "__array_ufunc__", compiled)
+        arrays = [v for v in inputs if isinstance(v, li.Array)]
+        before = {id(n) for a in arrays for n in li.graph(a).nodes}
+        shapes = [_structure(m._n, before) for m in made]
+        assert shapes[0] == shapes[1], (ufunc, inputs, kwargs)
+        np.testing.assert_array_equal(np.asarray(made[0]), np.asarray(made[1]))
+
+    def python_path(*args, **kwargs):
+        raise AssertionError("the Python path ran")
+
+    quick, python = _ufunc_calls()  # NOTE: pending again
+    for ufunc in {call[0] for call in quick + python if call[0] in _numpy_ufuncs.TWINS}:
+        monkeypatch.setitem(_numpy_ufuncs.TWINS, ufunc, python_path)
+    for ufunc, inputs, kwargs in quick:  # NOTE: recorded in C: no twin ran
+        assert isinstance(ufunc(*inputs, **kwargs), li.Array), ufunc
+    with pytest.raises(AssertionError, match="Python path"):
+        np.exp(python[0][1][0])  # NOTE: a complex exp: numpy's values, the twin's

@@ -267,6 +267,7 @@ def _unary(name: str, op: Op, category: str, *, result: str = "same", on_bool=No
                 return _of_bool(op, node)
         return elementwise(name, op, (x,), category, result, on_bool=on_bool)
 
+    fn.quick_unary = (op, table)  # NOTE: np.exp(x)'s path in C too (_numpy_ufuncs.py)
     return _named(fn, name, op)
 
 

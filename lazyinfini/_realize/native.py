@@ -45,6 +45,7 @@ static PyMethodDef methods[] = {
     {"operator", make_operator, METH_VARARGS, "an Array operator"},
     {"reduction", make_reduction, METH_VARARGS, "an Array reduction method"},
     {"array_function", make_array_function, METH_VARARGS, "Array.__array_function__"},
+    {"array_ufunc", make_array_ufunc, METH_VARARGS, "Array.__array_ufunc__"},
     {"setup_operators", setup_operators, METH_VARARGS, "the objects the operators read"},
     {NULL, NULL, 0, NULL},
 };

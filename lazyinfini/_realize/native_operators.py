@@ -29,17 +29,18 @@ OPERATORS = r"""
 
 /* -- the operators: Array.__add__ and its kin, the quick path in C --------------------------- */
 static PyObject *ARRAY, *BROADCAST_OP, *FILLED, *RANGES, *FLOATS, *UNIT, *s_itemsize, *s_axis,
-    *s_keepdims;
+    *s_keepdims, *s_call;
 static Py_ssize_t ELIDE_BYTES;
 
-enum { BINARY, MATMUL, REDUCTION, ARRAY_FUNCTION }; /* an Operator's path */
+enum { BINARY, MATMUL, REDUCTION, ARRAY_FUNCTION, ARRAY_UFUNC }; /* an Operator's path */
 
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     PyObject *op, *table, *python; /* the node's op; BINARY's dtype -> result dtype table,
-                                      ARRAY_FUNCTION's numpy function -> (op, summed); the
-                                      Python method */
+                                      ARRAY_FUNCTION's numpy function -> (op, summed),
+                                      ARRAY_UFUNC's ufunc -> (op, table, unary); the Python
+                                      method */
     int reflected;                 /* x.__radd__(y) records y + x; a REDUCTION's: summed */
     int kind;
 } Operator;
@@ -331,6 +332,36 @@ static PyObject *function_reduce(Operator *o, PyObject *const *args) {
                                             keepdims);
 }
 
+/* elementwise._unary's quick path: op of a pending exact Array whose dtype `table` maps */
+static PyObject *quick_unary(PyObject *op, PyObject *table, PyObject *x) {
+    PyObject *node = pending_node(x), *made = NULL, *source = NULL, *srcs = NULL;
+    PyObject *dtype = node == NULL ? NULL : own_field(node, s_dtype);
+    PyObject *shape = dtype == NULL ? NULL : own_field(node, s_shape);
+    PyObject *result = shape == NULL ? NULL : PyDict_GetItemWithError(table, dtype);
+    if (result != NULL) source = caller_source(NULL, NULL, 0);
+    if (source != NULL) srcs = PyTuple_Pack(1, node);
+    PyObject *args[6] = {op, srcs, shape, result, Py_None, source};
+    PyObject *recorded = srcs == NULL ? NULL : quick_node(NULL, args, 6);
+    made = recorded == NULL ? NULL : new_array(recorded);
+    Py_XDECREF(node); Py_XDECREF(dtype); Py_XDECREF(shape); Py_XDECREF(source);
+    Py_XDECREF(srcs); Py_XDECREF(recorded);
+    return made;
+}
+
+/* __array_ufunc__(x, ufunc, "__call__", *inputs) of a ufunc whose twin is a namespace
+   function with a quick path (np.exp(x), np.maximum(x, 0.0), ndarray's operators' ufuncs) */
+static PyObject *ufunc_call(Operator *o, PyObject *const *args, Py_ssize_t nargs) {
+    PyObject *spec = nargs < 4 ? NULL : PyDict_GetItemWithError(o->table, args[1]);
+    if (spec == NULL || !PyUnicode_Check(args[2]) || PyUnicode_Compare(args[2], s_call) != 0)
+        return NULL;
+    Operator binary = *o; /* NOTE: the ufunc's op and table, for quick_binary */
+    binary.op = PyTuple_GET_ITEM(spec, 0);
+    binary.table = PyTuple_GET_ITEM(spec, 1);
+    int unary = PyTuple_GET_ITEM(spec, 2) == Py_True;
+    if (unary && nargs == 4) return quick_unary(binary.op, binary.table, args[3]);
+    return !unary && nargs == 5 ? quick_binary(&binary, args[3], args[4]) : NULL;
+}
+
 static PyObject *operator_call(PyObject *callable, PyObject *const *args, size_t nargsf,
                                PyObject *kwnames) {
     Operator *o = (Operator *)callable;
@@ -343,6 +374,8 @@ static PyObject *operator_call(PyObject *callable, PyObject *const *args, size_t
         made = method_reduce(o, args, nargs, kwnames);
     else if (ARRAY != NULL && o->kind == ARRAY_FUNCTION && nargs == 5 && kwnames == NULL)
         made = function_reduce(o, args);
+    else if (ARRAY != NULL && o->kind == ARRAY_UFUNC && kwnames == NULL)
+        made = ufunc_call(o, args, nargs);
     if (made != NULL || PyErr_Occurred()) return made;
     return PyObject_Vectorcall(o->python, args, nargsf, kwnames);
 }
@@ -417,11 +450,18 @@ static PyObject *make_reduction(PyObject *self, PyObject *args) {
 }
 
 /* array_function(table, python): Array.__array_function__ as an Operator, `table` mapping
-   numpy's reductions to (op, summed) */
+   numpy's reductions to (op, summed); array_ufunc(table, python): Array.__array_ufunc__,
+   `table` mapping ufuncs to (op, dtype table, unary) */
 static PyObject *make_array_function(PyObject *self, PyObject *args) {
     PyObject *table, *python;
     if (!PyArg_ParseTuple(args, "O!O", &PyDict_Type, &table, &python)) return NULL;
     return new_operator(ARRAY_FUNCTION, Py_None, table, python, 0);
+}
+
+static PyObject *make_array_ufunc(PyObject *self, PyObject *args) {
+    PyObject *table, *python;
+    if (!PyArg_ParseTuple(args, "O!O", &PyDict_Type, &table, &python)) return NULL;
+    return new_operator(ARRAY_UFUNC, Py_None, table, python, 0);
 }
 
 /* What the operators make and read: Array, the BROADCAST op, the dtypes a Python number
@@ -438,8 +478,9 @@ static PyObject *setup_operators(PyObject *self, PyObject *args) {
     s_itemsize = PyUnicode_InternFromString("itemsize");
     s_axis = PyUnicode_InternFromString("axis");
     s_keepdims = PyUnicode_InternFromString("keepdims");
+    s_call = PyUnicode_InternFromString("__call__");
     UNIT = PyLong_FromLong(1);
-    if (s_itemsize == NULL || s_axis == NULL || s_keepdims == NULL || UNIT == NULL) return NULL;
+    if (!s_itemsize || !s_axis || !s_keepdims || !s_call || !UNIT) return NULL;
     Py_INCREF(broadcast); Py_INCREF(filled); Py_INCREF(ranges); Py_INCREF(array);
     Py_INCREF(floats);
     BROADCAST_OP = broadcast; FILLED = filled; RANGES = ranges; ELIDE_BYTES = elide;
