@@ -363,6 +363,7 @@ def _binary(
 
     # NOTE: what Array's operator may record in C (_realize/native_operators.py): the quick
     # path's op and table; a complex product's `then` (complex_products.fresh) needs Python
+    assert then is None or then is complex_products.fresh, then  # NOTE: else C skips `then`
     fn.quick = (op, table if then is None else {d: r for d, r in table.items() if d.kind != "c"})
     return _named(fn, name, op, declare)
 

@@ -92,7 +92,6 @@ class Native:
     scan = None
     mark = None  # _graph.mark_evaluated
     lookup = None  # ScheduleCache.prepare's common case (native_hit.py)
-    module = None  # the extension module itself
     replaced: tuple = ()  # (Python function, its C twin) rebound in lazyinfini's modules
     started = False
     done = threading.Event()
@@ -186,14 +185,13 @@ def _install(module) -> None:
         node.Node, node._OWN, node.memory_of, node._NAMES, node._LINES, node.name_of,
         node._MAX_LINES, node.Buffer, node.HOST, np.ndarray,
     )  # fmt: skip
-    Native.module = module
+    LOADED.append(module)  # NOTE: first: a twin or hook registered from now on installs itself
     Native.replaced = (
         (node.quick_node, module.quick_node),
         (node.caller_source, module.caller_source),
         (node.buffer_node, module.buffer_node),
         *((python, getattr(module, name)) for python, name in TWINS),
     )
-    LOADED.append(module)
     for hook in list(HOOKS):  # NOTE: what the layers above install (Array's operators)
         hook(module)
     _rebind(Native.replaced)
@@ -203,8 +201,8 @@ def twin(python, name: str) -> None:
     """`python` is replaced by the module's function `name` wherever a lazyinfini module
     imported it: from now on if the module is loaded, else once it is."""
     TWINS.append((python, name))
-    if Native.module is not None:
-        pair = (python, getattr(Native.module, name))
+    if LOADED:
+        pair = (python, getattr(LOADED[0], name))
         Native.replaced = (*Native.replaced, pair)
         _rebind((pair,))
 
