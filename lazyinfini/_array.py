@@ -70,6 +70,7 @@ def _inplace_method(name: str, dunder: str):
         return self._rebind(dunder, _FUNCTIONS[name], other)
 
     method.__name__ = name
+    method.quick_operator = (name, None)  # NOTE: in place (_realize/native_operators.py)
     return method
 
 

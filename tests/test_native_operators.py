@@ -249,3 +249,69 @@ def test_the_ufuncs_in_c_record_what_python_records(monkeypatch):
         assert isinstance(ufunc(*inputs, **kwargs), li.Array), ufunc
     with pytest.raises(AssertionError, match="Python path"):
         np.exp(python[0][1][0])  # NOTE: a complex exp: numpy's values, the twin's
+
+
+def _in_place_cases():
+    """(operator, make x, y): x made fresh for each path (an in-place write rebinds it)."""
+    vector = lambda: li.asarray(np.arange(6.0)) * 1  # noqa: E731
+    return [
+        ("__isub__", vector, li.asarray(np.ones(6)) * 2),  # C's cases
+        ("__iadd__", vector, 0.5),
+        ("__imul__", lambda: li.asarray(np.ones((6, 1), np.float32)) * 1, 3.0),
+        ("__itruediv__", lambda: li.asarray(np.float64(3.0)) * 1, 2.0),
+        ("__isub__", lambda: li.asarray(np.ones((1, 4))) * 1, li.asarray(np.ones(4)) * 1),
+        ("__iadd__", lambda: li.asarray(np.ones((2, 3))) * 1, 1.0),  # the Python path's
+        ("__itruediv__", lambda: li.asarray(np.arange(3)) * 1, 2),
+        ("__iadd__", lambda: li.asarray(np.ones(3, np.float32)) * 1, li.asarray(np.ones(3)) * 1),
+        ("__isub__", vector, li.asarray(np.ones((2, 6))) * 1),
+        ("__imul__", lambda: li.asarray(np.array([1 + 1j])) * 1, li.asarray(np.array([2j])) * 1),
+        ("__iadd__", lambda: (li.asarray(np.ones((2, 3))) * 1)[0], 1.0),
+        ("__iadd__", vector, np.ones(6)),
+    ]
+
+
+def _in_place(operator, x, y):
+    try:
+        return operator(x, y)  # NOTE: one line: the nodes' source
+    except (TypeError, ValueError) as error:
+        return error
+
+
+def test_in_place_operators_in_c_write_what_python_writes():
+    from lazyinfini._array import Array
+
+    for name, make, y in _in_place_cases():
+        operator = vars(Array)[name]
+        assert type(operator).__name__ == "Operator", name
+        xs = [make(), make()]
+        before = [{id(n) for a in (x, y) if isinstance(a, li.Array) for n in li.graph(a).nodes}
+                  for x in xs]  # fmt: skip
+        made = [_in_place(operator, xs[0], y), _in_place(operator.__wrapped__, xs[1], y)]
+        if isinstance(made[0], Exception):
+            assert repr(made[0]) == repr(made[1]), name
+            continue
+        assert (made[0] is xs[0]) == (made[1] is xs[1]), name  # NOTE: a 0-d x is replaced
+        shapes = [_structure(m._n, b) for m, b in zip(made, before)]
+        assert shapes[0][:4] == shapes[1][:4], name  # NOTE: their own x's nodes differ
+        np.testing.assert_array_equal(np.asarray(made[0]), np.asarray(made[1]))
+        np.testing.assert_array_equal(np.asarray(xs[0]), np.asarray(xs[1]))
+        assert made[0]._n.holder() is made[0]
+
+
+def test_in_place_operators_take_the_c_path_where_it_applies(monkeypatch):
+    from lazyinfini._api import elementwise
+    from lazyinfini._array import _FUNCTIONS
+
+    def python_path(*args):
+        raise AssertionError("the Python path ran")
+
+    cases = [(name, make(), y) for name, make, y in _in_place_cases()[:5]]
+    python_x = li.asarray(np.ones((2, 3))) * 1
+    for name in ("subtract", "add", "multiply", "divide"):
+        monkeypatch.setitem(_FUNCTIONS, name, python_path)
+    monkeypatch.setattr(elementwise, "subtract", python_path)
+    for name, x, y in cases:
+        result = getattr(type(x), name)(x, y)
+        assert isinstance(result, li.Array) and (result is x or x.ndim == 0), name
+    with pytest.raises(AssertionError, match="Python path"):
+        python_x += 1.0  # NOTE: two long axes: written_into may record an update

@@ -159,8 +159,8 @@ _QUICK_BOUNDS = {(a, b) for a in (float, int, type(None)) for b in (float, int, 
 
 def install_operators(module) -> None:
     """Array's operators whose namespace function has this module's `binary` path (x + y,
-    x < 1.0, 2 * x, ...) become the native module's Operators: that path in C, else the
-    Python method each wraps (_realize/native_operators.py)."""
+    x < 1.0, 2 * x, x -= y, ...) become the native module's Operators: that path in C, else
+    the Python method each wraps (_realize/native_operators.py)."""
     from .. import _array
     from . import elision
 
@@ -170,7 +170,10 @@ def install_operators(module) -> None:
     for dunder, method in list(vars(_array_type).items()):
         name, reflected = getattr(method, "quick_operator", (None, False))
         found = getattr(_array._FUNCTIONS.get(name), "quick", None)
-        if found is not None:
+        if found is not None and reflected is None:  # NOTE: in place (x -= y)
+            if found[1] is not None:  # NOTE: matmul's in place is numpy's error, in Python
+                setattr(_array_type, dunder, module.in_place(*found, method))
+        elif found is not None:
             setattr(_array_type, dunder, module.operator(*found, method, reflected))
 
 

@@ -43,6 +43,7 @@ static PyMethodDef methods[] = {
     {"swap", (PyCFunction)(void (*)(void))swap, METH_FASTCALL, "_realize._swap"},
     {"setup_recording", setup_recording, METH_VARARGS, "the objects recording makes and reads"},
     {"operator", make_operator, METH_VARARGS, "an Array operator"},
+    {"in_place", make_in_place, METH_VARARGS, "an Array in-place operator"},
     {"reduction", make_reduction, METH_VARARGS, "an Array reduction method"},
     {"array_function", make_array_function, METH_VARARGS, "Array.__array_function__"},
     {"array_ufunc", make_array_ufunc, METH_VARARGS, "Array.__array_ufunc__"},

@@ -32,7 +32,7 @@ static PyObject *ARRAY, *BROADCAST_OP, *FILLED, *RANGES, *FLOATS, *UNIT, *s_item
     *s_keepdims, *s_call;
 static Py_ssize_t ELIDE_BYTES;
 
-enum { BINARY, MATMUL, REDUCTION, ARRAY_FUNCTION, ARRAY_UFUNC }; /* an Operator's path */
+enum { BINARY, MATMUL, REDUCTION, ARRAY_FUNCTION, ARRAY_UFUNC, IN_PLACE }; /* its path */
 
 typedef struct {
     PyObject_HEAD
@@ -185,6 +185,40 @@ done:
     Py_XDECREF(node); Py_XDECREF(fill); Py_XDECREF(source); Py_XDECREF(dtype);
     Py_XDECREF(shape);
     return made;
+}
+
+/* x -= y and its kin (Array._rebind) where x shares no memory with a view and has at most one
+   axis longer than 1 (written_into's result is then the new node itself): x holds binary's
+   node of x and y where it keeps x's dtype and shape, a 0-d x is replaced by it (as numpy's
+   scalars are); x (or the new 0-d Array), or NULL as quick_binary */
+static PyObject *quick_in_place(Operator *o, PyObject *x, PyObject *y) {
+    if (Py_TYPE(x) != (PyTypeObject *)ARRAY) return NULL;
+    PyObject *view = PyObject_GetAttr(x, s_view_of), *held = NULL, *made = NULL, *node = NULL;
+    if (view == Py_None) held = PyObject_GetAttr(x, s_n);
+    PyObject *shape = held == NULL ? NULL : own_field(held, s_shape);
+    PyObject *dtype = shape == NULL ? NULL : own_field(held, s_dtype);
+    Py_ssize_t long_axes = 0;
+    for (Py_ssize_t i = 0; dtype != NULL && i < PyTuple_GET_SIZE(shape); i++)
+        long_axes += PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i)) > 1;
+    if (dtype != NULL && long_axes <= 1) made = quick_binary(o, x, y);
+    if (made != NULL) node = PyObject_GetAttr(made, s_n);
+    PyObject *theirs = node == NULL ? NULL : own_field(node, s_dtype);
+    PyObject *their_shape = theirs == NULL ? NULL : own_field(node, s_shape);
+    int same = their_shape == NULL ? -1 : PyObject_RichCompareBool(theirs, dtype, Py_EQ);
+    if (same > 0) same = PyObject_RichCompareBool(their_shape, shape, Py_EQ);
+    PyObject *done = NULL;
+    if (same > 0 && PyTuple_GET_SIZE(shape) == 0) done = Py_NewRef(made); /* NOTE: replaced */
+    else if (same > 0) {
+        PyObject *ref = PyWeakref_NewRef(x, NULL);
+        PyObject *fields = ref == NULL ? NULL : PyObject_GenericGetDict(node, NULL);
+        if (fields != NULL && PyObject_SetAttr(x, s_n, node) == 0 &&
+            PyDict_SetItem(fields, s_holder, ref) == 0)
+            done = Py_NewRef(x);
+        Py_XDECREF(ref); Py_XDECREF(fields);
+    }
+    Py_XDECREF(view); Py_XDECREF(held); Py_XDECREF(shape); Py_XDECREF(dtype); Py_XDECREF(made);
+    Py_XDECREF(node); Py_XDECREF(theirs); Py_XDECREF(their_shape);
+    return done;
 }
 
 /* The node an exact Array holds, its buffer where it was computed (x._node; a new
@@ -370,7 +404,9 @@ static PyObject *operator_call(PyObject *callable, PyObject *const *args, size_t
     if (ARRAY != NULL && (o->kind == BINARY || o->kind == MATMUL) && nargs == 2 && !kwnames) {
         PyObject *x1 = args[o->reflected], *x2 = args[!o->reflected];
         made = o->kind == MATMUL ? quick_matmul(o, x1, x2) : quick_binary(o, x1, x2);
-    } else if (ARRAY != NULL && o->kind == REDUCTION)
+    } else if (ARRAY != NULL && o->kind == IN_PLACE && nargs == 2 && kwnames == NULL)
+        made = quick_in_place(o, args[0], args[1]);
+    else if (ARRAY != NULL && o->kind == REDUCTION)
         made = method_reduce(o, args, nargs, kwnames);
     else if (ARRAY != NULL && o->kind == ARRAY_FUNCTION && nargs == 5 && kwnames == NULL)
         made = function_reduce(o, args);
@@ -439,6 +475,14 @@ static PyObject *make_operator(PyObject *self, PyObject *args) {
     if (!PyDict_Check(table) && table != Py_None)
         return PyErr_Format(PyExc_TypeError, "operator: a table of dtypes, or None (matmul)");
     return new_operator(table == Py_None ? MATMUL : BINARY, op, table, python, reflected);
+}
+
+/* in_place(op, table, python): the Operator of an in-place operator (x -= y, ...) */
+static PyObject *make_in_place(PyObject *self, PyObject *args) {
+    PyObject *op, *python;
+    PyObject *table;
+    if (!PyArg_ParseTuple(args, "OO!O", &op, &PyDict_Type, &table, &python)) return NULL;
+    return new_operator(IN_PLACE, op, table, python, 0);
 }
 
 /* reduction(op, summed, python): the Operator of an ndarray method (x.sum, x.mean, ...) */
