@@ -315,3 +315,16 @@ def test_in_place_operators_take_the_c_path_where_it_applies(monkeypatch):
         assert isinstance(result, li.Array) and (result is x or x.ndim == 0), name
     with pytest.raises(AssertionError, match="Python path"):
         python_x += 1.0  # NOTE: two long axes: written_into may record an update
+
+
+def test_a_failing_install_leaves_its_calls_in_python_and_warns(monkeypatch):
+    from lazyinfini._realize import native_operators
+
+    def broken(module):
+        raise RuntimeError("an install that fails")
+
+    monkeypatch.setattr(native_operators, "HOOKS", list(native_operators.HOOKS))
+    with pytest.warns(RuntimeWarning, match="broken failed, its calls stay in Python"):
+        native_operators.when_loaded(broken)  # NOTE: loaded already: it runs now
+    x = li.asarray(np.arange(3.0)) * 2.0  # NOTE: recording and computing go on
+    np.testing.assert_array_equal(np.asarray(x + 1.0), [1.0, 3.0, 5.0])

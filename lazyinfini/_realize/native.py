@@ -24,7 +24,7 @@ import threading
 import numpy as np
 
 from .native_hit import HIT
-from .native_operators import HOOKS, LOADED, OPERATORS
+from .native_operators import HOOKS, LOADED, OPERATORS, run_hook
 from .native_recording import RECORDING
 from .native_scan import SCAN
 
@@ -194,7 +194,7 @@ def _install(module) -> None:
         *((python, getattr(module, name)) for python, name in TWINS),
     )
     for hook in list(HOOKS):  # NOTE: what the layers above install (Array's operators)
-        hook(module)
+        run_hook(hook, module)
     _rebind(Native.replaced)
 
 

@@ -1,14 +1,19 @@
-"""The commonest operators in C, part of the native extension's source (native.py builds it).
+"""The commonest recording calls in C, part of the native extension's source (native.py builds
+it).
 
-`x + y`, `x - 1.0`, `x < y`, `2 * x` ... of arrays of one dtype (broadcast), or of an array and
-a Python number that keeps its dtype, record one node (and a fill or broadcasts): the quick path
-of _api/quick.py (`binary`). As Python methods each such op passes three Python calls around
-that path (~3 us of a small script's ~5 us per op). Each operator installed here is an
-`Operator`: a method descriptor of Array, the quick path in C, else the Python method it
-replaces (a view, another dtype, an ndarray operand, a result large enough for numpy's
-temporary elision: the Python method decides all of those). Both record the same nodes
-(tests/test_native.py compares them).
+`x + y`, `x - 1.0`, `x < y`, `2 * x`, `x @ w`, `x -= y` ... of arrays of one dtype (broadcast),
+or of an array and a Python number that keeps its dtype, record one node (and a fill or
+broadcasts): the quick path of _api/quick.py (`binary`). As Python methods each such op passes
+two or three Python calls around that path (~3 us of a small script's ~5 us per op). So do
+numpy's commonest reductions (`x.sum(axis)`, `np.mean(x)`: _numpy_twins/quick.py) and ufuncs
+(`np.exp(x)`: _numpy_ufuncs.py). Each installed here is an `Operator`: a method descriptor of
+Array, the quick path in C, else the Python method it replaces (a view, another dtype, an
+ndarray operand, keywords, a result large enough for numpy's temporary elision: the Python
+method decides all of those). Both record the same nodes (tests/test_native_operators.py
+compares them).
 """
+
+import warnings
 
 # Functions of the loaded extension module, each called once it is loaded (native._install):
 # the layers above _realize install their part of it so (_api/quick.py: Array's operators)
@@ -20,7 +25,17 @@ def when_loaded(hook) -> None:
     """hook(module) once the extension module is loaded: now, if it is."""
     HOOKS.append(hook)
     if LOADED:
-        hook(LOADED[0])
+        run_hook(hook, LOADED[0])
+
+
+def run_hook(hook, module) -> None:
+    """hook(module); where it fails, what it installs stays in Python, with a warning: the C
+    paths are a speed-up, and a materialization must not fail for one."""
+    try:
+        hook(module)
+    except Exception as error:  # NOTE: any: a bug of ours, an extension built otherwise
+        message = f"lazyinfini: {hook.__name__} failed, its calls stay in Python ({error!r})"
+        warnings.warn(message, RuntimeWarning, stacklevel=2)
 
 
 # NOTE: C, appended after native_recording.RECORDING (it calls quick_node and caller_source)
