@@ -165,8 +165,7 @@ def install_operators(module) -> None:
     from . import elision
 
     _array_type = _array.Array
-    floats = (_dtypes.float32, _dtypes.float64)  # NOTE: the reductions' (_numpy_twins/quick.py)
-    module.setup_operators(_array_type, _BROADCAST, FILLED, RANGES, elision.MIN_BYTES, floats)
+    module.setup_operators(_array_type, _BROADCAST, FILLED, RANGES, elision.MIN_BYTES)
     for dunder, method in list(vars(_array_type).items()):
         name, reflected = getattr(method, "quick_operator", (None, False))
         found = getattr(_array._FUNCTIONS.get(name), "quick", None)

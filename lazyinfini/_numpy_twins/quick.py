@@ -105,8 +105,8 @@ def install_reductions(module) -> None:
 
     for name, function in (("sum", np.sum), ("mean", np.mean), ("max", np.max), ("min", np.min)):
         python = vars(NumpyMethods)[name]
-        setattr(Array, name, module.reduction(*QUICK[function].spec, python))
-    table = {f: quick.spec for f, quick in QUICK.items() if hasattr(quick, "spec")}
+        setattr(Array, name, module.reduction(*QUICK[function].spec, _FLOATS, python))
+    table = {f: (*q.spec, _FLOATS) for f, q in QUICK.items() if hasattr(q, "spec")}
     python = vars(Array)["__array_function__"]
     Array.__array_function__ = module.array_function(table, python)
 

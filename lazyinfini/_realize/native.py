@@ -77,7 +77,7 @@ PyMODINIT_FUNC PyInit_lazyinfini_scan(void) {
 }
 """
 
-SOURCE = SCAN + RECORDING + OPERATORS + HIT + MODULE
+SOURCE = SCAN + RECORDING + HIT + OPERATORS + MODULE
 NAME = "lazyinfini_scan"
 _FLAGS = ("-O2", "-shared", "-fPIC", "-fno-strict-aliasing")
 

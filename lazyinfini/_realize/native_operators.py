@@ -38,13 +38,14 @@ def run_hook(hook, module) -> None:
         warnings.warn(message, RuntimeWarning, stacklevel=2)
 
 
-# NOTE: C, appended after native_recording.RECORDING (it calls quick_node and caller_source)
+# NOTE: C, appended after native_recording.RECORDING and native_hit.HIT (it calls quick_node,
+# caller_source, hold_node and own_attr)
 OPERATORS = r"""
 #include <structmember.h>
 
 /* -- the operators: Array.__add__ and its kin, the quick path in C --------------------------- */
-static PyObject *ARRAY, *BROADCAST_OP, *FILLED, *RANGES, *FLOATS, *UNIT, *s_itemsize, *s_axis,
-    *s_keepdims, *s_call;
+static PyObject *ARRAY, *BROADCAST_OP, *FILLED, *RANGES, *s_itemsize, *s_axis, *s_keepdims,
+    *s_call;
 static Py_ssize_t ELIDE_BYTES;
 
 enum { BINARY, MATMUL, REDUCTION, ARRAY_FUNCTION, ARRAY_UFUNC, IN_PLACE }; /* its path */
@@ -53,42 +54,34 @@ typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     PyObject *op, *table, *python; /* the node's op; BINARY's dtype -> result dtype table,
-                                      ARRAY_FUNCTION's numpy function -> (op, summed),
-                                      ARRAY_UFUNC's ufunc -> (op, table, unary); the Python
-                                      method */
-    int reflected;                 /* x.__radd__(y) records y + x; a REDUCTION's: summed */
+                                      a REDUCTION's dtypes (a tuple), ARRAY_FUNCTION's numpy
+                                      function -> (op, summed, dtypes), ARRAY_UFUNC's ufunc
+                                      -> (op, table, unary); the Python method */
+    int reflected;                 /* x.__radd__(y) records y + x; a REDUCTION's: summed
+                                      (its sum's dtype recorded) */
     int kind;
 } Operator;
 
 /* An Array holding `node` (a new reference), as Array(node) makes it. */
 static PyObject *new_array(PyObject *node) {
     PyObject *array = ((PyTypeObject *)ARRAY)->tp_alloc((PyTypeObject *)ARRAY, 0);
-    PyObject *ref = array == NULL ? NULL : PyWeakref_NewRef(array, NULL);
-    PyObject *fields = ref == NULL ? NULL : PyObject_GenericGetDict(node, NULL);
-    int failed = fields == NULL || PyObject_SetAttr(array, s_view_of, Py_None) < 0 ||
-                 PyObject_SetAttr(array, s_n, node) < 0 ||
-                 PyDict_SetItem(fields, s_holder, ref) < 0;
-    Py_XDECREF(ref); Py_XDECREF(fields);
-    if (failed) Py_CLEAR(array);
+    if (array != NULL && (PyObject_SetAttr(array, s_view_of, Py_None) < 0 ||
+                          hold_node(array, node) < 0))
+        Py_CLEAR(array);
     return array;
 }
 
-/* A node's field (a new reference), or NULL without an error where its dict lacks it */
-static PyObject *own_field(PyObject *node, PyObject *name) {
-    PyObject *fields = PyObject_GenericGetDict(node, NULL);
-    PyObject *value = fields == NULL ? NULL : PyDict_GetItemWithError(fields, name);
-    Py_XINCREF(value);
-    Py_XDECREF(fields);
-    return value;
-}
-
-/* The pending node an exact Array holds (a new reference); NULL (no error) for anything else:
-   a view (its node may replay), a computed node (the Python path reads its buffer). */
-static PyObject *pending_node(PyObject *x) {
+/* The node an exact Array holds (a new reference); NULL (no error) for anything else (a view:
+   its node may replay). A computed node: its buffer where `resolve` (x._node), else NULL (the
+   paths that read x._n, which the Python ones record from a buffer). */
+static PyObject *node_of(PyObject *x, int resolve) {
     if (Py_TYPE(x) != (PyTypeObject *)ARRAY) return NULL;
     PyObject *node = PyObject_GetAttr(x, s_n);
-    PyObject *realized = node == NULL ? NULL : own_field(node, s_realized);
-    if (realized != NULL && realized != Py_None) Py_CLEAR(node);
+    PyObject *realized = node == NULL ? NULL : own_attr(node, s_realized);
+    if (realized != NULL && realized != Py_None) {
+        Py_SETREF(node, resolve ? realized : NULL);
+        if (resolve) return node;
+    }
     Py_XDECREF(realized);
     return node;
 }
@@ -114,7 +107,7 @@ static PyObject *broadcast_shape(PyObject *a, PyObject *b) {
 
 /* quick._widened: `node` broadcast to `shape` (a new reference) */
 static PyObject *widened(PyObject *node, PyObject *shape, PyObject *dtype, PyObject *source) {
-    PyObject *own = own_field(node, s_shape);
+    PyObject *own = own_attr(node, s_shape);
     int same = own == NULL ? -1 : PyObject_RichCompareBool(own, shape, Py_EQ);
     Py_XDECREF(own);
     if (same != 0) {
@@ -157,21 +150,21 @@ static int elidable(PyObject *shape, PyObject *dtype) {
 /* quick.binary(op, table, x1, x2) where x1 and x2 are exact Arrays or Python numbers: the new
    Array, or NULL (with an error, or without one where the Python method must record it) */
 static PyObject *quick_binary(Operator *o, PyObject *x1, PyObject *x2) {
-    PyObject *node = pending_node(x1), *other = x2, *fill = NULL, *made = NULL, *source = NULL;
+    PyObject *node = node_of(x1, 0), *other = x2, *fill = NULL, *made = NULL, *source = NULL;
     if (node == NULL && !PyErr_Occurred()) {
-        node = pending_node(x2);
+        node = node_of(x2, 0);
         other = x1;
     }
     if (node == NULL) return NULL;
-    PyObject *dtype = own_field(node, s_dtype), *shape = own_field(node, s_shape);
+    PyObject *dtype = own_attr(node, s_dtype), *shape = own_attr(node, s_shape);
     PyObject *result = dtype == NULL ? NULL : PyDict_GetItemWithError(o->table, dtype);
     if (result == NULL || shape == NULL) goto done;
     if (Py_TYPE(other) == (PyTypeObject *)ARRAY) {
-        PyObject *second = pending_node(other), *theirs = NULL, *wide = NULL;
-        if (second != NULL) theirs = own_field(second, s_dtype);
+        PyObject *second = node_of(other, 0), *theirs = NULL, *wide = NULL;
+        if (second != NULL) theirs = own_attr(second, s_dtype);
         int same = theirs == NULL ? -1 : PyObject_RichCompareBool(theirs, dtype, Py_EQ);
         Py_XDECREF(theirs);
-        PyObject *others = same > 0 ? own_field(second, s_shape) : NULL;
+        PyObject *others = same > 0 ? own_attr(second, s_shape) : NULL;
         if (others != NULL) wide = broadcast_shape(shape, others);
         Py_XDECREF(others);
         int large = wide == NULL ? -1 : elidable(wide, result);
@@ -210,51 +203,33 @@ static PyObject *quick_in_place(Operator *o, PyObject *x, PyObject *y) {
     if (Py_TYPE(x) != (PyTypeObject *)ARRAY) return NULL;
     PyObject *view = PyObject_GetAttr(x, s_view_of), *held = NULL, *made = NULL, *node = NULL;
     if (view == Py_None) held = PyObject_GetAttr(x, s_n);
-    PyObject *shape = held == NULL ? NULL : own_field(held, s_shape);
-    PyObject *dtype = shape == NULL ? NULL : own_field(held, s_dtype);
+    PyObject *shape = held == NULL ? NULL : own_attr(held, s_shape);
+    PyObject *dtype = shape == NULL ? NULL : own_attr(held, s_dtype);
     Py_ssize_t long_axes = 0;
     for (Py_ssize_t i = 0; dtype != NULL && i < PyTuple_GET_SIZE(shape); i++)
         long_axes += PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i)) > 1;
     if (dtype != NULL && long_axes <= 1) made = quick_binary(o, x, y);
     if (made != NULL) node = PyObject_GetAttr(made, s_n);
-    PyObject *theirs = node == NULL ? NULL : own_field(node, s_dtype);
-    PyObject *their_shape = theirs == NULL ? NULL : own_field(node, s_shape);
+    PyObject *theirs = node == NULL ? NULL : own_attr(node, s_dtype);
+    PyObject *their_shape = theirs == NULL ? NULL : own_attr(node, s_shape);
     int same = their_shape == NULL ? -1 : PyObject_RichCompareBool(theirs, dtype, Py_EQ);
     if (same > 0) same = PyObject_RichCompareBool(their_shape, shape, Py_EQ);
     PyObject *done = NULL;
     if (same > 0 && PyTuple_GET_SIZE(shape) == 0) done = Py_NewRef(made); /* NOTE: replaced */
-    else if (same > 0) {
-        PyObject *ref = PyWeakref_NewRef(x, NULL);
-        PyObject *fields = ref == NULL ? NULL : PyObject_GenericGetDict(node, NULL);
-        if (fields != NULL && PyObject_SetAttr(x, s_n, node) == 0 &&
-            PyDict_SetItem(fields, s_holder, ref) == 0)
-            done = Py_NewRef(x);
-        Py_XDECREF(ref); Py_XDECREF(fields);
-    }
+    else if (same > 0 && hold_node(x, node) == 0) done = Py_NewRef(x);
     Py_XDECREF(view); Py_XDECREF(held); Py_XDECREF(shape); Py_XDECREF(dtype); Py_XDECREF(made);
     Py_XDECREF(node); Py_XDECREF(theirs); Py_XDECREF(their_shape);
     return done;
 }
 
-/* The node an exact Array holds, its buffer where it was computed (x._node; a new
-   reference); NULL (no error) for anything else */
-static PyObject *resolved_node(PyObject *x) {
-    if (Py_TYPE(x) != (PyTypeObject *)ARRAY) return NULL;
-    PyObject *node = PyObject_GetAttr(x, s_n);
-    PyObject *realized = node == NULL ? NULL : own_field(node, s_realized);
-    if (realized != NULL && realized != Py_None) Py_SETREF(node, realized);
-    else Py_XDECREF(realized);
-    return node;
-}
-
 /* linear_algebra.matmul's quick path (operands of one dtype) for 1-d and 2-d operands whose
    contracted sizes agree: the new Array, or NULL as quick_binary */
 static PyObject *quick_matmul(Operator *o, PyObject *x1, PyObject *x2) {
-    PyObject *a = resolved_node(x1), *b = a == NULL ? NULL : resolved_node(x2), *made = NULL;
+    PyObject *a = node_of(x1, 1), *b = a == NULL ? NULL : node_of(x2, 1), *made = NULL;
     PyObject *dtype = NULL, *theirs = NULL, *s1 = NULL, *s2 = NULL, *shape = NULL;
     if (b != NULL) {
-        dtype = own_field(a, s_dtype), theirs = own_field(b, s_dtype);
-        s1 = own_field(a, s_shape), s2 = own_field(b, s_shape);
+        dtype = own_attr(a, s_dtype), theirs = own_attr(b, s_dtype);
+        s1 = own_attr(a, s_shape), s2 = own_attr(b, s_shape);
     }
     Py_ssize_t n1 = s1 == NULL ? 0 : PyTuple_GET_SIZE(s1);
     Py_ssize_t n2 = s2 == NULL ? 0 : PyTuple_GET_SIZE(s2);
@@ -310,10 +285,10 @@ static PyObject *axes_of(PyObject *axis, Py_ssize_t ndim, char *flags) {
 static PyObject *quick_reduce(Operator *o, int summed, PyObject *x, PyObject *axis,
                               PyObject *keepdims) {
     if (keepdims != Py_True && keepdims != Py_False) return NULL;
-    PyObject *node = resolved_node(x), *made = NULL;
-    PyObject *dtype = node == NULL ? NULL : own_field(node, s_dtype);
-    PyObject *shape = dtype == NULL ? NULL : own_field(node, s_shape), *axes = NULL;
-    int floats = shape == NULL ? -1 : PySequence_Contains(FLOATS, dtype);
+    PyObject *node = node_of(x, 1), *made = NULL;
+    PyObject *dtype = node == NULL ? NULL : own_attr(node, s_dtype);
+    PyObject *shape = dtype == NULL ? NULL : own_attr(node, s_shape), *axes = NULL;
+    int floats = shape == NULL ? -1 : PySequence_Contains(o->table, dtype);
     Py_ssize_t ndim = shape == NULL ? 0 : PyTuple_GET_SIZE(shape);
     char flags[64] = {0};
     for (Py_ssize_t i = 0; floats > 0 && i < ndim; i++)
@@ -321,7 +296,7 @@ static PyObject *quick_reduce(Operator *o, int summed, PyObject *x, PyObject *ax
     if (floats > 0 && ndim > 0 && ndim <= 64) axes = axes_of(axis, ndim, flags);
     PyObject *reduced = axes == NULL ? NULL : PyList_New(0);
     for (Py_ssize_t i = 0; reduced != NULL && i < ndim; i++) {
-        PyObject *item = !flags[i] ? PyTuple_GET_ITEM(shape, i) : keepdims == Py_True ? UNIT : NULL;
+        PyObject *item = !flags[i] ? PyTuple_GET_ITEM(shape, i) : keepdims == Py_True ? ONE : NULL;
         if (item != NULL && PyList_Append(reduced, item) < 0) Py_CLEAR(reduced);
     }
     if (reduced != NULL) Py_SETREF(reduced, PyList_AsTuple(reduced));
@@ -374,8 +349,9 @@ static PyObject *function_reduce(Operator *o, PyObject *const *args) {
         else if (PyUnicode_Check(key) && PyUnicode_Compare(key, s_keepdims) == 0) keepdims = value;
         else return NULL;
     }
-    Operator reduction = *o; /* NOTE: its op, for quick_reduce */
+    Operator reduction = *o; /* NOTE: its op and dtypes, for quick_reduce */
     reduction.op = PyTuple_GET_ITEM(spec, 0);
+    reduction.table = PyTuple_GET_ITEM(spec, 2);
     int summed = PyObject_IsTrue(PyTuple_GET_ITEM(spec, 1));
     return summed < 0 ? NULL : quick_reduce(&reduction, summed, PyTuple_GET_ITEM(given, 0), axis,
                                             keepdims);
@@ -383,9 +359,9 @@ static PyObject *function_reduce(Operator *o, PyObject *const *args) {
 
 /* elementwise._unary's quick path: op of a pending exact Array whose dtype `table` maps */
 static PyObject *quick_unary(PyObject *op, PyObject *table, PyObject *x) {
-    PyObject *node = pending_node(x), *made = NULL, *source = NULL, *srcs = NULL;
-    PyObject *dtype = node == NULL ? NULL : own_field(node, s_dtype);
-    PyObject *shape = dtype == NULL ? NULL : own_field(node, s_shape);
+    PyObject *node = node_of(x, 0), *made = NULL, *source = NULL, *srcs = NULL;
+    PyObject *dtype = node == NULL ? NULL : own_attr(node, s_dtype);
+    PyObject *shape = dtype == NULL ? NULL : own_attr(node, s_shape);
     PyObject *result = shape == NULL ? NULL : PyDict_GetItemWithError(table, dtype);
     if (result != NULL) source = caller_source(NULL, NULL, 0);
     if (source != NULL) srcs = PyTuple_Pack(1, node);
@@ -500,16 +476,18 @@ static PyObject *make_in_place(PyObject *self, PyObject *args) {
     return new_operator(IN_PLACE, op, table, python, 0);
 }
 
-/* reduction(op, summed, python): the Operator of an ndarray method (x.sum, x.mean, ...) */
+/* reduction(op, summed, dtypes, python): the Operator of an ndarray method (x.sum, x.mean,
+   ...) recording its quick path for arrays of `dtypes` */
 static PyObject *make_reduction(PyObject *self, PyObject *args) {
-    PyObject *op, *python;
+    PyObject *op, *dtypes, *python;
     int summed;
-    if (!PyArg_ParseTuple(args, "OpO", &op, &summed, &python)) return NULL;
-    return new_operator(REDUCTION, op, Py_None, python, summed);
+    if (!PyArg_ParseTuple(args, "OpO!O", &op, &summed, &PyTuple_Type, &dtypes, &python))
+        return NULL;
+    return new_operator(REDUCTION, op, dtypes, python, summed);
 }
 
 /* array_function(table, python): Array.__array_function__ as an Operator, `table` mapping
-   numpy's reductions to (op, summed); array_ufunc(table, python): Array.__array_ufunc__,
+   numpy's reductions to (op, summed, dtypes); array_ufunc(table, python): Array.__array_ufunc__,
    `table` mapping ufuncs to (op, dtype table, unary) */
 static PyObject *make_array_function(PyObject *self, PyObject *args) {
     PyObject *table, *python;
@@ -524,26 +502,21 @@ static PyObject *make_array_ufunc(PyObject *self, PyObject *args) {
 }
 
 /* What the operators make and read: Array, the BROADCAST op, the dtypes a Python number
-   fills (a set), each integer dtype's range, numpy's elision threshold in bytes, the dtypes
-   the reductions' quick paths take (a tuple) */
+   fills (a set), each integer dtype's range, numpy's elision threshold in bytes */
 static PyObject *setup_operators(PyObject *self, PyObject *args) {
-    PyObject *array, *broadcast, *filled, *ranges, *floats;
+    PyObject *array, *broadcast, *filled, *ranges;
     Py_ssize_t elide;
-    if (!PyArg_ParseTuple(args, "O!OO!O!nO!", &PyType_Type, &array, &broadcast,
-                          &PyFrozenSet_Type, &filled, &PyDict_Type, &ranges, &elide,
-                          &PyTuple_Type, &floats))
+    if (!PyArg_ParseTuple(args, "O!OO!O!n", &PyType_Type, &array, &broadcast, &PyFrozenSet_Type,
+                          &filled, &PyDict_Type, &ranges, &elide))
         return NULL;
     if (NDARRAY == NULL) return PyErr_Format(PyExc_TypeError, "setup_recording() first");
     s_itemsize = PyUnicode_InternFromString("itemsize");
     s_axis = PyUnicode_InternFromString("axis");
     s_keepdims = PyUnicode_InternFromString("keepdims");
     s_call = PyUnicode_InternFromString("__call__");
-    UNIT = PyLong_FromLong(1);
-    if (!s_itemsize || !s_axis || !s_keepdims || !s_call || !UNIT) return NULL;
+    if (!s_itemsize || !s_axis || !s_keepdims || !s_call) return NULL;
     Py_INCREF(broadcast); Py_INCREF(filled); Py_INCREF(ranges); Py_INCREF(array);
-    Py_INCREF(floats);
     BROADCAST_OP = broadcast; FILLED = filled; RANGES = ranges; ELIDE_BYTES = elide;
-    FLOATS = floats;
     ARRAY = array; /* NOTE: last: operator_call checks it */
     Py_RETURN_NONE;
 }

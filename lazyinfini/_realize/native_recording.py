@@ -115,6 +115,17 @@ static PyObject *make_buffer(PyObject *value, PyObject *source, PyObject *device
 
 static PyObject *NDARRAY, *s_view, *s_setflags, *s_hold, *s_view_of, *WRITE;
 
+/* `array` holds `node` (Array._hold for an array sharing no memory with a view): its _n, and
+   the node's weak reference to it. 0, or -1: an error. */
+static int hold_node(PyObject *array, PyObject *node) {
+    PyObject *ref = PyWeakref_NewRef(array, NULL);
+    PyObject *fields = ref == NULL ? NULL : PyObject_GenericGetDict(node, NULL);
+    int failed = fields == NULL || PyObject_SetAttr(array, s_n, node) < 0 ||
+                 PyDict_SetItem(fields, s_holder, ref) < 0;
+    Py_XDECREF(ref); Py_XDECREF(fields);
+    return failed ? -1 : 0;
+}
+
 /* held_by(node)._hold(buffer) where an array still holds `node` (fields: its dict); _hold's
    work inline for an array that shares no memory with a view (most). 0, or -1: an error. */
 static int hold(PyObject *fields, PyObject *node, PyObject *buffer) {
@@ -127,13 +138,8 @@ static int hold(PyObject *fields, PyObject *node, PyObject *buffer) {
     int failed = held == NULL;
     if (held == node) view = PyObject_GetAttr(array, s_view_of);
     if (held == node && view == NULL) failed = 1;
-    else if (view == Py_None) {
-        PyObject *own = PyWeakref_NewRef(array, NULL);
-        PyObject *kept = own == NULL ? NULL : PyObject_GenericGetDict(buffer, NULL);
-        failed = kept == NULL || PyObject_SetAttr(array, s_n, buffer) < 0 ||
-                 PyDict_SetItem(kept, s_holder, own) < 0;
-        Py_XDECREF(own); Py_XDECREF(kept);
-    } else if (view != NULL) {
+    else if (view == Py_None) failed = hold_node(array, buffer) < 0;
+    else if (view != NULL) {
         PyObject *done = PyObject_CallMethodOneArg(array, s_hold, buffer);
         failed = done == NULL;
         Py_XDECREF(done);
