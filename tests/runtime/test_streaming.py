@@ -238,3 +238,19 @@ def test_the_last_level_cache_comes_from_sysconf_else_sysfs_else_a_constant(monk
         assert machine.last_level_cache() == machine.FALLBACK_LLC
     finally:
         machine.last_level_cache.cache_clear()
+
+
+def test_the_last_level_cache_counted_is_at_most_a_share_per_cpu(monkeypatch):
+    from lazyinfini._runtime import machine
+
+    # NOTE: a 2-vCPU VM told its host's 300 MiB L3 (this project's CI machine)
+    monkeypatch.setattr(machine.os, "sysconf", lambda name: 300 << 20)
+    monkeypatch.setattr(machine, "_cpus", lambda: 2)
+    machine.last_level_cache.cache_clear()
+    try:
+        assert machine.last_level_cache() == 2 * machine.PER_CPU_MAX == 64 << 20
+        monkeypatch.setattr(machine.os, "sysconf", lambda name: 8 << 20)  # a laptop's
+        machine.last_level_cache.cache_clear()
+        assert machine.last_level_cache() == 8 << 20
+    finally:
+        machine.last_level_cache.cache_clear()
