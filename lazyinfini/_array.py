@@ -98,6 +98,7 @@ def _power_method(inplace: bool):
 # NOTE: exactly a Python int or float, as numpy checks (a bool or np.float64 takes the ufunc)
 _POWER_SHORTCUTS = {(int, 2): "square", (int, -1): "reciprocal", (float, 0.5): "sqrt"}
 # NOTE: numpy's own float and complex dtypes (bfloat16, ml_dtypes' type, takes numpy's power)
+_set_holder = Node.holder.__set__  # NOTE: a node's late write (a Node refuses assignment)
 _SHORTCUT_DTYPES = frozenset(np.dtype(t) for t in "efdFD")
 # A numpy with gh-29388 (2.4 has it) makes x ** 2 square(x) for every dtype: a bool's square is
 # int8, its power int64
@@ -139,12 +140,12 @@ class Array(NumpyMethods):
         # NOTE: _hold() inlined (an array is made for every recorded op); a new array has no view
         self._view = None
         self._n = node
-        node.__dict__["holder"] = _weakref(self)
+        _set_holder(node, _weakref(self))
 
     def _hold(self, node: Node) -> None:
         """Hold `node`, and let realize() know a live array holds it (see _graph.held_by)."""
         self._n = node
-        node.__dict__["holder"] = _weakref(self)
+        _set_holder(node, _weakref(self))
         view = self._view
         if view is not None and not view.steps:
             # NOTE: an array with no steps holds its memory's whole value (the base, or x[...]):

@@ -44,13 +44,14 @@ def track_new_nodes(monkeypatch) -> list:
     from lazyinfini._graph import Node
 
     created = []
-    init = Node.__init__
+    new = Node.__dict__["__new__"]  # NOTE: Node(...) makes its node in __new__ (slots, frozen)
 
-    def tracking(self, *args, **kwargs):
-        init(self, *args, **kwargs)
-        created.append(weakref.ref(self))
+    def tracking(cls, *args, **kwargs):
+        node = new(cls, *args, **kwargs)
+        created.append(weakref.ref(node))
+        return node
 
-    monkeypatch.setattr(Node, "__init__", tracking)
+    monkeypatch.setattr(Node, "__new__", tracking)
     # NOTE: the elementwise quick paths make their nodes without __init__ (_graph.quick_node)
     from lazyinfini._api import elementwise, quick, views
 

@@ -31,6 +31,18 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+def _slots(node) -> dict:
+    """The fields set in `node` (a Node's slots), by name."""
+    names = [name for name in type(node).__slots__ if name != "__weakref__"]
+    return {name: getattr(node, name) for name in names if hasattr(node, name)}
+
+
+def _unset(node, name: str) -> None:
+    """`node`'s fact `name` (a field worked out once) forgotten, to be worked out again."""
+    if hasattr(node, name):
+        object.__delattr__(node, name)
+
+
 def _same(a, b) -> bool:
     """Equal, element for element; identical objects (nodes, arrays) count as equal."""
     if a is b:
@@ -308,8 +320,8 @@ def test_the_c_quick_node_makes_the_node_python_makes(monkeypatch, own):
     ]:
         made = [f(*args) for f in (python, compiled)]
         assert all(type(n) is node.Node for n in made)
-        assert made[0].__dict__ == made[1].__dict__
-        assert ("memory" in made[1].__dict__) == own
+        assert _slots(made[0]) == _slots(made[1])
+        assert hasattr(made[1], "memory") == own
     with pytest.raises(TypeError):
         compiled(Op.SUBTRACT, (x, x))
 
@@ -327,7 +339,7 @@ def test_the_c_quick_node_finds_the_memory_python_finds(monkeypatch):
     gpu, host = (node.buffer_node(np.ones(3), "", d) for d in ("gpu-like", "cpu"))
     fill = python(Op.FULL, (), (3,), np.dtype("f8"), 1.0, "")
     realized = python(Op.NEGATIVE, (host,), (3,), np.dtype("f8"), None, "")
-    realized.__dict__["realized"] = gpu  # NOTE: its memory is its buffer's, not its own
+    object.__setattr__(realized, "realized", gpu)  # NOTE: its memory is its buffer's, not its own
     cases = {
         (gpu, gpu): "its-memory",
         (fill, gpu): "its-memory",
@@ -338,7 +350,7 @@ def test_the_c_quick_node_finds_the_memory_python_finds(monkeypatch):
     }
     for srcs, memory in cases.items():
         made = [f(Op.ADD, srcs, (3,), np.dtype("f8"), None, "") for f in (python, compiled)]
-        assert [n.__dict__["memory"] for n in made] == [memory, memory]
+        assert [n.memory for n in made] == [memory, memory]
     for f in (python, compiled):
         with pytest.raises(ValueError, match="meet"):
             f(Op.ADD, (host, gpu), (3,), np.dtype("f8"), None, "a.py:9")
@@ -371,7 +383,7 @@ def test_the_c_buffer_node_makes_the_node_python_makes(monkeypatch, own):
     ]
     for args, kwargs in calls:
         made = [f(*args, **kwargs) for f in (python, compiled)]
-        fields = [dict(n.__dict__) for n in made]
+        fields = [_slots(n) for n in made]
         buffers = [f.pop("arg") for f in fields]
         assert fields[0] == fields[1] and type(fields[1]["shape"]) is tuple
         assert all(type(n) is node.Node and type(b) is node.Buffer for n, b in zip(made, buffers))
@@ -401,14 +413,14 @@ class _Unstrided:
 def test_the_c_buffer_part_is_the_key_part_python_makes(make):
     buffers = [n for n in li.graph(make()).nodes if n.op is Op.BUFFER]
     for node in buffers:
-        node.__dict__.pop("part", None)
+        _unset(node, "part")
         parts = _native.Native.scan([node], True)[2]  # NOTE: kept on the node as Python keeps it
-        assert parts == [_cache._buffer_part(node)] and node.__dict__["part"] == parts[0]
+        assert parts == [_cache._buffer_part(node)] and node.part == parts[0]
 
 
 def test_a_buffer_part_of_data_without_strides_raises_pythons_error():
     node = li.asarray(np.ones(2))._node
-    node.__dict__.pop("part", None)
+    _unset(node, "part")
     node.arg.data = _Unstrided()
     with pytest.raises(AttributeError, match="strides"):
         _native.Native.scan([node], True)
@@ -440,7 +452,7 @@ def test_the_c_swap_does_what_python_does(make):
         assert buffer.holder() is array and array._node is buffer
         data = buffer.arg.data
         assert data.base is value and not data.flags.writeable and value.flags.writeable
-    fields = [dict(b.__dict__, arg=None, holder=None) for _, _, b in made]
+    fields = [dict(_slots(b), arg=None, holder=None) for _, _, b in made]
     assert fields[0].keys() == fields[1].keys()
     assert all(_same(fields[0][k], fields[1][k]) for k in fields[0] if k != "arg")
 

@@ -125,6 +125,7 @@ def _adopt(x: Array) -> View:
 
 
 _HELD = Array.__dict__["_n"]  # NOTE: the slot itself, which Shared's property reads and writes
+_SET_HOLDER = Node.holder.__set__  # NOTE: a node's late write (a Node refuses assignment)
 
 
 class Shared(Array):
@@ -145,7 +146,7 @@ class Shared(Array):
             version = storage.version
             node = replay(view.steps, resolve(storage.root), storage.source)
             _HELD.__set__(self, node)
-            node.__dict__["holder"] = weakref.ref(self)
+            _SET_HOLDER(node, weakref.ref(self))
             self._view = _NEW(View, (storage, view.steps, view.readonly, version))
         return node
 

@@ -32,33 +32,34 @@ def memory_of(node) -> str | None:
     if node.op is not Op.BUFFER:  # NOTE: the common case inline: known inputs, one memory
         found = None
         for src in node.srcs:
-            memory = (src.realized or src).__dict__.get("memory", _UNKNOWN)
+            memory = getattr(src.realized or src, "memory", _UNKNOWN)
             if memory is _UNKNOWN or (found and memory and memory != found):
                 break
             found = found or memory
         else:
-            node.__dict__["memory"] = found
+            _set(node, "memory", found)
             return found
     stack = [node]
     while stack:
         top = stack[-1]
-        if "memory" in top.__dict__:
+        if hasattr(top, "memory"):
             stack.pop()
             continue
         if top.op is Op.BUFFER:
-            top.__dict__["memory"] = OWN.get(top.arg.device, HOST)
+            _set(top, "memory", OWN.get(top.arg.device, HOST))
             stack.pop()
             continue
-        waiting = [s for s in _inputs(top) if "memory" not in s.__dict__]
+        waiting = [s for s in _inputs(top) if not hasattr(s, "memory")]
         if waiting:
             stack += waiting
             continue
         stack.pop()
-        top.__dict__["memory"] = _joined(top)
-    return node.__dict__["memory"]
+        _set(top, "memory", _joined(top))
+    return node.memory
 
 
 _UNKNOWN = object()
+_set = object.__setattr__  # NOTE: a node's late write (a Node refuses assignment)
 
 
 def _inputs(node) -> list:
@@ -68,7 +69,7 @@ def _inputs(node) -> list:
 def _joined(node) -> str | None:
     found = None
     for src in _inputs(node):
-        memory = src.__dict__["memory"]
+        memory = src.memory
         if memory is None or memory == found:
             continue
         if found is None or memory in READS.get(found, ()):

@@ -8,7 +8,7 @@ import os
 import struct
 import sys
 import weakref
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError, dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -56,34 +56,47 @@ class Buffer:
         return f"Buffer({self.device}, strides={self.layout.strides})"
 
 
-@dataclass(frozen=True, eq=False, init=False)
 class Node:
     """One operation: `op` applied to `srcs`, giving an array of `shape` and `dtype`.
 
     `arg` holds the op's parameters (axes, a fill value, the realized ndarray of a BUFFER);
-    `source` is the user's file:line that recorded it. Equality is identity.
+    `source` is the user's file:line that recorded it. Equality is identity; a node is frozen
+    (the links below are written through _set, never by attribute assignment).
     """
 
-    op: Op
-    srcs: tuple[Node, ...]
-    shape: tuple[int, ...]
-    dtype: np.dtype
-    arg: Any = None
-    source: str = ""
-    # NOTE: not fields: links a materialization writes late (the one kind of late write)
-    realized = None  # the BUFFER node replacing this one once computed
-    holder = None  # a weak reference to the last Array made to hold this node
-    evaluated = False  # some materialization computed it (it may have to again: _cache.py)
+    # NOTE: slots, not a dict: every field at a fixed place, which the C scan and operators
+    # read without a dict lookup (a cached lookup of a 38-node step made ~250 of them), and a
+    # node is made without one (recording makes one per op).
+    __slots__ = (
+        *("op", "srcs", "shape", "dtype", "arg", "source"),
+        # links a materialization writes late (the one kind of late write)
+        "realized",  # the BUFFER node replacing this one once computed
+        "holder",  # a weak reference to the last Array made to hold this node
+        "evaluated",  # some materialization computed it (it may have to again: _cache.py)
+        # facts worked out once, where first asked for (unset until then)
+        *("memory", "arg_key", "part", "own_fill", "slice_key", "siblings"),
+        "__weakref__",
+    )
 
-    def __init__(self, op, srcs, shape, dtype, arg=None, source=""):
-        # NOTE: one dict update instead of a frozen dataclass's six object.__setattr__ calls:
-        # a node is made for every recorded op (DESIGN.md: recording must stay cheap).
-        self.__dict__.update(op=op, srcs=srcs, shape=shape, dtype=dtype, arg=arg, source=source)
+    def __new__(cls, op, srcs, shape, dtype, arg=None, source=""):
+        node = _made(op, srcs, shape, dtype, arg, source)
         # NOTE: below the API only invariants are asserted; users see errors from _api.
         assert op.arity < 0 or len(srcs) == op.arity, (op, len(srcs))
         assert all(type(d) is int and d >= 0 for d in shape), shape
         if _OWN:  # NOTE: some array lives in a memory of its own: no silent mixing (memories.py)
-            memory_of(self)
+            memory_of(node)
+        return node
+
+    def __setattr__(self, name: str, value) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}: a Node is frozen")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}: a Node is frozen")
+
+    def __reduce__(self):
+        # NOTE: a copy or a pickle (a dask graph's) is made as a new node is: through _made
+        fields = (self.op, self.srcs, self.shape, self.dtype, self.arg, self.source)
+        return (_revived, (*fields, {name: getattr(self, name) for name in _LATE}))
 
     @property
     def layout(self) -> BufferLayout:
@@ -103,18 +116,45 @@ class Node:
         return f"{self.op.label}#{id(self) % 100000:05d}({shape} {self.dtype.name})"
 
 
+class _Draft(Node):
+    """A Node while it is made: the one writable kind (its class becomes Node when done)."""
+
+    __slots__ = ()
+    __setattr__ = object.__setattr__
+
+
+_LATE = ("realized", "evaluated")  # NOTE: what a copy keeps (a weak reference cannot)
+_set = object.__setattr__  # NOTE: a link's write: Node.__setattr__ refuses every other
+
+
+def _made(op, srcs, shape, dtype, arg, source) -> Node:
+    """A Node of these fields, its links unset (realized and holder None, evaluated False)."""
+    node = _new(_Draft)
+    node.op, node.srcs, node.shape, node.dtype, node.arg, node.source = (
+        op, srcs, shape, dtype, arg, source,
+    )  # fmt: skip
+    node.realized = node.holder = None
+    node.evaluated = False
+    node.__class__ = Node
+    return node
+
+
+def _revived(op, srcs, shape, dtype, arg, source, known: dict) -> Node:
+    node = _made(op, srcs, shape, dtype, arg, source)
+    for name, value in known.items():
+        _set(node, name, value)
+    return node
+
+
 def quick_node(op: Op, srcs: tuple, shape: tuple, dtype: np.dtype, arg, source: str) -> Node:
-    """A Node made without __init__'s asserts, for a recording path that checked its operands
+    """A Node made without __new__'s asserts, for a recording path that checked its operands
     already (elementwise ops over arrays of one dtype and shape: _api/elementwise.py)."""
-    node = _new(Node)
-    fields = node.__dict__  # NOTE: stored one by one: half an update(**fields)'s cost
-    fields["op"], fields["srcs"], fields["shape"] = op, srcs, shape
-    fields["dtype"], fields["arg"], fields["source"] = dtype, arg, source
-    if _OWN:  # NOTE: as in Node.__init__
+    node = _made(op, srcs, shape, dtype, arg, source)
+    if _OWN:  # NOTE: as in Node.__new__
         if srcs:
             memory_of(node)
         else:  # NOTE: a fill, a range: data of no memory yet (memory_of's answer)
-            fields["memory"] = None
+            _set(node, "memory", None)
     return node
 
 
@@ -125,12 +165,9 @@ def buffer_node(value, source: str = "", device: str = "cpu") -> Node:
     """A BUFFER node holding `value`, an array of `device` (numpy's on the host)."""
     # NOTE: an ndarray's shape is a tuple already (another device's may be a list)
     shape = value.shape if type(value.shape) is tuple else tuple(value.shape)
-    node = _new(Node)
-    fields = node.__dict__
-    fields["op"], fields["srcs"], fields["shape"] = _BUFFER, (), shape
-    fields["dtype"], fields["arg"], fields["source"] = value.dtype, Buffer(device, value), source
+    node = _made(_BUFFER, (), shape, value.dtype, Buffer(device, value), source)
     if _OWN:  # NOTE: memory_of's answer for a buffer, without its walk
-        fields["memory"] = _OWN.get(device, HOST)
+        _set(node, "memory", _OWN.get(device, HOST))
     return node
 
 
@@ -153,7 +190,7 @@ def link_siblings(nodes) -> None:
     refs = tuple(weakref.ref(node) for node in nodes)
     for node in nodes:
         assert node.op in LINKED, node  # NOTE: the cache looks for siblings on these ops only
-        node.__dict__["siblings"] = refs
+        _set(node, "siblings", refs)
 
 
 LINKED = frozenset({Op.LINALG})  # the ops whose nodes link_siblings may link
@@ -161,7 +198,7 @@ LINKED = frozenset({Op.LINALG})  # the ops whose nodes link_siblings may link
 
 def siblings_of(node: Node) -> tuple:
     """The other live nodes of `node`'s library call (see link_siblings)."""
-    refs = node.__dict__.get("siblings", ())
+    refs = getattr(node, "siblings", ())
     return tuple(s for s in (ref() for ref in refs) if s is not None and s is not node)
 
 
@@ -170,15 +207,15 @@ def mark_realized(node: Node, buffer: Node) -> None:
     pending consumer reads the buffer, and a computed node kept by one (a fit loop's weights,
     read by the next step's) must not keep every step before it alive."""
     if node is not buffer:
-        fields = node.__dict__
-        fields["realized"], fields["srcs"] = buffer, ()
+        _set(node, "realized", buffer)
+        _set(node, "srcs", ())
 
 
 def mark_evaluated(nodes) -> None:
     """Every node but the buffers among `nodes` has been computed (see _cache.py)."""
     for node in nodes:
         if node.op is not _BUFFER:
-            node.__dict__["evaluated"] = True
+            _set(node, "evaluated", True)
 
 
 _BUFFER = Op.BUFFER
@@ -236,13 +273,12 @@ def held_by(node: Node):
 def arg_key(node: Node):
     """frozen(node.arg), worked out once per node: a pending node is scanned by every
     materialization until it is computed, and an indexing key is a nest of tuples."""
-    known = node.__dict__.get("arg_key", _UNSET)
-    if known is _UNSET:
-        known = node.__dict__["arg_key"] = frozen(node.arg)
-    return known
-
-
-_UNSET = object()
+    try:
+        return node.arg_key
+    except AttributeError:  # NOTE: unset: the first time
+        known = frozen(node.arg)
+        _set(node, "arg_key", known)
+        return known
 
 
 class FillPart(NamedTuple):
@@ -264,11 +300,13 @@ def fill_value(values: dict, node: Node) -> np.ndarray:
         if type(part) is FillPart:
             whole = fill_value(values, part.fill)
             return np.asarray(whole.real if part.op is Op.REAL else whole.imag)
-        own = node.__dict__.get("own_fill")  # NOTE: made once: a cached template's run reads it
-        if own is None:
-            own = node.__dict__["own_fill"] = np.asarray(node.arg, dtype=node.dtype)
+        try:
+            return node.own_fill  # NOTE: made once: a cached template's run reads it
+        except AttributeError:
+            own = np.asarray(node.arg, dtype=node.dtype)
             own.flags.writeable = False
-        return own
+            _set(node, "own_fill", own)
+            return own
     # NOTE: a device that computed the fill holds it at its shape: every element is the value.
     return bound if bound.ndim == 0 else np.asarray(bound.reshape(-1)[0])
 

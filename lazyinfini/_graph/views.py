@@ -37,10 +37,12 @@ def apply_movement(node: Node, x: np.ndarray, xp=None) -> np.ndarray | None:
         return broadcast_view(x, node.shape) if xp is None else xp.broadcast_to(x, node.shape)
     if op is Op.SLICE:
         if type(node) is Node:  # NOTE: worked out once per node: a cached schedule's loads
-            key = node.__dict__.get("slice_key")  # are sliced again at every run (~1 us)
-            if key is None:
-                key = node.__dict__["slice_key"] = slice_key(node)
-            return x[key]
+            try:  # are sliced again at every run (~1 us)
+                return x[node.slice_key]
+            except AttributeError:
+                key = slice_key(node)
+                object.__setattr__(node, "slice_key", key)  # NOTE: a node's late write
+                return x[key]
         return x[slice_key(node)]  # NOTE: a view's Step (_api/views.py)
     if op is Op.REAL or op is Op.IMAG:
         if x.dtype.kind != "c":  # NOTE: a stand-in's bytes: a part keeps its array's strides

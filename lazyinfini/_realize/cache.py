@@ -256,7 +256,7 @@ def _scan(pending: list, keeps: bool):
         srcs.append(inputs := tuple(inputs))
         op = node.op
         if op is _BUFFER:
-            parts.append(node.__dict__.get("part") or _buffer_part(node))
+            parts.append(getattr(node, "part", None) or _buffer_part(node))
             continue
         evaluated = evaluated or node.evaluated
         if keeps and held_by(node) is not None:
@@ -275,14 +275,8 @@ def _buffer_part(node: Node) -> tuple:
     # NOTE: not the alignment, which only rearrange plans read (checked on a hit, see
     # _Template.aligned): small buffers from malloc start anywhere on 16 bytes.
     arg = node.arg
-    part = node.__dict__["part"] = (
-        _BUFFER,
-        node.shape,
-        node.dtype,
-        arg.strides,
-        arg.device,
-        node.source,
-    )
+    part = (_BUFFER, node.shape, node.dtype, arg.strides, arg.device, node.source)
+    object.__setattr__(node, "part", part)  # NOTE: a node's late write
     return part
 
 
@@ -378,4 +372,5 @@ def _template(target, fuse: bool, order, srcs, outputs, keep, fills, keeps) -> _
 
 
 CACHE = ScheduleCache()
-start((_BUFFER, _FULL, LINKED, _buffer_part, arg_key, Job, _bound_fill, np.dtype))  # native.py
+# NOTE: what native.py's scan compares with and calls
+start((_BUFFER, _FULL, LINKED, _buffer_part, arg_key, Job, _bound_fill, np.dtype, Node))

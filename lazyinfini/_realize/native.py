@@ -102,7 +102,8 @@ class Native:
 def start(objects: tuple) -> None:
     """Load the scan now where a build is cached, else build it in a background thread; the
     cache uses it from the materialization after it is loaded. `objects` are what it compares
-    with and calls: (BUFFER, FULL, LINKED, buffer_part, arg_key, Job, _bound_fill, np.dtype)."""
+    with and calls: (BUFFER, FULL, LINKED, buffer_part, arg_key, Job, _bound_fill, np.dtype,
+    Node)."""
     if Native.started:
         return
     Native.started = True

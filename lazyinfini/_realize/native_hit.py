@@ -27,8 +27,8 @@ static int hit_names(void) {
     return ONE == NULL ? -1 : 0;
 }
 
-/* obj.name (a new reference): from obj's own dict where it holds it (a dataclass's fields, a
-   node's), which skips the type's lookup of a descriptor that PyObject_GetAttr makes first */
+/* obj.name (a new reference): from obj's own dict where it holds it (a dataclass's fields),
+   which skips the type's lookup of a descriptor that PyObject_GetAttr makes first */
 static PyObject *own_attr(PyObject *obj, PyObject *name) {
     PyObject *fields = Py_TYPE(obj)->tp_dictoffset ? PyObject_GenericGetDict(obj, NULL) : NULL;
     PyObject *value = fields == NULL ? NULL : PyDict_GetItemWithError(fields, name);
@@ -67,7 +67,7 @@ static int bind(PyObject *inputs, PyObject *template, PyObject *order, PyObject 
     for (Py_ssize_t k = 0; !failed && k < PyTuple_GET_SIZE(buffers); k++) {
         PyObject *pair = PyTuple_GET_ITEM(buffers, k);
         PyObject *node = PyObject_GetItem(order, PyTuple_GET_ITEM(pair, 0));
-        PyObject *arg = node == NULL ? NULL : own_attr(node, s_arg);
+        PyObject *arg = node == NULL ? NULL : field(node, F_ARG);
         PyObject *data = arg == NULL ? NULL : own_attr(arg, s_data);
         failed = data == NULL || PyDict_SetItem(inputs, PyTuple_GET_ITEM(pair, 1), data) < 0;
         Py_XDECREF(node); Py_XDECREF(arg); Py_XDECREF(data);
@@ -145,11 +145,9 @@ static PyObject *frontier(Scan *s, PyObject *asked) {
     PyObject *out = flags == NULL ? PyErr_NoMemory() : PyList_New(0);
     char *done = flags, *feeds = flags + n, *skip = flags + 2 * n;
     for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
-        PyObject *node = PyList_GET_ITEM(s->order, i);
-        PyObject *dict = PyObject_GenericGetDict(node, NULL);
-        PyObject *ev = dict == NULL ? NULL : field(dict, node, s_evaluated);
+        PyObject *ev = field(PyList_GET_ITEM(s->order, i), F_EVALUATED);
         int truth = ev == NULL ? -1 : PyObject_IsTrue(ev);
-        Py_XDECREF(ev); Py_XDECREF(dict);
+        Py_XDECREF(ev);
         if (truth < 0) Py_CLEAR(out);
         else done[i] = (char)truth;
     }
@@ -231,9 +229,7 @@ static PyObject *hit(Scan *s, PyObject *const *args) {
 
 /* Whether `item` of a linked call is to be asked for too: not placed, not computed */
 static int unasked(PyObject *item, PyObject *placed) {
-    PyObject *fields = PyObject_GenericGetDict(item, NULL);
-    PyObject *realized = fields == NULL ? NULL : field(fields, item, s_realized);
-    Py_XDECREF(fields);
+    PyObject *realized = field(item, F_REALIZED);
     if (realized == NULL) return -1;
     int done = realized != Py_None;
     Py_DECREF(realized);
@@ -255,14 +251,13 @@ static PyObject *with_siblings(Scan *s, PyObject *pending) {
     }
     for (Py_ssize_t i = 0; !failed && i < PyList_GET_SIZE(s->order); i++) {
         PyObject *node = PyList_GET_ITEM(s->order, i);
-        PyObject *fields = PyObject_GenericGetDict(node, NULL);
-        PyObject *op = fields == NULL ? NULL : field(fields, node, s_op);
+        PyObject *op = field(node, F_OP);
         int linked = op == NULL ? -1 : PySet_Contains(LINKED, op);
-        /* NOTE: a node's "siblings" (weak references) are in its dict where it links any */
-        PyObject *refs = linked == 1 ? PyDict_GetItemWithError(fields, s_siblings) : NULL;
+        /* NOTE: a node's "siblings" (weak references) are set where it links any */
+        PyObject *refs = linked == 1 ? peek(node, F_SIBLINGS) : NULL;
         PyObject *items = refs != NULL ? PySequence_Tuple(refs)
                           : linked == 1 ? PyTuple_New(0) : NULL;
-        Py_XDECREF(op); Py_XDECREF(fields);
+        Py_XDECREF(op);
         if (linked < 0 || PyErr_Occurred()) { Py_XDECREF(items); failed = 1; break; }
         if (!linked) continue;
         failed = items == NULL;

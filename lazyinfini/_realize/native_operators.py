@@ -39,7 +39,7 @@ def run_hook(hook, module) -> None:
 
 
 # NOTE: C, appended after native_recording.RECORDING and native_hit.HIT (it calls quick_node,
-# caller_source, hold_node and own_attr)
+# caller_source, hold_node and field)
 OPERATORS = r"""
 #include <structmember.h>
 
@@ -77,7 +77,7 @@ static PyObject *new_array(PyObject *node) {
 static PyObject *node_of(PyObject *x, int resolve) {
     if (Py_TYPE(x) != (PyTypeObject *)ARRAY) return NULL;
     PyObject *node = PyObject_GetAttr(x, s_n);
-    PyObject *realized = node == NULL ? NULL : own_attr(node, s_realized);
+    PyObject *realized = node == NULL ? NULL : field(node, F_REALIZED);
     if (realized != NULL && realized != Py_None) {
         Py_SETREF(node, resolve ? realized : NULL);
         if (resolve) return node;
@@ -107,7 +107,7 @@ static PyObject *broadcast_shape(PyObject *a, PyObject *b) {
 
 /* quick._widened: `node` broadcast to `shape` (a new reference) */
 static PyObject *widened(PyObject *node, PyObject *shape, PyObject *dtype, PyObject *source) {
-    PyObject *own = own_attr(node, s_shape);
+    PyObject *own = field(node, F_SHAPE);
     int same = own == NULL ? -1 : PyObject_RichCompareBool(own, shape, Py_EQ);
     Py_XDECREF(own);
     if (same != 0) {
@@ -156,15 +156,15 @@ static PyObject *quick_binary(Operator *o, PyObject *x1, PyObject *x2) {
         other = x1;
     }
     if (node == NULL) return NULL;
-    PyObject *dtype = own_attr(node, s_dtype), *shape = own_attr(node, s_shape);
+    PyObject *dtype = field(node, F_DTYPE), *shape = field(node, F_SHAPE);
     PyObject *result = dtype == NULL ? NULL : PyDict_GetItemWithError(o->table, dtype);
     if (result == NULL || shape == NULL) goto done;
     if (Py_TYPE(other) == (PyTypeObject *)ARRAY) {
         PyObject *second = node_of(other, 0), *theirs = NULL, *wide = NULL;
-        if (second != NULL) theirs = own_attr(second, s_dtype);
+        if (second != NULL) theirs = field(second, F_DTYPE);
         int same = theirs == NULL ? -1 : PyObject_RichCompareBool(theirs, dtype, Py_EQ);
         Py_XDECREF(theirs);
-        PyObject *others = same > 0 ? own_attr(second, s_shape) : NULL;
+        PyObject *others = same > 0 ? field(second, F_SHAPE) : NULL;
         if (others != NULL) wide = broadcast_shape(shape, others);
         Py_XDECREF(others);
         int large = wide == NULL ? -1 : elidable(wide, result);
@@ -203,15 +203,15 @@ static PyObject *quick_in_place(Operator *o, PyObject *x, PyObject *y) {
     if (Py_TYPE(x) != (PyTypeObject *)ARRAY) return NULL;
     PyObject *view = PyObject_GetAttr(x, s_view_of), *held = NULL, *made = NULL, *node = NULL;
     if (view == Py_None) held = PyObject_GetAttr(x, s_n);
-    PyObject *shape = held == NULL ? NULL : own_attr(held, s_shape);
-    PyObject *dtype = shape == NULL ? NULL : own_attr(held, s_dtype);
+    PyObject *shape = held == NULL ? NULL : field(held, F_SHAPE);
+    PyObject *dtype = shape == NULL ? NULL : field(held, F_DTYPE);
     Py_ssize_t long_axes = 0;
     for (Py_ssize_t i = 0; dtype != NULL && i < PyTuple_GET_SIZE(shape); i++)
         long_axes += PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i)) > 1;
     if (dtype != NULL && long_axes <= 1) made = quick_binary(o, x, y);
     if (made != NULL) node = PyObject_GetAttr(made, s_n);
-    PyObject *theirs = node == NULL ? NULL : own_attr(node, s_dtype);
-    PyObject *their_shape = theirs == NULL ? NULL : own_attr(node, s_shape);
+    PyObject *theirs = node == NULL ? NULL : field(node, F_DTYPE);
+    PyObject *their_shape = theirs == NULL ? NULL : field(node, F_SHAPE);
     int same = their_shape == NULL ? -1 : PyObject_RichCompareBool(theirs, dtype, Py_EQ);
     if (same > 0) same = PyObject_RichCompareBool(their_shape, shape, Py_EQ);
     PyObject *done = NULL;
@@ -228,8 +228,8 @@ static PyObject *quick_matmul(Operator *o, PyObject *x1, PyObject *x2) {
     PyObject *a = node_of(x1, 1), *b = a == NULL ? NULL : node_of(x2, 1), *made = NULL;
     PyObject *dtype = NULL, *theirs = NULL, *s1 = NULL, *s2 = NULL, *shape = NULL;
     if (b != NULL) {
-        dtype = own_attr(a, s_dtype), theirs = own_attr(b, s_dtype);
-        s1 = own_attr(a, s_shape), s2 = own_attr(b, s_shape);
+        dtype = field(a, F_DTYPE), theirs = field(b, F_DTYPE);
+        s1 = field(a, F_SHAPE), s2 = field(b, F_SHAPE);
     }
     Py_ssize_t n1 = s1 == NULL ? 0 : PyTuple_GET_SIZE(s1);
     Py_ssize_t n2 = s2 == NULL ? 0 : PyTuple_GET_SIZE(s2);
@@ -286,8 +286,8 @@ static PyObject *quick_reduce(Operator *o, int summed, PyObject *x, PyObject *ax
                               PyObject *keepdims) {
     if (keepdims != Py_True && keepdims != Py_False) return NULL;
     PyObject *node = node_of(x, 1), *made = NULL;
-    PyObject *dtype = node == NULL ? NULL : own_attr(node, s_dtype);
-    PyObject *shape = dtype == NULL ? NULL : own_attr(node, s_shape), *axes = NULL;
+    PyObject *dtype = node == NULL ? NULL : field(node, F_DTYPE);
+    PyObject *shape = dtype == NULL ? NULL : field(node, F_SHAPE), *axes = NULL;
     int floats = shape == NULL ? -1 : PySequence_Contains(o->table, dtype);
     Py_ssize_t ndim = shape == NULL ? 0 : PyTuple_GET_SIZE(shape);
     char flags[64] = {0};
@@ -360,8 +360,8 @@ static PyObject *function_reduce(Operator *o, PyObject *const *args) {
 /* elementwise._unary's quick path: op of a pending exact Array whose dtype `table` maps */
 static PyObject *quick_unary(PyObject *op, PyObject *table, PyObject *x) {
     PyObject *node = node_of(x, 0), *made = NULL, *source = NULL, *srcs = NULL;
-    PyObject *dtype = node == NULL ? NULL : own_attr(node, s_dtype);
-    PyObject *shape = dtype == NULL ? NULL : own_attr(node, s_shape);
+    PyObject *dtype = node == NULL ? NULL : field(node, F_DTYPE);
+    PyObject *shape = dtype == NULL ? NULL : field(node, F_SHAPE);
     PyObject *result = shape == NULL ? NULL : PyDict_GetItemWithError(table, dtype);
     if (result != NULL) source = caller_source(NULL, NULL, 0);
     if (source != NULL) srcs = PyTuple_Pack(1, node);

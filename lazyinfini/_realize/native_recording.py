@@ -9,66 +9,61 @@ node and puts it in the array holding the value), the same functions over the sa
 RECORDING = r"""
 /* -- recording: _graph.quick_node and _graph.caller_source, the same functions in C ---------- */
 
-static PyObject *NODE, *OWN, *MEMORY_OF, *NAMES, *LINES, *NAME_OF, *EMPTY, *NOTHING, *s_memory;
+static PyObject *OWN, *MEMORY_OF, *NAMES, *LINES, *NAME_OF, *EMPTY, *NOTHING;
 static PyObject *BUFFER_TYPE, *HOST, *CPU;
 static Py_ssize_t MAX_LINES;
 
-/* A Node made as object.__new__(Node) is, its six fields (op, srcs, shape, dtype, arg, source)
-   stored in its dict, which *dict receives (no __init__); NULL on failure. */
-static PyObject *new_node(PyObject *const *values, PyObject **dict) {
-    PyObject *node = PyBaseObject_Type.tp_new((PyTypeObject *)NODE, EMPTY, NULL);
-    PyObject *fields[6] = {s_op, s_srcs, s_shape, s_dtype, s_arg, s_source};
-    *dict = node == NULL ? NULL : PyObject_GenericGetDict(node, NULL);
-    int failed = *dict == NULL;
-    for (int k = 0; !failed && k < 6; k++) failed = PyDict_SetItem(*dict, fields[k], values[k]) < 0;
-    if (failed) { Py_XDECREF(node); Py_CLEAR(*dict); }
-    return failed ? NULL : node;
+/* A Node made as _graph.node._made makes one: its six fields (op, srcs, shape, dtype, arg,
+   source) set, realized and holder None, evaluated False; NULL on failure. */
+static PyObject *new_node(PyObject *const *values) {
+    PyObject *node = NODE_TYPE->tp_alloc(NODE_TYPE, 0); /* NOTE: every slot NULL */
+    if (node == NULL) return NULL;
+    for (int f = F_OP; f <= F_SOURCE; f++) SLOT(node, f) = Py_NewRef(values[f - F_OP]);
+    SLOT(node, F_REALIZED) = Py_NewRef(Py_None);
+    SLOT(node, F_HOLDER) = Py_NewRef(Py_None);
+    SLOT(node, F_EVALUATED) = Py_NewRef(Py_False);
+    return node;
 }
 
-/* memory_of's common case (memories.py), stored in the new node's `dict`: every input's memory
-   known, at most one memory among them. 1: stored; 0: not that case (memory_of decides); -1:
-   an error. */
-static int inline_memory(PyObject *srcs, PyObject *dict) {
+/* memory_of's common case (memories.py), set in the new `node`: every input's memory known,
+   at most one memory among them. 1: set; 0: not that case (memory_of decides); -1: an
+   error. */
+static int inline_memory(PyObject *srcs, PyObject *node) {
     if (!PyTuple_CheckExact(srcs)) return 0;
     PyObject *found = Py_None;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(srcs); i++) {
         PyObject *src = PyTuple_GET_ITEM(srcs, i);
-        PyObject *fields = PyObject_GenericGetDict(src, NULL);
-        PyObject *realized = fields == NULL ? NULL : PyDict_GetItemWithError(fields, s_realized);
-        if (realized != NULL && realized != Py_None)  /* src.realized or src */
-            Py_SETREF(fields, PyObject_GenericGetDict(realized, NULL));
-        if (fields == NULL || PyErr_Occurred()) { Py_XDECREF(fields); return -1; }
-        /* borrowed: the node (alive: an input of the new node) holds its dict */
-        PyObject *memory = PyDict_GetItemWithError(fields, s_memory);
-        Py_DECREF(fields);
-        if (memory == NULL) return PyErr_Occurred() ? -1 : 0;
+        PyObject *realized = peek(src, F_REALIZED);
+        if (realized != NULL && realized != Py_None) src = realized; /* src.realized or src */
+        /* borrowed: the node (alive: an input of the new node) holds it */
+        PyObject *memory = peek(src, F_MEMORY);
+        if (memory == NULL) return 0;
         if (found != Py_None && memory != Py_None && memory != found) {
             int differ = PyObject_RichCompareBool(memory, found, Py_NE);
             if (differ != 0) return differ < 0 ? -1 : 0;
         }
         if (found == Py_None) found = memory;
     }
-    return PyDict_SetItem(dict, s_memory, found) < 0 ? -1 : 1;
+    return set_field(node, F_MEMORY, found) < 0 ? -1 : 1;
 }
 
 static PyObject *quick_node(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 6 || NODE == NULL) {
+    if (nargs != 6 || OWN == NULL) {
         PyErr_SetString(PyExc_TypeError, "quick_node(op, srcs, shape, dtype, arg, source)");
         return NULL;
     }
-    PyObject *dict, *node = new_node(args, &dict);
+    PyObject *node = new_node(args);
     int failed = node == NULL;
-    if (!failed && PyDict_GET_SIZE(OWN) > 0) { /* memories of their own: as Node.__init__ */
+    if (!failed && PyDict_GET_SIZE(OWN) > 0) { /* memories of their own: as Node.__new__ */
         int inputs = PyObject_IsTrue(args[1]);
-        int known = inputs > 0 && args[0] != BUFFER ? inline_memory(args[1], dict) : 0;
+        int known = inputs > 0 && args[0] != BUFFER ? inline_memory(args[1], node) : 0;
         if (inputs > 0 && known == 0) {
             PyObject *memory = PyObject_CallOneArg(MEMORY_OF, node);
             failed = memory == NULL;
             Py_XDECREF(memory);
-        } else if (inputs == 0) failed = PyDict_SetItem(dict, s_memory, Py_None) < 0;
+        } else if (inputs == 0) failed = set_field(node, F_MEMORY, Py_None) < 0;
         else failed = inputs < 0 || known < 0;
     }
-    Py_XDECREF(dict);
     if (failed) { Py_XDECREF(node); return NULL; }
     return node;
 }
@@ -100,15 +95,15 @@ static PyObject *make_buffer(PyObject *value, PyObject *source, PyObject *device
                  PyDict_SetItem(fields, s_data, value) < 0 ||
                  PyDict_SetItem(fields, s_known_layout, Py_None) < 0;
     Py_XDECREF(fields);
-    PyObject *values[6] = {BUFFER, EMPTY, shape, dtype, buffer, source}, *dict = NULL;
-    PyObject *node = failed ? NULL : new_node(values, &dict);
+    PyObject *values[6] = {BUFFER, EMPTY, shape, dtype, buffer, source};
+    PyObject *node = failed ? NULL : new_node(values);
     failed = node == NULL;
     if (!failed && PyDict_GET_SIZE(OWN) > 0) { /* memory_of's answer for a buffer */
         PyObject *memory = PyDict_GetItemWithError(OWN, device);
         failed = (memory == NULL && PyErr_Occurred()) ||
-                 PyDict_SetItem(dict, s_memory, memory == NULL ? HOST : memory) < 0;
+                 set_field(node, F_MEMORY, memory == NULL ? HOST : memory) < 0;
     }
-    Py_XDECREF(dict); Py_XDECREF(shape); Py_XDECREF(dtype); Py_XDECREF(buffer);
+    Py_XDECREF(shape); Py_XDECREF(dtype); Py_XDECREF(buffer);
     if (failed) { Py_XDECREF(node); return NULL; }
     return node;
 }
@@ -119,18 +114,17 @@ static PyObject *NDARRAY, *s_view, *s_setflags, *s_hold, *s_view_of, *WRITE;
    the node's weak reference to it. 0, or -1: an error. */
 static int hold_node(PyObject *array, PyObject *node) {
     PyObject *ref = PyWeakref_NewRef(array, NULL);
-    PyObject *fields = ref == NULL ? NULL : PyObject_GenericGetDict(node, NULL);
-    int failed = fields == NULL || PyObject_SetAttr(array, s_n, node) < 0 ||
-                 PyDict_SetItem(fields, s_holder, ref) < 0;
-    Py_XDECREF(ref); Py_XDECREF(fields);
+    int failed = ref == NULL || PyObject_SetAttr(array, s_n, node) < 0 ||
+                 set_field(node, F_HOLDER, ref) < 0;
+    Py_XDECREF(ref);
     return failed ? -1 : 0;
 }
 
-/* held_by(node)._hold(buffer) where an array still holds `node` (fields: its dict); _hold's
-   work inline for an array that shares no memory with a view (most). 0, or -1: an error. */
-static int hold(PyObject *fields, PyObject *node, PyObject *buffer) {
-    PyObject *ref = PyDict_GetItemWithError(fields, s_holder); /* borrowed */
-    if (ref == NULL || ref == Py_None) return ref == NULL && PyErr_Occurred() ? -1 : 0;
+/* held_by(node)._hold(buffer) where an array still holds `node`; _hold's work inline for an
+   array that shares no memory with a view (most). 0, or -1: an error. */
+static int hold(PyObject *node, PyObject *buffer) {
+    PyObject *ref = peek(node, F_HOLDER); /* borrowed */
+    if (ref == NULL || ref == Py_None) return 0;
     PyObject *array = PyWeakref_GetObject(ref);
     if (array == NULL || array == Py_None) return array == NULL ? -1 : 0;
     Py_INCREF(array);
@@ -165,16 +159,14 @@ static PyObject *swap(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
         if (done == NULL) { Py_XDECREF(value); return NULL; }
         Py_DECREF(done);
     }
-    PyObject *fields = PyObject_GenericGetDict(node, NULL);
-    PyObject *source = fields == NULL ? NULL : field(fields, node, s_source);
+    PyObject *source = field(node, F_SOURCE);
     PyObject *buffer = source == NULL ? NULL : make_buffer(value, source, args[2]);
     Py_XDECREF(source); Py_DECREF(value);
     int failed = buffer == NULL;
     if (!failed && buffer != node) /* mark_realized */
-        failed = PyDict_SetItem(fields, s_realized, buffer) < 0 ||
-                 PyDict_SetItem(fields, s_srcs, EMPTY) < 0;
-    if (!failed) failed = hold(fields, node, buffer) < 0;
-    Py_XDECREF(fields); Py_XDECREF(buffer);
+        failed = set_field(node, F_REALIZED, buffer) < 0 || set_field(node, F_SRCS, EMPTY) < 0;
+    if (!failed) failed = hold(node, buffer) < 0;
+    Py_XDECREF(buffer);
     if (failed) return NULL;
     Py_RETURN_NONE;
 }
@@ -236,12 +228,16 @@ static PyObject *caller_source(PyObject *self, PyObject *const *args, Py_ssize_t
 
 /* The objects the recording functions make and read (_graph.node's). */
 static PyObject *setup_recording(PyObject *self, PyObject *args) {
-    PyObject *ndarray;
-    if (!PyArg_ParseTuple(args, "OO!OO!O!OnOOO!", &NODE, &PyDict_Type, &OWN, &MEMORY_OF,
+    PyObject *ndarray, *node;
+    if (!PyArg_ParseTuple(args, "OO!OO!O!OnOOO!", &node, &PyDict_Type, &OWN, &MEMORY_OF,
                           &PyDict_Type, &NAMES, &PyDict_Type, &LINES, &NAME_OF, &MAX_LINES,
                           &BUFFER_TYPE, &HOST, &PyType_Type, &ndarray))
         return NULL;
-    Py_INCREF(NODE); Py_INCREF(OWN); Py_INCREF(MEMORY_OF); Py_INCREF(NAMES); Py_INCREF(LINES);
+    if (node != (PyObject *)NODE_TYPE) { /* NOTE: the scan's setup() took its fields' offsets */
+        OWN = NULL;
+        return PyErr_Format(PyExc_TypeError, "setup_recording: the Node setup() was given");
+    }
+    Py_INCREF(OWN); Py_INCREF(MEMORY_OF); Py_INCREF(NAMES); Py_INCREF(LINES);
     Py_INCREF(NAME_OF); Py_INCREF(BUFFER_TYPE); Py_INCREF(HOST);
     s_view = PyUnicode_InternFromString("view");
     s_setflags = PyUnicode_InternFromString("setflags");

@@ -6,40 +6,76 @@
 SCAN = r"""
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 
 static PyObject *BUFFER, *FULL, *LINKED, *BUFFER_PART, *ARG_KEY, *DTYPE;
 static PyObject *s_op, *s_srcs, *s_shape, *s_dtype, *s_arg, *s_source, *s_realized,
-    *s_evaluated, *s_holder, *s_part, *s_arg_key, *s_n, *s_strides, *s_siblings;
+    *s_evaluated, *s_holder, *s_part, *s_arg_key, *s_n, *s_strides, *s_siblings, *s_memory;
 static PyObject *s_device, *s_data, *s_known_layout; /* recording's too */
 
-/* A field of a node: from its own dict, else the class default (Node's late links): a plain
-   class attribute read as the type's cached lookup finds it, a descriptor through getattr. */
-static PyObject *field(PyObject *dict, PyObject *node, PyObject *name) {
-    PyObject *value = PyDict_GetItemWithError(dict, name);
-    if (value != NULL) { Py_INCREF(value); return value; }
-    if (PyErr_Occurred()) return NULL;
-    value = _PyType_Lookup(Py_TYPE(node), name);
-    if (value != NULL && Py_TYPE(value)->tp_descr_get == NULL) { Py_INCREF(value); return value; }
-    return PyObject_GetAttr(node, name);
+/* A _graph.Node's fields are slots: read and written at their offsets in the object, which
+   setup() takes from the type's member descriptors (a dict lookup each, before: ~250 of them
+   in a cached lookup of a 38-node step). A field not set yet (the facts worked out once) is
+   NULL there. */
+enum { F_OP, F_SRCS, F_SHAPE, F_DTYPE, F_ARG, F_SOURCE, F_REALIZED, F_HOLDER, F_EVALUATED,
+       F_MEMORY, F_ARG_KEY, F_PART, F_SIBLINGS, FIELDS };
+static PyObject **FIELD_NAMES[FIELDS] = {&s_op, &s_srcs, &s_shape, &s_dtype, &s_arg, &s_source,
+    &s_realized, &s_holder, &s_evaluated, &s_memory, &s_arg_key, &s_part, &s_siblings};
+static PyTypeObject *NODE_TYPE;
+static Py_ssize_t OFFSET[FIELDS];
+#define SLOT(node, f) (*(PyObject **)((char *)(node) + OFFSET[f]))
+
+/* node's field f (borrowed), NULL where not set (no error): a Node's slot; NULL for any other
+   object (none is) */
+static PyObject *peek(PyObject *node, int f) {
+    return Py_TYPE(node) == NODE_TYPE ? SLOT(node, f) : NULL;
+}
+
+/* node's field f (a new reference); AttributeError where not set */
+static PyObject *field(PyObject *node, int f) {
+    PyObject *value = peek(node, f);
+    if (value != NULL) return Py_NewRef(value);
+    return PyObject_GetAttr(node, *FIELD_NAMES[f]);
+}
+
+/* A Node's late write (Node.__setattr__ refuses every assignment); 0, or -1: an error */
+static int set_field(PyObject *node, int f, PyObject *value) {
+    if (Py_TYPE(node) != NODE_TYPE)
+        return PyObject_GenericSetAttr(node, *FIELD_NAMES[f], value);
+    Py_XSETREF(SLOT(node, f), Py_NewRef(value));
+    return 0;
+}
+
+/* The offsets of Node's fields, from its member descriptors; 0, or -1: an error */
+static int node_offsets(PyObject *type) {
+    if (!PyType_Check(type)) return PyErr_Format(PyExc_TypeError, "setup: Node"), -1;
+    for (int f = 0; f < FIELDS; f++) {
+        PyObject *slot = PyDict_GetItemWithError(((PyTypeObject *)type)->tp_dict,
+                                                 *FIELD_NAMES[f]);
+        if (slot == NULL || !Py_IS_TYPE(slot, &PyMemberDescr_Type) ||
+            ((PyMemberDescrObject *)slot)->d_member->type != T_OBJECT_EX) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_TypeError, "setup: Node.%U is no slot", *FIELD_NAMES[f]);
+            return -1;
+        }
+        OFFSET[f] = ((PyMemberDescrObject *)slot)->d_member->offset;
+    }
+    Py_INCREF(type);
+    NODE_TYPE = (PyTypeObject *)type;
+    return 0;
 }
 
 /* node.realized or node (new reference) */
 static PyObject *resolved(PyObject *node) {
-    PyObject *dict = PyObject_GenericGetDict(node, NULL);
-    if (dict == NULL) return NULL;
-    PyObject *link = PyDict_GetItemWithError(dict, s_realized);
-    Py_DECREF(dict);
-    if (link == NULL && PyErr_Occurred()) return NULL;
-    if (link == NULL || link == Py_None) link = node;
-    Py_INCREF(link);
+    PyObject *link = field(node, F_REALIZED);
+    if (link == Py_None) Py_SETREF(link, Py_NewRef(node));
     return link;
 }
 
 /* _graph.held_by(node) is not None */
-static int is_held(PyObject *dict, PyObject *node) {
-    PyObject *ref = PyDict_GetItemWithError(dict, s_holder);
-    if (ref == NULL) return PyErr_Occurred() ? -1 : 0;
-    if (ref == Py_None) return 0;
+static int is_held(PyObject *node) {
+    PyObject *ref = peek(node, F_HOLDER);
+    if (ref == NULL || ref == Py_None) return 0;
     PyObject *array = PyWeakref_GetObject(ref);
     if (array == NULL) return -1;
     if (array == Py_None) return 0;
@@ -55,8 +91,8 @@ typedef struct {
 } Scan;
 
 /* Push node's unplaced inputs (after node itself) or collect its input positions. */
-static int inputs_of(Scan *s, PyObject *stack, PyObject *node, PyObject *dict, PyObject **out) {
-    PyObject *srcs = field(dict, node, s_srcs);
+static int inputs_of(Scan *s, PyObject *stack, PyObject *node, PyObject **out) {
+    PyObject *srcs = field(node, F_SRCS);
     if (srcs == NULL) return -1;
     PyObject *inputs = PyTuple_New(PyTuple_GET_SIZE(srcs)); /* NOTE: unfilled where waiting */
     int waiting = 0, failed = inputs == NULL;
@@ -97,12 +133,11 @@ static int plain(PyObject *tuple) {
     return 1;
 }
 
-/* _graph.arg_key(node): kept in the node's dict once worked out (a new reference). A Python
-   float (every scalar operand) is keyed here as _graph.frozen keys it: (float, its bits). */
-static PyObject *arg_key(PyObject *node, PyObject *dict, PyObject *arg) {
-    PyObject *key = PyDict_GetItemWithError(dict, s_arg_key);
-    if (key != NULL) { Py_INCREF(key); return key; }
-    if (PyErr_Occurred()) return NULL;
+/* _graph.arg_key(node): kept in the node once worked out (a new reference). A Python float
+   (every scalar operand) is keyed here as _graph.frozen keys it: (float, its bits). */
+static PyObject *arg_key(PyObject *node, PyObject *arg) {
+    PyObject *key = peek(node, F_ARG_KEY);
+    if (key != NULL) return Py_NewRef(key);
     if (PyTuple_CheckExact(arg) ? plain(arg) : PyLong_CheckExact(arg) ||
         PyUnicode_CheckExact(arg) || PyBool_Check(arg)) {
         Py_INCREF(arg); /* NOTE: _graph.frozen keeps these as they are */
@@ -114,7 +149,7 @@ static PyObject *arg_key(PyObject *node, PyObject *dict, PyObject *arg) {
     PyObject *packed = PyBytes_FromStringAndSize(bits, 8);
     key = packed == NULL ? NULL : PyTuple_Pack(2, (PyObject *)&PyFloat_Type, packed);
     Py_XDECREF(packed);
-    if (key != NULL && PyDict_SetItem(dict, s_arg_key, key) < 0) Py_CLEAR(key);
+    if (key != NULL && set_field(node, F_ARG_KEY, key) < 0) Py_CLEAR(key);
     return key;
 }
 
@@ -135,18 +170,18 @@ static PyObject *fill_part(Scan *s, PyObject *key, PyObject *at,
 }
 
 /* The key part of a node that is not a buffer (a new reference). */
-static PyObject *part_of(Scan *s, PyObject *node, PyObject *dict, PyObject *op, PyObject *at,
+static PyObject *part_of(Scan *s, PyObject *node, PyObject *op, PyObject *at,
                          PyObject *inputs) {
-    PyObject *arg = field(dict, node, s_arg), *key;
+    PyObject *arg = field(node, F_ARG), *key;
     if (arg == NULL) return NULL;
     if (arg == Py_None && op != FULL) key = arg;
     else {
-        key = arg_key(node, dict, arg);
+        key = arg_key(node, arg);
         Py_DECREF(arg);
         if (key == NULL) return NULL;
     }
-    PyObject *shape = field(dict, node, s_shape), *dtype = field(dict, node, s_dtype);
-    PyObject *source = field(dict, node, s_source), *part = NULL;
+    PyObject *shape = field(node, F_SHAPE), *dtype = field(node, F_DTYPE);
+    PyObject *source = field(node, F_SOURCE), *part = NULL;
     if (shape && dtype && source)
         part = op == FULL ? fill_part(s, key, at, shape, dtype, source)
                           : PyTuple_Pack(6, op, shape, dtype, key, inputs, source);
@@ -156,8 +191,8 @@ static PyObject *part_of(Scan *s, PyObject *node, PyObject *dict, PyObject *op, 
 
 /* cache._buffer_part: (BUFFER, shape, dtype, strides, device, source), kept on the node. The
    strides are Buffer.strides's: its stand-in layout's, else its data's. */
-static PyObject *buffer_part(PyObject *node, PyObject *dict) {
-    PyObject *arg = field(dict, node, s_arg), *fields = NULL, *strides = NULL, *part = NULL;
+static PyObject *buffer_part(PyObject *node) {
+    PyObject *arg = field(node, F_ARG), *fields = NULL, *strides = NULL, *part = NULL;
     if (arg != NULL && Py_TYPE(arg)->tp_dictoffset != 0)
         fields = PyObject_GenericGetDict(arg, NULL);
     if (fields == NULL) { /* NOTE: not the Buffer this expects: the Python function knows */
@@ -176,45 +211,44 @@ static PyObject *buffer_part(PyObject *node, PyObject *dict) {
             Py_XDECREF(found);
         }
     }
-    PyObject *shape = field(dict, node, s_shape), *dtype = field(dict, node, s_dtype);
-    PyObject *source = field(dict, node, s_source);
+    PyObject *shape = field(node, F_SHAPE), *dtype = field(node, F_DTYPE);
+    PyObject *source = field(node, F_SOURCE);
     if (strides && shape && dtype && source)
         part = PyTuple_Pack(6, BUFFER, shape, dtype, strides, device, source);
     else { /* NOTE: data without strides (a dask array's stand-in): the Python function's */
         PyErr_Clear();
         part = PyObject_CallOneArg(BUFFER_PART, node);
     }
-    if (part != NULL && PyDict_SetItem(dict, s_part, part) < 0) Py_CLEAR(part);
+    if (part != NULL && set_field(node, F_PART, part) < 0) Py_CLEAR(part);
     Py_XDECREF(strides); Py_XDECREF(shape); Py_XDECREF(dtype); Py_XDECREF(source);
     Py_DECREF(fields); Py_DECREF(arg);
     return part;
 }
 
 /* Place node at the end of the order; its facts and its key part. */
-static int place(Scan *s, PyObject *node, PyObject *dict, PyObject *inputs) {
+static int place(Scan *s, PyObject *node, PyObject *inputs) {
     Py_ssize_t i = PyList_GET_SIZE(s->order);
     PyObject *at = PyLong_FromSsize_t(i);
     if (at == NULL || PyDict_SetItem(s->position, node, at) < 0) { Py_XDECREF(at); return -1; }
     if (PyList_Append(s->order, node) < 0 || PyList_Append(s->srcs, inputs) < 0) {
         Py_DECREF(at); return -1;
     }
-    PyObject *op = field(dict, node, s_op), *part = NULL;
+    PyObject *op = field(node, F_OP), *part = NULL;
     if (op == NULL) { Py_DECREF(at); return -1; }
     if (op == BUFFER) {
-        part = PyDict_GetItemWithError(dict, s_part);
-        if (part != NULL) Py_INCREF(part);
-        else if (!PyErr_Occurred()) part = buffer_part(node, dict);
+        part = peek(node, F_PART);
+        part = part != NULL ? Py_NewRef(part) : buffer_part(node);
     } else {
-        PyObject *ev = field(dict, node, s_evaluated);
+        PyObject *ev = field(node, F_EVALUATED);
         int truth = ev == NULL ? -1 : PyObject_IsTrue(ev);
         Py_XDECREF(ev);
-        int held = truth < 0 ? -1 : s->keeps ? is_held(dict, node) : 0;
+        int held = truth < 0 ? -1 : s->keeps ? is_held(node) : 0;
         int linked = held < 0 || s->calls ? 0 : PySet_Contains(LINKED, op);
         if (truth >= 0 && held >= 0 && linked >= 0) {
             s->evaluated |= truth;
             s->calls |= linked;
             if (!held || PyList_Append(s->held, at) == 0)
-                part = part_of(s, node, dict, op, at, inputs);
+                part = part_of(s, node, op, at, inputs);
         }
     }
     Py_DECREF(op); Py_DECREF(at);
@@ -229,12 +263,10 @@ static int walk(Scan *s, PyObject *stack) {
         Py_ssize_t last = PyList_GET_SIZE(stack) - 1;
         PyObject *node = PyList_GET_ITEM(stack, last), *inputs = NULL;
         Py_SET_SIZE((PyVarObject *)stack, last); /* NOTE: list.pop's way: its reference is ours */
-        int placed = PyDict_Contains(s->position, node);
-        PyObject *dict = placed ? NULL : PyObject_GenericGetDict(node, NULL);
-        int failed = placed < 0 || (!placed && dict == NULL);
-        if (!failed && !placed) failed = inputs_of(s, stack, node, dict, &inputs) < 0;
-        if (!failed && inputs != NULL) failed = place(s, node, dict, inputs) < 0;
-        Py_XDECREF(inputs); Py_XDECREF(dict); Py_DECREF(node);
+        int placed = PyDict_Contains(s->position, node), failed = placed < 0;
+        if (!failed && !placed) failed = inputs_of(s, stack, node, &inputs) < 0;
+        if (!failed && inputs != NULL) failed = place(s, node, inputs) < 0;
+        Py_XDECREF(inputs); Py_DECREF(node);
         if (failed) return -1;
     }
     return 0;
@@ -292,11 +324,10 @@ static PyObject *mark(PyObject *self, PyObject *order) {
     }
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(order); k++) {
         PyObject *node = PyList_GET_ITEM(order, k);
-        PyObject *dict = PyObject_GenericGetDict(node, NULL);
-        PyObject *op = dict == NULL ? NULL : field(dict, node, s_op);
+        PyObject *op = field(node, F_OP);
         int failed = op == NULL;
-        if (!failed && op != BUFFER) failed = PyDict_SetItem(dict, s_evaluated, Py_True) < 0;
-        Py_XDECREF(op); Py_XDECREF(dict);
+        if (!failed && op != BUFFER) failed = set_field(node, F_EVALUATED, Py_True) < 0;
+        Py_XDECREF(op);
         if (failed) return NULL;
     }
     Py_RETURN_NONE;
@@ -305,10 +336,14 @@ static PyObject *mark(PyObject *self, PyObject *order) {
 static PyObject *JOB, *BOUND_FILL; /* cache.Job, cache._bound_fill: the hit's (native_hit.py) */
 
 static PyObject *setup(PyObject *self, PyObject *args) {
-    if (!PyArg_ParseTuple(args, "OOOOOOOO", &BUFFER, &FULL, &LINKED, &BUFFER_PART, &ARG_KEY,
-                          &JOB, &BOUND_FILL, &DTYPE))
+    PyObject *node;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO", &BUFFER, &FULL, &LINKED, &BUFFER_PART, &ARG_KEY,
+                          &JOB, &BOUND_FILL, &DTYPE, &node))
         return NULL;
-    if (!PyType_Check(DTYPE)) return PyErr_Format(PyExc_TypeError, "setup: numpy.dtype");
+    if (!PyType_Check(DTYPE) || node_offsets(node) < 0) {
+        BUFFER = NULL; /* NOTE: not set up: scan and lookup refuse to run */
+        return PyType_Check(DTYPE) ? NULL : PyErr_Format(PyExc_TypeError, "setup: numpy.dtype");
+    }
     Py_INCREF(BUFFER); Py_INCREF(FULL); Py_INCREF(LINKED); Py_INCREF(BUFFER_PART);
     Py_INCREF(ARG_KEY); Py_INCREF(JOB); Py_INCREF(BOUND_FILL); Py_INCREF(DTYPE);
     Py_RETURN_NONE;

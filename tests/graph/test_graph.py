@@ -240,3 +240,24 @@ def test_the_schedulers_dag_is_the_networkx_graph_without_networkx():
             assert node in dag
             assert list(dag.predecessors(node)) == list(g.predecessors(node))
             assert list(dag.successors(node)) == list(g.successors(node))
+
+
+def test_a_copied_or_pickled_node_keeps_its_fields_and_stays_frozen():
+    import copy
+    import pickle
+
+    import pytest
+
+    from lazyinfini._graph import Op
+
+    x = li.asarray(np.arange(3.0))
+    node = (x - 1)._node
+    for made in (copy.copy(node), pickle.loads(pickle.dumps(node))):
+        assert type(made) is type(node) and made is not node
+        assert (made.op, made.shape, made.dtype, made.arg, made.source) == (
+            node.op, node.shape, node.dtype, node.arg, node.source,
+        )  # fmt: skip
+        assert [s.op for s in made.srcs] == [Op.BUFFER, Op.FULL]
+        assert made.realized is None and made.holder is None and made.evaluated is False
+        with pytest.raises(AttributeError):
+            made.shape = (4,)
