@@ -334,7 +334,7 @@ def _prepare_pass(kernel, chunk: int) -> _Pass:
     if len(parts) == 1 and size:
         outputs = tuple((node.shape, node.dtype) for node in kernel.outputs)
         whole = tuple((_whole_how(how, load), load) for how, load in reads)
-        step = whole_step(kernel.program, whole, outputs, _BASE, _operand)
+        step = whole_step(kernel.program, whole, outputs, _BASE, _operand, _FILL)
     work = _Pass(
         kernel.program,
         kernel.space,

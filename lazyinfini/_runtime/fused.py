@@ -33,57 +33,76 @@ def _python(program):
     per program and kept in it: the plan's calls in its order, with its registers as locals.
     NOTE: generated, not a loop over the plan: the loop's lookups, lists and wrappers cost
     ~2.5 us a step, most of a small kernel's run (clip(a - b) of 1K: ~1.5 us of ufuncs)."""
-    plan = program.__dict__.get("plan") or _plan(program)
     env = {"run_step": _run_step, "round_": _round, "copyto": np.copyto, "table": UFUNCS}
     lines = ["def run(loads, outs, s):"]
-    for i, dtype in plan.load_dtypes:
-        env[f"D{i}"] = dtype
-        lines += [
-            f"    r{i} = loads[{i}]",
-            f"    if r{i}.dtype is not D{i} and r{i}.dtype != D{i}:",
-            f"        r{i} = s.take(('load', {i}), r{i}.shape, D{i}, r{i})",
-        ]
-    lines.append("    shape = outs[0].shape")
-    for k, (op, srcs, dst, out, step) in enumerate(plan.steps):
-        # NOTE: what a step reads of its record bound as constants: no lookups at each run
-        env[f"S{k}"], env[f"A{k}"], env[f"L{k}"] = step, step.node.arg, step.slot
-        env[f"T{k}"], env[f"N{k}"] = step.dtype, step.node.dtype
-        lines.append(
-            f"    t = outs[{out}]" if out is not None else f"    t = s.take(L{k}, shape, T{k})"
-        )
-        lines.append(_step_line(k, op, srcs, dst, step, env))
-        if op is None and step.rounds:
-            lines.append(f"    round_(t, N{k}, s)")
-    lines += [f"    copyto(outs[{j}], r{r}, casting='unsafe')" for j, r in plan.copies]
+    lines += _program_lines(program, env, lambda i: f"loads[{i}]", lambda j: f"outs[{j}]", None)
     exec(compile("\n".join(lines), "<lazyinfini register program>", "exec"), env)
     program.__dict__["python"] = env["run"]
     return env["run"]
 
 
-def whole_step(program, reads: tuple, outputs: tuple, base, operand):
+def _program_lines(program, env: dict, load, out, shape) -> list[str]:
+    """The body of a run of `program`: load i is the expression `load(i)`, output j `out(j)`.
+    `shape` None: its registers are the scratch `s`'s, at the first output's shape (a chunk's);
+    else fresh arrays of `shape`, and `s` is read from the thread only where a step rounds or
+    casts (a kernel of one chunk: a fresh small array costs less than the scratch's lookup)."""
+    plan = program.__dict__.get("plan") or _plan(program)
+    env["scratch"], env["np_empty"], lines = _thread_scratch, np.empty, []
+    rare = "s" if shape is None else "scratch()"
+    for i, dtype in plan.load_dtypes:
+        env[f"D{i}"] = dtype
+        lines += [
+            f"    r{i} = {load(i)}",
+            f"    if r{i}.dtype is not D{i} and r{i}.dtype != D{i}:",
+            f"        r{i} = {rare}.take(('load', {i}), r{i}.shape, D{i}, r{i})",
+        ]
+    if shape is None:
+        lines.append(f"    shape = {out(0)}.shape")
+    elif any(op is None for op, *_ in plan.steps):
+        lines.append("    s = scratch()")
+    env["SHAPE"] = shape
+    for k, (op, srcs, dst, written, step) in enumerate(plan.steps):
+        # NOTE: what a step reads of its record bound as constants: no lookups at each run
+        env[f"S{k}"], env[f"A{k}"], env[f"L{k}"] = step, step.node.arg, step.slot
+        env[f"T{k}"], env[f"N{k}"] = step.dtype, step.node.dtype
+        if written is not None:
+            lines.append(f"    t = {out(written)}")
+        else:
+            fresh = "s.take(L{k}, shape, T{k})" if shape is None else "np_empty(SHAPE, T{k})"
+            lines.append(f"    t = {fresh.format(k=k)}")
+        lines.append(_step_line(k, op, srcs, dst, step, env))
+        if op is None and step.rounds:
+            lines.append(f"    round_(t, N{k}, s)")
+    lines += [f"    copyto({out(j)}, r{r}, casting='unsafe')" for j, r in plan.copies]
+    return lines
+
+
+def whole_step(program, reads: tuple, outputs: tuple, base, operand, fill=None):
     """A kernel of one chunk as one Python function of (the run's `values`, the outputs'
     allocator, np.empty by default), returning its outputs: its loads (`reads`: (how, load)
     pairs; how == `base`: the value bound to the load's node, else `operand(how, load,
-    values)`), its outputs of `outputs` ((shape, dtype) pairs), and the program's run on them
-    in the calling thread, whose error state the run set. NOTE: generated, as _python is: the
-    calls around a small kernel's program (its step, loads, outputs, scratch) cost as much as
-    its ufuncs."""
-    run = program.__dict__.get("python") or _python(program)
-    env = {"run": run, "np_empty": np.empty, "scratch": _thread_scratch, "operand": operand}
-    lines = ["def step(values, empty=np_empty):"]
+    values)`; how == `fill`: a fill's value bound for this run where it is one, 0-d), its
+    outputs of `outputs` ((shape, dtype) pairs), and the program's run on them in the calling
+    thread, whose error state the run set. NOTE: generated, the program's body inline, as
+    _python is: the calls around a small kernel's program (its step, loads, outputs, scratch)
+    cost as much as its ufuncs."""
+    env = {"run_step": _run_step, "round_": _round, "copyto": np.copyto, "table": UFUNCS}
+    env["operand"], lines = operand, ["def step(values, empty=np_empty):"]
     for i, (how, load) in enumerate(reads):
-        env[f"H{i}"], env[f"B{i}"], env[f"L{i}"] = how, load.base, load
+        env[f"LH{i}"], env[f"LB{i}"], env[f"LL{i}"] = how, load.base, load
         if how == base:  # NOTE: a buffer or another kernel's output, read as it is
-            lines += [f"    l{i} = values.get(B{i})", f"    if l{i} is None:"]
-            lines.append(f"        l{i} = operand(H{i}, L{i}, values)")
-        else:
-            lines.append(f"    l{i} = operand(H{i}, L{i}, values)")
+            lines += [f"    l{i} = values.get(LB{i})", f"    if l{i} is None:"]
+        elif how == fill:  # NOTE: fill_value's answer where the run bound a 0-d value
+            lines += [f"    l{i} = values.get(LB{i})"]
+            lines += [f"    if l{i} is None or l{i}.ndim or not l{i}.size:"]
+        indent = "        " if how in (base, fill) else "    "
+        lines.append(f"{indent}l{i} = operand(LH{i}, LL{i}, values)")
     for j, (shape, dtype) in enumerate(outputs):
-        env[f"S{j}"], env[f"D{j}"] = shape, dtype
-        lines.append(f"    o{j} = empty(S{j}, D{j})")
-    loads = ", ".join(f"l{i}" for i in range(len(reads)))
+        env[f"OS{j}"], env[f"OD{j}"] = shape, dtype
+        lines.append(f"    o{j} = empty(OS{j}, OD{j})")
+    body = _program_lines(program, env, lambda i: f"l{i}", lambda j: f"o{j}", outputs[0][0])
     outs = ", ".join(f"o{j}" for j in range(len(outputs)))
-    lines += [f"    outs = [{outs}]", f"    run([{loads}], outs, scratch())", "    return outs"]
+    lines += [*body, f"    return [{outs}]"]
     exec(compile("\n".join(lines), "<lazyinfini kernel step>", "exec"), env)
     return env["step"]
 
