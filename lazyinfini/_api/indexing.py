@@ -13,6 +13,7 @@ from .. import _dtypes
 from .._array import Array, implicit_value, record
 from .._graph import Node, Op, caller_source, quick_node
 from .._graph.views import whole_key, whole_update
+from .._realize.native_operators import when_loaded
 from . import creation, elementwise  # NOTE: modules read at call time: names would cycle
 from .checks import (
     OutOfRangeError,
@@ -536,3 +537,16 @@ def take_along_axis(x, indices, /, axis=-1) -> Array:
 
 def _without(shape: tuple[int, ...], axis: int) -> tuple[int, ...]:
     return shape[:axis] + (1,) + shape[axis + 1 :]
+
+
+def install_getitem(module) -> None:
+    """Array.__getitem__ becomes the native module's Operator: a basic key's view recorded in C
+    (_realize/native_indexing.py), linked to x's memory by `link`; any other key, the Python
+    method."""
+    from .views import Shared
+
+    python = Array.__dict__["__getitem__"]
+    Array.__getitem__ = module.getitem(Op.SLICE, (Op.RESHAPE, link), Shared, python)
+
+
+when_loaded(install_getitem)

@@ -24,11 +24,13 @@ import threading
 import numpy as np
 
 from .native_hit import HIT
+from .native_indexing import INDEXING
 from .native_operators import HOOKS, LOADED, OPERATORS, run_hook
 from .native_recording import RECORDING
 from .native_scan import SCAN
 
-# The extension's C: the scan, recording's functions, the hit, then the module's table.
+# The extension's C: the scan, recording's functions, the hit, the operators, basic indexing,
+# then the module's table.
 MODULE = r"""
 static PyMethodDef methods[] = {
     {"scan", (PyCFunction)(void (*)(void))scan, METH_FASTCALL, "the cache's scan"},
@@ -48,6 +50,7 @@ static PyMethodDef methods[] = {
     {"array_function", make_array_function, METH_VARARGS, "Array.__array_function__"},
     {"array_ufunc", make_array_ufunc, METH_VARARGS, "Array.__array_ufunc__"},
     {"setup_operators", setup_operators, METH_VARARGS, "the objects the operators read"},
+    {"getitem", make_getitem, METH_VARARGS, "Array.__getitem__"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -77,7 +80,7 @@ PyMODINIT_FUNC PyInit_lazyinfini_scan(void) {
 }
 """
 
-SOURCE = SCAN + RECORDING + HIT + OPERATORS + MODULE
+SOURCE = SCAN + RECORDING + HIT + OPERATORS + INDEXING + MODULE
 NAME = "lazyinfini_scan"
 _FLAGS = ("-O2", "-shared", "-fPIC", "-fno-strict-aliasing")
 

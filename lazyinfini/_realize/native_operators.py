@@ -48,7 +48,7 @@ static PyObject *ARRAY, *BROADCAST_OP, *FILLED, *RANGES, *s_itemsize, *s_axis, *
     *s_call;
 static Py_ssize_t ELIDE_BYTES;
 
-enum { BINARY, MATMUL, REDUCTION, ARRAY_FUNCTION, ARRAY_UFUNC, IN_PLACE }; /* its path */
+enum { BINARY, MATMUL, REDUCTION, ARRAY_FUNCTION, ARRAY_UFUNC, IN_PLACE, GETITEM }; /* its path */
 
 typedef struct {
     PyObject_HEAD
@@ -56,7 +56,8 @@ typedef struct {
     PyObject *op, *table, *python; /* the node's op; BINARY's dtype -> result dtype table,
                                       a REDUCTION's dtypes (a tuple), ARRAY_FUNCTION's numpy
                                       function -> (op, summed, dtypes), ARRAY_UFUNC's ufunc
-                                      -> (op, table, unary); the Python method */
+                                      -> (op, table, unary), GETITEM's (RESHAPE, link);
+                                      the Python method */
     int reflected;                 /* x.__radd__(y) records y + x; a REDUCTION's: summed
                                       (its sum's dtype recorded) */
     int kind;
@@ -387,6 +388,8 @@ static PyObject *ufunc_call(Operator *o, PyObject *const *args, Py_ssize_t nargs
     return !unary && nargs == 5 ? quick_binary(&binary, args[3], args[4]) : NULL;
 }
 
+static PyObject *quick_getitem(Operator *o, PyObject *x, PyObject *key); /* native_indexing */
+
 static PyObject *operator_call(PyObject *callable, PyObject *const *args, size_t nargsf,
                                PyObject *kwnames) {
     Operator *o = (Operator *)callable;
@@ -403,6 +406,8 @@ static PyObject *operator_call(PyObject *callable, PyObject *const *args, size_t
         made = function_reduce(o, args);
     else if (ARRAY != NULL && o->kind == ARRAY_UFUNC && kwnames == NULL)
         made = ufunc_call(o, args, nargs);
+    else if (ARRAY != NULL && o->kind == GETITEM && nargs == 2 && kwnames == NULL)
+        made = quick_getitem(o, args[0], args[1]);
     if (made != NULL || PyErr_Occurred()) return made;
     return PyObject_Vectorcall(o->python, args, nargsf, kwnames);
 }
