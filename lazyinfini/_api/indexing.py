@@ -543,10 +543,8 @@ def install_getitem(module) -> None:
     """Array.__getitem__ becomes the native module's Operator: a basic key's view recorded in C
     (_realize/native_indexing.py), linked to x's memory by `link`; any other key, the Python
     method."""
-    from .views import Shared
-
     python = Array.__dict__["__getitem__"]
-    Array.__getitem__ = module.getitem(Op.SLICE, (Op.RESHAPE, link), Shared, python)
+    Array.__getitem__ = module.getitem(Op.SLICE, (Op.RESHAPE, link), python)
 
 
 when_loaded(install_getitem)

@@ -163,9 +163,10 @@ def install_operators(module) -> None:
     the Python method each wraps (_realize/native_operators.py)."""
     from .. import _array
     from . import elision
+    from .views import Shared
 
     _array_type = _array.Array
-    module.setup_operators(_array_type, _BROADCAST, FILLED, RANGES, elision.MIN_BYTES)
+    module.setup_operators(_array_type, Shared, _BROADCAST, FILLED, RANGES, elision.MIN_BYTES)
     for dunder, method in list(vars(_array_type).items()):
         name, reflected = getattr(method, "quick_operator", (None, False))
         found = getattr(_array._FUNCTIONS.get(name), "quick", None)

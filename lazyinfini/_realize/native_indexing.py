@@ -14,7 +14,6 @@ the nodes both record.
 # quick_node and caller_source)
 INDEXING = r"""
 /* -- basic indexing: Array.__getitem__'s quick path in C ------------------------------------ */
-static PyObject *SHARED;   /* _api/views.Shared: an Array sharing memory, indexed here too */
 static PyObject *s_node;   /* "_node": an Array's resolved node (a Shared's may replay) */
 
 /* One item of a basic key on an axis of `size`: (start, step, length), or 0 where the Python
@@ -96,8 +95,7 @@ static int planned(PyObject *items, PyObject *shape, PyObject **arg, PyObject **
 /* x[key] for a basic key (basic_getitem, then getitem's link): the new Array, or NULL (with
    an error, or without one where the Python method records it) */
 static PyObject *quick_getitem(Operator *o, PyObject *x, PyObject *key) {
-    if (Py_TYPE(x) != (PyTypeObject *)ARRAY && Py_TYPE(x) != (PyTypeObject *)SHARED)
-        return NULL;
+    if (!is_array(x)) return NULL;
     PyObject *items = PyTuple_CheckExact(key) ? Py_NewRef(key) : PyTuple_Pack(1, key);
     PyObject *node = items == NULL ? NULL : PyObject_GetAttr(x, s_node);
     PyObject *shape = node == NULL ? NULL : field(node, F_SHAPE);
@@ -131,16 +129,13 @@ static PyObject *quick_getitem(Operator *o, PyObject *x, PyObject *key) {
     return made;
 }
 
-/* getitem(slice_op, (reshape_op, link), shared, python): Array.__getitem__ as an Operator */
+/* getitem(slice_op, (reshape_op, link), python): Array.__getitem__ as an Operator */
 static PyObject *make_getitem(PyObject *self, PyObject *args) {
-    PyObject *op, *table, *shared, *python;
-    if (!PyArg_ParseTuple(args, "OO!O!O", &op, &PyTuple_Type, &table, &PyType_Type, &shared,
-                          &python))
-        return NULL;
+    PyObject *op, *table, *python;
+    if (!PyArg_ParseTuple(args, "OO!O", &op, &PyTuple_Type, &table, &python)) return NULL;
     if (PyTuple_GET_SIZE(table) != 2)
         return PyErr_Format(PyExc_TypeError, "getitem: (reshape_op, link)");
     if (s_node == NULL && (s_node = PyUnicode_InternFromString("_node")) == NULL) return NULL;
-    Py_XSETREF(SHARED, Py_NewRef(shared));
     return new_operator(GETITEM, op, table, python, 0);
 }
 """

@@ -7,10 +7,11 @@ broadcasts): the quick path of _api/quick.py (`binary`). As Python methods each 
 two or three Python calls around that path (~3 us of a small script's ~5 us per op). So do
 numpy's commonest reductions (`x.sum(axis)`, `np.mean(x)`: _numpy_twins/quick.py) and ufuncs
 (`np.exp(x)`: _numpy_ufuncs.py). Each installed here is an `Operator`: a method descriptor of
-Array, the quick path in C, else the Python method it replaces (a view, another dtype, an
-ndarray operand, keywords, a result large enough for numpy's temporary elision: the Python
-method decides all of those). Both record the same nodes (tests/test_native_operators.py
-compares them).
+Array, the quick path in C (views of another's memory too: their node read as the Python
+paths read it), else the Python method it replaces (another dtype, an ndarray operand,
+keywords, an in-place update of a view, a result large enough for numpy's temporary
+elision: the Python method decides all of those). Both record the same nodes
+(tests/test_native_operators.py compares them).
 """
 
 import warnings
@@ -44,7 +45,7 @@ OPERATORS = r"""
 #include <structmember.h>
 
 /* -- the operators: Array.__add__ and its kin, the quick path in C --------------------------- */
-static PyObject *ARRAY, *BROADCAST_OP, *FILLED, *RANGES, *s_itemsize, *s_axis, *s_keepdims,
+static PyObject *ARRAY, *SHARED, *BROADCAST_OP, *FILLED, *RANGES, *s_itemsize, *s_axis, *s_keepdims,
     *s_call;
 static Py_ssize_t ELIDE_BYTES;
 
@@ -72,11 +73,17 @@ static PyObject *new_array(PyObject *node) {
     return array;
 }
 
-/* The node an exact Array holds (a new reference); NULL (no error) for anything else (a view:
-   its node may replay). A computed node: its buffer where `resolve` (x._node), else NULL (the
-   paths that read x._n, which the Python ones record from a buffer). */
+/* Whether x is an Array the quick paths take: exact, or a view of another's memory (a Shared:
+   its node read through its _n property, which replays writes as the Python paths read it) */
+static int is_array(PyObject *x) {
+    return Py_TYPE(x) == (PyTypeObject *)ARRAY || Py_TYPE(x) == (PyTypeObject *)SHARED;
+}
+
+/* The node an Array holds (a new reference); NULL (no error) for anything else. A computed
+   node: its buffer where `resolve` (x._node), else NULL (the paths that read x._n, which the
+   Python ones record from a buffer). */
 static PyObject *node_of(PyObject *x, int resolve) {
-    if (Py_TYPE(x) != (PyTypeObject *)ARRAY) return NULL;
+    if (!is_array(x)) return NULL;
     PyObject *node = PyObject_GetAttr(x, s_n);
     PyObject *realized = node == NULL ? NULL : field(node, F_REALIZED);
     if (realized != NULL && realized != Py_None) {
@@ -148,7 +155,7 @@ static int elidable(PyObject *shape, PyObject *dtype) {
     return bytes >= ELIDE_BYTES;
 }
 
-/* quick.binary(op, table, x1, x2) where x1 and x2 are exact Arrays or Python numbers: the new
+/* quick.binary(op, table, x1, x2) where x1 and x2 are Arrays or Python numbers: the new
    Array, or NULL (with an error, or without one where the Python method must record it) */
 static PyObject *quick_binary(Operator *o, PyObject *x1, PyObject *x2) {
     PyObject *node = node_of(x1, 0), *other = x2, *fill = NULL, *made = NULL, *source = NULL;
@@ -160,7 +167,7 @@ static PyObject *quick_binary(Operator *o, PyObject *x1, PyObject *x2) {
     PyObject *dtype = field(node, F_DTYPE), *shape = field(node, F_SHAPE);
     PyObject *result = dtype == NULL ? NULL : PyDict_GetItemWithError(o->table, dtype);
     if (result == NULL || shape == NULL) goto done;
-    if (Py_TYPE(other) == (PyTypeObject *)ARRAY) {
+    if (is_array(other)) {
         PyObject *second = node_of(other, 0), *theirs = NULL, *wide = NULL;
         if (second != NULL) theirs = field(second, F_DTYPE);
         int same = theirs == NULL ? -1 : PyObject_RichCompareBool(theirs, dtype, Py_EQ);
@@ -358,7 +365,7 @@ static PyObject *function_reduce(Operator *o, PyObject *const *args) {
                                             keepdims);
 }
 
-/* elementwise._unary's quick path: op of a pending exact Array whose dtype `table` maps */
+/* elementwise._unary's quick path: op of a pending Array whose dtype `table` maps */
 static PyObject *quick_unary(PyObject *op, PyObject *table, PyObject *x) {
     PyObject *node = node_of(x, 0), *made = NULL, *source = NULL, *srcs = NULL;
     PyObject *dtype = node == NULL ? NULL : field(node, F_DTYPE);
@@ -506,13 +513,14 @@ static PyObject *make_array_ufunc(PyObject *self, PyObject *args) {
     return new_operator(ARRAY_UFUNC, Py_None, table, python, 0);
 }
 
-/* What the operators make and read: Array, the BROADCAST op, the dtypes a Python number
-   fills (a set), each integer dtype's range, numpy's elision threshold in bytes */
+/* What the operators make and read: Array, Shared (an Array viewing another's memory), the
+   BROADCAST op, the dtypes a Python number fills (a set), each integer dtype's range, numpy's
+   elision threshold in bytes */
 static PyObject *setup_operators(PyObject *self, PyObject *args) {
-    PyObject *array, *broadcast, *filled, *ranges;
+    PyObject *array, *shared, *broadcast, *filled, *ranges;
     Py_ssize_t elide;
-    if (!PyArg_ParseTuple(args, "O!OO!O!n", &PyType_Type, &array, &broadcast, &PyFrozenSet_Type,
-                          &filled, &PyDict_Type, &ranges, &elide))
+    if (!PyArg_ParseTuple(args, "O!O!OO!O!n", &PyType_Type, &array, &PyType_Type, &shared,
+                          &broadcast, &PyFrozenSet_Type, &filled, &PyDict_Type, &ranges, &elide))
         return NULL;
     if (NDARRAY == NULL) return PyErr_Format(PyExc_TypeError, "setup_recording() first");
     s_itemsize = PyUnicode_InternFromString("itemsize");
@@ -521,6 +529,7 @@ static PyObject *setup_operators(PyObject *self, PyObject *args) {
     s_call = PyUnicode_InternFromString("__call__");
     if (!s_itemsize || !s_axis || !s_keepdims || !s_call) return NULL;
     Py_INCREF(broadcast); Py_INCREF(filled); Py_INCREF(ranges); Py_INCREF(array);
+    Py_XSETREF(SHARED, Py_NewRef(shared));
     BROADCAST_OP = broadcast; FILLED = filled; RANGES = ranges; ELIDE_BYTES = elide;
     ARRAY = array; /* NOTE: last: operator_call checks it */
     Py_RETURN_NONE;
