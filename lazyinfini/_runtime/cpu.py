@@ -18,7 +18,7 @@ import numpy as np
 
 from .._counters import counters
 from .._device import Device
-from .._graph import Op, fill_value
+from .._graph import FillPart, Op, fill_value
 from .._graph.views import apply_movement
 from .._render import elementwise as c_kernels
 from .._render.compile import CompileError, NoCompiler, compiler
@@ -297,10 +297,24 @@ _UNBROADCAST = 4  # a kernel of one chunk's load ending in a broadcast: read wit
 def _whole_how(how: int, load) -> int:
     """How a kernel of one chunk reads `load`: a view whose last movement is a broadcast is
     read as the view before it, and numpy's ufuncs broadcast it against the outputs they
-    write, as the explicit view would (making that view costs ~3 us, more than a small op)."""
+    write, as the explicit view would (making that view costs ~3 us, more than a small op). A
+    0-d value broadcast or reshaped (a bias, a mean) is read as it is: the 0-d value a scalar
+    load reads, without its view, its index and its copy."""
     if how is _VIEW and load.chain and load.chain[-1].op is Op.BROADCAST:
         return _UNBROADCAST
+    if how is _SCALAR and not load.base.shape and all(s.op in _SPREAD for s in load.chain):
+        return _BASE
     return how
+
+
+_SPREAD = (Op.BROADCAST, Op.RESHAPE)  # NOTE: movements keeping a 0-d value's one element
+
+
+def _own_fill(load):
+    """The value of a fill load where the run binds none to its node: the node's own, made
+    once; None for a part of another fill (its value follows that fill's binding)."""
+    node = load.base
+    return None if type(node.arg) is FillPart else fill_value({}, node)
 
 
 @dataclass(frozen=True)
@@ -334,7 +348,7 @@ def _prepare_pass(kernel, chunk: int) -> _Pass:
     if len(parts) == 1 and size:
         outputs = tuple((node.shape, node.dtype) for node in kernel.outputs)
         whole = tuple((_whole_how(how, load), load) for how, load in reads)
-        step = whole_step(kernel.program, whole, outputs, _BASE, _operand, _FILL)
+        step = whole_step(kernel.program, whole, outputs, _BASE, _operand, (_FILL, _own_fill))
     work = _Pass(
         kernel.program,
         kernel.space,

@@ -143,11 +143,18 @@ def _direct_step(loads, read, function, kwargs: dict, dtype, shape: tuple):
     env["dtype"], env["shape"], lines = dtype, shape, ["def step(values):"]
     for i, load in enumerate(loads):
         env[f"L{i}"], env[f"B{i}"] = load, load.base
-        if load.chain or load.base.op is Op.FULL:
+        permuted = all(step.op is Op.PERMUTE for step in load.chain)
+        if load.base.op is Op.FULL or not permuted:
             lines.append(f"    l{i} = read(L{i}, values)")
-        else:  # NOTE: a buffer's stand-in or a kernel's output: bound for this run
-            lines += [f"    l{i} = values.get(B{i})", f"    if l{i} is None:"]
-            lines.append(f"        l{i} = read(L{i}, values)")
+            continue
+        # NOTE: a buffer's stand-in or a kernel's output: bound for this run (transposed
+        # where its load is: X.T @ e, with numpy's view, without read's movement calls)
+        lines += [f"    l{i} = values.get(B{i})", f"    if l{i} is None:"]
+        lines.append(f"        l{i} = read(L{i}, values)")
+        if load.chain:
+            env.update((f"P{i}_{k}", step.arg) for k, step in enumerate(load.chain))
+            moved = "".join(f".transpose(P{i}_{k})" for k in range(len(load.chain)))
+            lines += ["    else:", f"        l{i} = l{i}{moved}"]
     inputs = "".join(f"l{i}, " for i in range(len(loads)))
     lines.append(f"    value = contiguous(function({inputs}**kwargs), dtype)")
     lines += ["    assert value.shape == shape, (value.shape, shape)", "    return [value]"]

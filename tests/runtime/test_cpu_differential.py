@@ -265,3 +265,31 @@ def test_a_sum_over_a_transposed_results_nans_keeps_numpys_nan():
     expected = np.sum(np.sqrt(t + t))
     got = np.asarray(li.sum(li.sqrt(li.asarray(t) + li.asarray(t))))
     assert np.signbit(got) == np.signbit(expected)
+
+
+def test_small_kernels_read_fills_scalars_and_transposes_without_operand_calls(monkeypatch):
+    """A cached small schedule's steps read a fill the run binds nothing to as its own value,
+    a 0-d value broadcast (a mean subtracted) as it is, and a transposed buffer of a library
+    call as numpy's transpose: no _operand or load_view call (each ~1-3 us), numpy's bits."""
+    from lazyinfini._runtime import cpu
+
+    calls = []
+    for name in ("_operand", "load_view"):
+        real = getattr(cpu, name)
+        monkeypatch.setattr(cpu, name, lambda *a, real=real, **k: calls.append(a) or real(*a, **k))
+    x_np = np.arange(35.0).reshape(7, 5) / 7
+    e_np = np.linspace(-1.0, 1.0, 7)
+
+    def program(x, e):
+        centred = (x - x.mean()) * 0.5 + 1.25  # NOTE: a 0-d mean spread, two fills
+        return x.T @ (e * 3.0), centred
+
+    expected = program(x_np, e_np)
+    for run in range(3):  # NOTE: new shapes for this test's steps: made with the counters
+        x, e = li.asarray(x_np), li.asarray(e_np)
+        calls.clear()
+        got = [np.asarray(a) for a in program(x, e)]
+        for g, want in zip(got, expected, strict=True):
+            assert g.tobytes() == want.tobytes()
+        if run:
+            assert calls == []
