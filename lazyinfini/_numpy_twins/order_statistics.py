@@ -40,9 +40,12 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
 
 def _partitioned(x: Array, kth: list, axis: int) -> Array:
     n = x.shape[axis]
+    if n == 0:  # NOTE: numpy's: an empty axis takes any kth (there is nothing to place)
+        return _sorting.partition(x, (0,), axis)
     for k in kth:
-        if not -n <= operator.index(k) < n:
-            raise ValueError(f"kth(={k}) out of bounds ({n})")
+        k = operator.index(k)
+        if not -n <= k < n:  # NOTE: numpy names a negative kth counted from the end
+            raise ValueError(f"kth(={k + n if k < 0 else k}) out of bounds ({n})")
     return _sorting.partition(x, tuple(int(k) for k in kth), axis)
 
 

@@ -333,3 +333,27 @@ def test_unique_keeps_the_zero_numpys_sort_puts_first(dtype, flags):
         want, got = (want, got) if isinstance(want, tuple) else ((want,), (got,))
         for mine, numpys in zip(got, want, strict=True):
             assert_bits(mine, numpys)
+
+
+_EMPTY_PARTITIONS = [
+    ((0,), 0, -1), ((0,), 3, -1), ((0,), -1, -1), ((2, 0), 1, 1), ((0, 3), 2, 1),
+    ((0,), [0, 4], -1),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("shape, kth, axis", _EMPTY_PARTITIONS)
+def test_partition_of_an_empty_axis_takes_any_kth_as_numpy(shape, kth, axis):
+    data = np.ones(shape)
+    got = np.asarray(np.partition(li.asarray(data), kth, axis=axis))
+    expected = np.partition(data, kth, axis=axis)
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+
+
+@pytest.mark.parametrize("kth", [3, -4, [0, 5]])
+def test_partition_out_of_bounds_raises_numpys_error(kth):
+    data = np.arange(3.0)
+    with pytest.raises(ValueError) as theirs:
+        np.partition(data, kth)
+    with pytest.raises(ValueError) as ours:
+        np.partition(li.asarray(data), kth)
+    assert str(ours.value) == str(theirs.value)
