@@ -288,7 +288,8 @@ def test_small_kernels_read_fills_scalars_and_transposes_without_operand_calls(m
     for run in range(3):  # NOTE: new shapes for this test's steps: made with the counters
         x, e = li.asarray(x_np), li.asarray(e_np)
         calls.clear()
-        got = [np.asarray(a) for a in program(x, e)]
+        with li.options(executor="numpy"):  # NOTE: the numpy path, whatever compiles (CI's)
+            got = [np.asarray(a) for a in program(x, e)]
         for g, want in zip(got, expected, strict=True):
             assert g.tobytes() == want.tobytes()
         if run:
