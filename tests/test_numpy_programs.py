@@ -209,11 +209,19 @@ def _fancy_set(a):
     return z
 
 
+def _denominator(a, b):
+    """|b| + 1; in uint64 where a is uint64 and b bool: a bool's + 1 is int64, and uint64 with
+    a signed integer is a TypeError here (docs/dtypes.md), as _promotes keeps from the pairs."""
+    if a.dtype == np.uint64 and b.dtype == bool:
+        return b.astype(np.uint64) + 1
+    return np.abs(b) + 1
+
+
 BINARY = {
     "add": lambda a, b: a + b,
     "subtract": lambda a, b: a ^ b if a.dtype == b.dtype == bool else a - b,
     "multiply": lambda a, b: a * b,
-    "divide": lambda a, b: a / (np.abs(b) + 1),
+    "divide": lambda a, b: a / _denominator(a, b),
     "maximum": np.maximum,
     "where": lambda a, b: np.where(a > 0, a, b),
     "hypot": np.hypot,
@@ -223,7 +231,7 @@ BINARY = {
     "less": lambda a, b: a < b,
     "equal": np.equal,
     "logical_and": np.logical_and,
-    "fmod": lambda a, b: np.fmod(a, np.abs(b) + 1),
+    "fmod": lambda a, b: np.fmod(a, _denominator(a, b)),
     "copysign": np.copysign,
     "logaddexp": np.logaddexp,
     "minus_a_column": lambda a, b: a - b[..., :1] if a.ndim else a - b,
