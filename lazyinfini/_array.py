@@ -10,7 +10,7 @@ import numpy as np
 from . import _dtypes
 from ._api import elision as _elision
 from ._device import check_device, get_device
-from ._graph import Node, Op, caller_source, resolve, walk
+from ._graph import Node, Op, caller_source, late_write, resolve, walk
 from ._methods import NumpyMethods, add_hints
 
 
@@ -98,7 +98,6 @@ def _power_method(inplace: bool):
 # NOTE: exactly a Python int or float, as numpy checks (a bool or np.float64 takes the ufunc)
 _POWER_SHORTCUTS = {(int, 2): "square", (int, -1): "reciprocal", (float, 0.5): "sqrt"}
 # NOTE: numpy's own float and complex dtypes (bfloat16, ml_dtypes' type, takes numpy's power)
-_set_holder = Node.holder.__set__  # NOTE: a node's late write (a Node refuses assignment)
 _SHORTCUT_DTYPES = frozenset(np.dtype(t) for t in "efdFD")
 # A numpy with gh-29388 (2.4 has it) makes x ** 2 square(x) for every dtype: a bool's square is
 # int8, its power int64
@@ -140,12 +139,12 @@ class Array(NumpyMethods):
         # NOTE: _hold() inlined (an array is made for every recorded op); a new array has no view
         self._view = None
         self._n = node
-        _set_holder(node, _weakref(self))
+        late_write(node, "holder", _weakref(self))
 
     def _hold(self, node: Node) -> None:
         """Hold `node`, and let realize() know a live array holds it (see _graph.held_by)."""
         self._n = node
-        _set_holder(node, _weakref(self))
+        late_write(node, "holder", _weakref(self))
         view = self._view
         if view is not None and not view.steps:
             # NOTE: an array with no steps holds its memory's whole value (the base, or x[...]):

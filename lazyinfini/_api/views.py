@@ -30,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._array import Array
-from .._graph import Node, Op, caller_source, quick_node, resolve
+from .._graph import Node, Op, caller_source, late_write, quick_node, resolve
 from .._graph.views import apply_movement, c_strides, stand_in
 from .checks import error
 from .placement import constant
@@ -125,7 +125,6 @@ def _adopt(x: Array) -> View:
 
 
 _HELD = Array.__dict__["_n"]  # NOTE: the slot itself, which Shared's property reads and writes
-_SET_HOLDER = Node.holder.__set__  # NOTE: a node's late write (a Node refuses assignment)
 
 
 class Shared(Array):
@@ -146,7 +145,7 @@ class Shared(Array):
             version = storage.version
             node = replay(view.steps, resolve(storage.root), storage.source)
             _HELD.__set__(self, node)
-            _SET_HOLDER(node, weakref.ref(self))
+            late_write(node, "holder", weakref.ref(self))
             self._view = _NEW(View, (storage, view.steps, view.readonly, version))
         return node
 

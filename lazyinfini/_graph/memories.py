@@ -59,7 +59,7 @@ def memory_of(node) -> str | None:
 
 
 _UNKNOWN = object()
-_set = object.__setattr__  # NOTE: a node's late write (a Node refuses assignment)
+_set = object.__setattr__  # NOTE: node.late_write (node.py imports this module, not back)
 
 
 def _inputs(node) -> list:

@@ -61,7 +61,7 @@ class Node:
 
     `arg` holds the op's parameters (axes, a fill value, the realized ndarray of a BUFFER);
     `source` is the user's file:line that recorded it. Equality is identity; a node is frozen
-    (the links below are written through _set, never by attribute assignment).
+    (the links below are written through late_write, never by attribute assignment).
     """
 
     # NOTE: slots, not a dict: every field at a fixed place, which the C scan and operators
@@ -124,7 +124,8 @@ class _Draft(Node):
 
 
 _LATE = ("realized", "evaluated")  # NOTE: what a copy keeps (a weak reference cannot)
-_set = object.__setattr__  # NOTE: a link's write: Node.__setattr__ refuses every other
+# A node's late write (a link, a fact worked out once): Node.__setattr__ refuses every other
+late_write = object.__setattr__
 
 
 def _made(op, srcs, shape, dtype, arg, source) -> Node:
@@ -142,7 +143,7 @@ def _made(op, srcs, shape, dtype, arg, source) -> Node:
 def _revived(op, srcs, shape, dtype, arg, source, known: dict) -> Node:
     node = _made(op, srcs, shape, dtype, arg, source)
     for name, value in known.items():
-        _set(node, name, value)
+        late_write(node, name, value)
     return node
 
 
@@ -154,7 +155,7 @@ def quick_node(op: Op, srcs: tuple, shape: tuple, dtype: np.dtype, arg, source: 
         if srcs:
             memory_of(node)
         else:  # NOTE: a fill, a range: data of no memory yet (memory_of's answer)
-            _set(node, "memory", None)
+            late_write(node, "memory", None)
     return node
 
 
@@ -167,7 +168,7 @@ def buffer_node(value, source: str = "", device: str = "cpu") -> Node:
     shape = value.shape if type(value.shape) is tuple else tuple(value.shape)
     node = _made(_BUFFER, (), shape, value.dtype, Buffer(device, value), source)
     if _OWN:  # NOTE: memory_of's answer for a buffer, without its walk
-        _set(node, "memory", _OWN.get(device, HOST))
+        late_write(node, "memory", _OWN.get(device, HOST))
     return node
 
 
@@ -190,7 +191,7 @@ def link_siblings(nodes) -> None:
     refs = tuple(weakref.ref(node) for node in nodes)
     for node in nodes:
         assert node.op in LINKED, node  # NOTE: the cache looks for siblings on these ops only
-        _set(node, "siblings", refs)
+        late_write(node, "siblings", refs)
 
 
 LINKED = frozenset({Op.LINALG})  # the ops whose nodes link_siblings may link
@@ -207,15 +208,15 @@ def mark_realized(node: Node, buffer: Node) -> None:
     pending consumer reads the buffer, and a computed node kept by one (a fit loop's weights,
     read by the next step's) must not keep every step before it alive."""
     if node is not buffer:
-        _set(node, "realized", buffer)
-        _set(node, "srcs", ())
+        late_write(node, "realized", buffer)
+        late_write(node, "srcs", ())
 
 
 def mark_evaluated(nodes) -> None:
     """Every node but the buffers among `nodes` has been computed (see _cache.py)."""
     for node in nodes:
         if node.op is not _BUFFER:
-            _set(node, "evaluated", True)
+            late_write(node, "evaluated", True)
 
 
 _BUFFER = Op.BUFFER
@@ -277,7 +278,7 @@ def arg_key(node: Node):
         return node.arg_key
     except AttributeError:  # NOTE: unset: the first time
         known = frozen(node.arg)
-        _set(node, "arg_key", known)
+        late_write(node, "arg_key", known)
         return known
 
 
@@ -305,7 +306,7 @@ def fill_value(values: dict, node: Node) -> np.ndarray:
         except AttributeError:
             own = np.asarray(node.arg, dtype=node.dtype)
             own.flags.writeable = False
-            _set(node, "own_fill", own)
+            late_write(node, "own_fill", own)
             return own
     # NOTE: a device that computed the fill holds it at its shape: every element is the value.
     return bound if bound.ndim == 0 else np.asarray(bound.reshape(-1)[0])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .node import Node
+from .node import Node, late_write
 from .ops import Op
 
 
@@ -41,7 +41,7 @@ def apply_movement(node: Node, x: np.ndarray, xp=None) -> np.ndarray | None:
                 return x[node.slice_key]
             except AttributeError:
                 key = slice_key(node)
-                object.__setattr__(node, "slice_key", key)  # NOTE: a node's late write
+                late_write(node, "slice_key", key)
                 return x[key]
         return x[slice_key(node)]  # NOTE: a view's Step (_api/views.py)
     if op is Op.REAL or op is Op.IMAG:

@@ -30,6 +30,7 @@ from .._graph import (
     Op,
     arg_key,
     held_by,
+    late_write,
     resolve,
     siblings_of,
 )
@@ -276,7 +277,7 @@ def _buffer_part(node: Node) -> tuple:
     # _Template.aligned): small buffers from malloc start anywhere on 16 bytes.
     arg = node.arg
     part = (_BUFFER, node.shape, node.dtype, arg.strides, arg.device, node.source)
-    object.__setattr__(node, "part", part)  # NOTE: a node's late write
+    late_write(node, "part", part)
     return part
 
 

@@ -347,8 +347,11 @@ def _prepare_pass(kernel, chunk: int) -> _Pass:
     step = None
     if len(parts) == 1 and size:
         outputs = tuple((node.shape, node.dtype) for node in kernel.outputs)
-        whole = tuple((_whole_how(how, load), load) for how, load in reads)
-        step = whole_step(kernel.program, whole, outputs, _BASE, _operand, (_FILL, _own_fill))
+        whole = tuple(
+            (_whole_how(how, load), load, _own_fill(load) if how is _FILL else None)
+            for how, load in reads
+        )
+        step = whole_step(kernel.program, whole, outputs, _BASE, _operand)
     work = _Pass(
         kernel.program,
         kernel.space,

@@ -77,31 +77,26 @@ def _program_lines(program, env: dict, load, out, shape) -> list[str]:
     return lines
 
 
-def whole_step(program, reads: tuple, outputs: tuple, base, operand, fill=(None, None)):
+def whole_step(program, reads: tuple, outputs: tuple, base, operand):
     """A kernel of one chunk as one Python function of (the run's `values`, the outputs'
-    allocator, np.empty by default), returning its outputs: its loads (`reads`: (how, load)
-    pairs; how == `base`: the value bound to the load's node, else `operand(how, load,
-    values)`; `fill`: (how, own): how == fill's how: a fill's 0-d value bound for this run,
-    else `own(load)` where not None, made once), its outputs of `outputs` ((shape, dtype)
-    pairs), and the program's run on them in the calling thread, whose error state the run
-    set. NOTE: generated, the program's body inline, as
-    _python is: the calls around a small kernel's program (its step, loads, outputs, scratch)
-    cost as much as its ufuncs."""
+    allocator, np.empty by default), returning its outputs: its loads (`reads`: (how, load,
+    own) triples; how == `base`: the value bound to the load's node; `own` not None: a fill's
+    own value, read where the run binds its node nothing (else the 0-d value it binds); any
+    other: `operand(how, load, values)`), its outputs of `outputs` ((shape, dtype) pairs), and
+    the program's body inline, run in the calling thread, whose error state the run set.
+    NOTE: generated, as _python is: the calls around a small kernel's program (its step,
+    loads, outputs, scratch) cost as much as its ufuncs."""
     env = {"run_step": _run_step, "round_": _round, "copyto": np.copyto, "table": UFUNCS}
     env["operand"], lines = operand, ["def step(values, empty=np_empty):"]
-    for i, (how, load) in enumerate(reads):
+    for i, (how, load, own) in enumerate(reads):
         env[f"LH{i}"], env[f"LB{i}"], env[f"LL{i}"] = how, load.base, load
-        own = fill[1](load) if how == fill[0] else None
         if how == base:  # NOTE: a buffer or another kernel's output, read as it is
             lines += [f"    l{i} = values.get(LB{i})", f"    if l{i} is None:"]
         elif own is not None:  # NOTE: fill_value's answers: the fill's own, or its 0-d binding
             env[f"LF{i}"] = own
             lines += [f"    l{i} = values.get(LB{i})", f"    if l{i} is None:"]
             lines += [f"        l{i} = LF{i}", f"    elif l{i}.ndim or not l{i}.size:"]
-        elif how == fill[0]:  # NOTE: fill_value's answer where the run bound a 0-d value
-            lines += [f"    l{i} = values.get(LB{i})"]
-            lines += [f"    if l{i} is None or l{i}.ndim or not l{i}.size:"]
-        indent = "        " if how == base or how == fill[0] else "    "
+        indent = "        " if how == base or own is not None else "    "
         lines.append(f"{indent}l{i} = operand(LH{i}, LL{i}, values)")
     for j, (shape, dtype) in enumerate(outputs):
         env[f"OS{j}"], env[f"OD{j}"] = shape, dtype
