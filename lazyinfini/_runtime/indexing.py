@@ -59,8 +59,8 @@ def _check_bounds(func: str, xp, index, axis: int, size: int) -> None:
 
 
 def gather(xp, x, *indices, key: tuple):
-    if key == _TABLE and isinstance(x, np.ndarray):  # NOTE: lut[image] of bytes, in C
-        found = lookups.lookup(x, indices[0])
+    if key == _TABLE and isinstance(x, np.ndarray) and indices[0].size >= lookups.LEAST:
+        found = lookups.lookup(x, indices[0])  # NOTE: lut[image] of bytes, in C
         if found is not None:
             return found
     key = _checked_key("__getitem__", xp, x, key, indices)

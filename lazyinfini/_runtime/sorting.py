@@ -56,7 +56,7 @@ def bincount(xp, x, *, minlength: int):
     computed in a compiled pass where a float-to-integer cast has no C form), as int64."""
     if xp.isdtype(x.dtype, "real floating"):
         x = xp.astype(x, xp.int64)
-    if isinstance(x, np.ndarray):  # NOTE: bytes and 16-bit values are counted in C
+    if isinstance(x, np.ndarray) and x.size >= lookups.LEAST:  # NOTE: bytes, 16-bit values: C
         counted = lookups.bincount(x, minlength)
         if counted is not None:
             return counted

@@ -100,3 +100,22 @@ def test_without_a_compiler_numpys_loops_run(monkeypatch):
     np.testing.assert_array_equal(got, np.bincount(x))
     table = np.arange(70000.0)
     np.testing.assert_array_equal(np.asarray(li.asarray(table)[li.asarray(x)]), table[x])
+
+
+@pytest.mark.parametrize("size", [lookups.LEAST - 1, lookups.LEAST])
+def test_small_inputs_take_numpys_loops_large_ones_c(monkeypatch, size):
+    """Under LEAST elements the C calls' fixed cost exceeds numpy's whole loop: numpy counts
+    and looks up; from LEAST on, C does (same bits either way)."""
+    calls = []
+    for name in ("bincount", "lookup"):
+        real = getattr(lookups, name)
+        monkeypatch.setattr(
+            lookups, name, lambda *a, real=real, name=name: calls.append(name) or real(*a)
+        )
+    image = np.random.default_rng(5).integers(0, 256, size, dtype=np.uint8)
+    lut = np.arange(256.0)[::-1].copy()
+    counts = np.asarray(np.bincount(li.asarray(image), minlength=256))
+    looked = np.asarray(li.asarray(lut)[li.asarray(image)])
+    assert counts.tobytes() == np.bincount(image, minlength=256).tobytes()
+    assert looked.tobytes() == lut[image].tobytes()
+    assert calls == ([] if size < lookups.LEAST else ["bincount", "lookup"])
