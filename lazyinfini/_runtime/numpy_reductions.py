@@ -1,4 +1,5 @@
-"""The host's reductions as the ufunc calls numpy's functions make (library.NUMPY's custom ops).
+"""The host's reductions and running sums as the ufunc calls numpy's functions make
+(library.NUMPY's custom ops).
 
 np.sum, np.max, np.any, ... are Python wrappers (dispatch, keyword filtering, a method lookup)
 around one `ufunc.reduce` call: np.max over an axis of a 40x6 array costs 31k instructions, its
@@ -52,6 +53,19 @@ def _mean(xp, x, axis=None, keepdims=False, **kwargs):
 _MEAN_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+def _accumulate(ufunc, name: str):
+    """array_api_compat's cumulative_sum or cumulative_prod (`name`) on an ndarray without an
+    initial row: `ufunc`'s accumulate, the one call numpy's cumsum and cumprod make (compat
+    calls them; its wrapper and theirs: ~4 us of a 40x3 array's 5)."""
+
+    def run(xp, x, axis=None, dtype=None, include_initial=False):
+        if type(x) is not np.ndarray or include_initial or axis is None:
+            return getattr(xp, name)(x, axis=axis, dtype=dtype, include_initial=include_initial)
+        return ufunc.accumulate(x, axis, dtype)
+
+    return run
+
+
 REDUCTIONS = {
     Op.SUM: _reduce(np.add, np.sum),
     Op.PROD: _reduce(np.multiply, np.prod),
@@ -62,4 +76,6 @@ REDUCTIONS = {
     Op.MEAN: _mean,
     Op.ANY: _reduce(np.logical_or, np.any, bool),
     Op.ALL: _reduce(np.logical_and, np.all, bool),
+    Op.CUMULATIVE_SUM: _accumulate(np.add, "cumulative_sum"),
+    Op.CUMULATIVE_PROD: _accumulate(np.multiply, "cumulative_prod"),
 }

@@ -73,3 +73,26 @@ def test_lazy_means_and_sums_are_numpys(dtype):
                 got = getattr(x, name)(axis=axis, keepdims=keepdims)
                 want = getattr(x_np, name)(axis=axis, keepdims=keepdims)
                 assert _bits(got) == _bits(want), (name, axis, keepdims)
+
+
+ACCUMULATIONS = {Op.CUMULATIVE_SUM: np.cumsum, Op.CUMULATIVE_PROD: np.cumprod}
+
+
+@settings(max_examples=200, deadline=None)
+@given(_cases(), st.sampled_from([Op.CUMULATIVE_SUM, Op.CUMULATIVE_PROD]), st.booleans())
+def test_each_accumulation_is_numpys_function_bit_for_bit(case, op, typed):
+    """cumulative_sum and cumulative_prod as one ufunc accumulate give np.cumsum's and
+    np.cumprod's bits, with and without a dtype; an initial row is compat's."""
+    x, axes, initial = case
+    if x.ndim == 0:
+        return  # NOTE: the API refuses 0-d input before anything runs
+    axis = axes[0] if axes else x.ndim - 1
+    dtype = np.result_type(x.dtype, np.int64) if typed else None
+    with np.errstate(all="ignore"):
+        expected = ACCUMULATIONS[op](x, axis=axis, dtype=dtype)
+        got = REDUCTIONS[op](compat, x, axis=axis, dtype=dtype, include_initial=initial)
+    if initial:  # NOTE: compat's initial row: zeros for a sum, ones for a product
+        shape = tuple(1 if a == axis else n for a, n in enumerate(x.shape))
+        first = (np.zeros if op is Op.CUMULATIVE_SUM else np.ones)(shape, expected.dtype)
+        expected = np.concatenate([first, expected], axis)
+    assert _bits(got) == _bits(expected)
