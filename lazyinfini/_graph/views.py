@@ -59,6 +59,25 @@ def apply_movement(node: Node, x: np.ndarray, xp=None) -> np.ndarray | None:
     raise AssertionError(f"{op!r} is not a view")
 
 
+def method_moves(chain) -> tuple | None:
+    """A load's `chain` of movements as ndarray method calls, (name, argument) pairs a
+    generated step applies to a bound value (`x.reshape(shape)`, `x.transpose(axes)`,
+    `x.__getitem__(key)`); None where a movement has no such call (a broadcast: its view is
+    broadcast_view's; real, imag). NOTE: a reshape the schedule planned as a view is one on
+    the layout it planned (the cache keys buffers by strides); a copy would read the same."""
+    moves = []
+    for step in chain:
+        if step.op is Op.PERMUTE:
+            moves.append(("transpose", step.arg))
+        elif step.op is Op.RESHAPE:
+            moves.append(("reshape", step.shape))
+        elif step.op is Op.SLICE:
+            moves.append(("__getitem__", slice_key(step)))
+        else:
+            return None
+    return tuple(moves)
+
+
 def broadcast_view(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """np.broadcast_to(x, shape) (read-only), for a shape the graph checked already: made
     directly over x's memory where x is C-contiguous (~0.9 us; numpy's function builds an

@@ -12,14 +12,12 @@ import dataclasses
 import operator
 import os
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 
 from .._counters import counters
 from .._device import Device
-from .._graph import FillPart, Op, fill_value
-from .._graph.views import apply_movement
+from .._graph import Op, fill_value
 from .._render import elementwise as c_kernels
 from .._render.compile import CompileError, NoCompiler, compiler
 from .._schedule.kernels import Kind
@@ -32,20 +30,20 @@ from .compiled_matvec import run as run_matvec
 from .compiled_rearrange import run_compiled as run_compiled_rearrange
 from .compiled_reduction import run_compiled as run_compiled_reduction
 from .errstate import CPU_CONTEXT
-from .fused import chunks, run_chunks, whole_step
+from .fused import view_step
 from .library import call_step, kernel_call
 from .machine import last_level_cache
 from .memo import Memo
 from .numpy_loops import missing
+from .passes import PASSES, load_view, moves_of, numpy_elementwise, prepare_pass
 from .pool import MIN_BYTES, POOL
 from .rearrange import SERIAL_BYTES, run_rearrange
-from .reduction import in_parts
+from .reduction import in_parts, parts_step
 from .reference import source_value, value_of
 from .run import direct_runner
 from .text import byte_size
-from .threads import THREADS, run_parallel
+from .threads import THREADS
 
-PARALLEL_MIN = 1 << 21  # elements: below this, threads cost more than they save (measured)
 # A C kernel starts in microseconds, not a chunk loop's tens: threads pay from fewer elements
 # (1M float32 clip(a - b): 0.39 ms on one thread, 0.28 ms on two).
 C_PARALLEL_MIN = 1 << 18
@@ -99,15 +97,6 @@ def empty(shape: tuple[int, ...], dtype, settings) -> np.ndarray:
     return POOL.empty(shape, dtype, settings.pool_bytes)
 
 
-def load_view(load, values, chain=None) -> np.ndarray:
-    """A load's value: its base seen through its `chain` (its movements, or the first of
-    them)."""
-    view = value_of(values, load.base)
-    for step in load.chain if chain is None else chain:
-        view = apply_movement(step, view)
-    return view
-
-
 def elementwise_on(target: Target):
     """The elementwise handler of a host device with `target`."""
 
@@ -125,14 +114,14 @@ def _elementwise(kernel, values, memory, target) -> list[np.ndarray]:
         if outs is not None:
             return outs
     if path_of(kernel, target) != C_PATH:
-        work = _PASSES.get(kernel) or _prepare_pass(kernel, target.chunk)
+        work = PASSES.get(kernel) or prepare_pass(kernel, target.chunk)
         if work.step is not None:  # NOTE: one chunk, read as it is, in the calling thread
             return work.step(values, memory if work.pooled else np.empty)
         if work.pooled:
             outs = [memory(n.shape, n.dtype) for n in kernel.outputs]
         else:  # NOTE: what the pool gives for small outputs, without its bookkeeping (~1 us)
             outs = [np.empty(n.shape, n.dtype) for n in kernel.outputs]
-        return _numpy_elementwise(kernel, values, outs, work) if work.size else outs
+        return numpy_elementwise(kernel, values, outs, work) if work.size else outs
     outs = [memory(n.shape, n.dtype) for n in kernel.outputs]
     if kernel.outputs[0].size == 0:
         return outs
@@ -144,8 +133,8 @@ def _elementwise(kernel, values, memory, target) -> list[np.ndarray]:
         return outs
     except CompileError as error:
         _fall_back(error, kernel)
-    work = _PASSES.get(kernel) or _prepare_pass(kernel, target.chunk)
-    return _numpy_elementwise(kernel, values, outs, work)
+    work = PASSES.get(kernel) or prepare_pass(kernel, target.chunk)
+    return numpy_elementwise(kernel, values, outs, work)
 
 
 def _c_bases(kernel, outs, values, held: list) -> list[int]:
@@ -264,114 +253,6 @@ def _warn(message: str) -> None:
     warnings.warn(f"lazyinfini: {message}", RuntimeWarning, stacklevel=4)
 
 
-def _numpy_elementwise(kernel, values, outs, work) -> list[np.ndarray]:
-    """The numpy path: the register program over the pass's chunks, into `outs`."""
-    loads = [_operand(how, ld, values, work.space) for how, ld in work.reads]
-    flat = [np.reshape(out, work.space) for out in outs]
-    if work.parallel:
-        run_parallel(lambda part: run_chunks(work.program, loads, flat, [part]), work.parts)
-    else:
-        run_chunks(work.program, loads, flat, work.parts, own_errstate=False)
-    return outs
-
-
-def _operand(how: int, load, values, space=None) -> np.ndarray:
-    """A load of an elementwise kernel: a fill or a fully broadcast load as its 0-d value (so
-    it is converted (half floats) once, not once per chunk, and numpy uses its scalar loops),
-    else its view, reshaped to the iteration `space` when the kernel runs in chunks (a kernel
-    of one chunk reads it as it is)."""
-    if how is _FILL:
-        return fill_value(values, load.base)
-    if how is _UNBROADCAST:
-        return load_view(load, values, load.chain[:-1])
-    view = load_view(load, values)
-    if how is _SCALAR:
-        return np.asarray(view[(0,) * view.ndim])
-    return view if space is None else np.reshape(view, space)
-
-
-_FILL, _SCALAR, _VIEW, _BASE = 0, 1, 2, 3  # how _operand reads a load (_BASE: no movement)
-_UNBROADCAST = 4  # a kernel of one chunk's load ending in a broadcast: read without it
-
-
-def _whole_how(how: int, load) -> int:
-    """How a kernel of one chunk reads `load`: a view whose last movement is a broadcast is
-    read as the view before it, and numpy's ufuncs broadcast it against the outputs they
-    write, as the explicit view would (making that view costs ~3 us, more than a small op). A
-    0-d value broadcast or reshaped (a bias, a mean) is read as it is: the 0-d value a scalar
-    load reads, without its view, its index and its copy."""
-    if how is _VIEW and load.chain and load.chain[-1].op is Op.BROADCAST:
-        return _UNBROADCAST
-    if how is _SCALAR and not load.base.shape and all(s.op in _SPREAD for s in load.chain):
-        return _BASE
-    return how
-
-
-_SPREAD = (Op.BROADCAST, Op.RESHAPE)  # NOTE: movements keeping a 0-d value's one element
-
-
-def _own_fill(load):
-    """The value of a fill load where the run binds none to its node: the node's own, made
-    once; None for a part of another fill (its value follows that fill's binding)."""
-    node = load.base
-    return None if type(node.arg) is FillPart else fill_value({}, node)
-
-
-@dataclass(frozen=True)
-class _Pass:
-    """What running an elementwise kernel needs besides its buffers, worked out once per kernel
-    (a cached schedule runs the same kernels again)."""
-
-    program: object  # the kernel record's register program (_schedule/linearize.py)
-    space: tuple[int, ...]
-    parts: tuple[tuple, ...]  # the chunks
-    # (how, load) for each load: a fill (bound anew each run) or another fully broadcast load
-    # is read as its 0-d value, any other as its view
-    reads: tuple[tuple[int, object], ...]
-    parallel: bool
-    size: int  # elements of each output
-    pooled: bool  # an output is large enough for the pool to keep (pool.MIN_BYTES)
-    # a non-empty kernel of one chunk: its run as one function of (values, the outputs'
-    # allocator: np.empty by default), its loads read as they are (no reshape to the
-    # iteration space, no slicing), in the calling thread (fused.whole_step)
-    step: object
-
-
-_PASSES = Memo()
-
-
-def _prepare_pass(kernel, chunk: int) -> _Pass:
-    parts = chunks(kernel.space, chunk)
-    size = kernel.outputs[0].size
-    reads = tuple((_how(ld), ld) for ld in kernel.loads)
-    step = None
-    if len(parts) == 1 and size:
-        outputs = tuple((node.shape, node.dtype) for node in kernel.outputs)
-        whole = tuple(
-            (_whole_how(how, load), load, _own_fill(load) if how is _FILL else None)
-            for how, load in reads
-        )
-        step = whole_step(kernel.program, whole, outputs, _BASE, _operand)
-    work = _Pass(
-        kernel.program,
-        kernel.space,
-        parts,
-        reads,
-        size >= PARALLEL_MIN and THREADS > 1 and len(parts) > 1,
-        size,
-        any(n.nbytes >= MIN_BYTES for n in kernel.outputs),
-        step,
-    )
-    _PASSES[kernel] = work
-    return work
-
-
-def _how(load) -> int:
-    if any(load.strides):
-        return _VIEW if load.chain or load.base.op is Op.FULL else _BASE
-    return _FILL if load.base.op is Op.FULL else _SCALAR
-
-
 def rearrange_on(target: Target):
     """The rearrange handler of a host device with `target`."""
 
@@ -465,7 +346,9 @@ def runner_on(target: Target, handlers: dict):
         if kind is Kind.ELEMENTWISE:
             return _whole_step(kernel, target)
         if kind is Kind.OPAQUE and (target.compile_min is None or _numpy_call(kernel, target)):
-            return call_step(kernel, load_view) or _handler_step(handlers[kind], kernel)
+            return _opaque_step(kernel, handlers)
+        if kind is Kind.VIEW and (moves := moves_of(kernel.loads[0])):
+            return view_step(kernel.loads[0], moves, load_view)
         if kind in _UNPOOLED:  # NOTE: their outputs are never the pool's
             return _handler_step(handlers[kind], kernel)
         if kind in _COMPILED and path_of(kernel, target) == C_PATH:
@@ -475,9 +358,16 @@ def runner_on(target: Target, handlers: dict):
             made = (*made, *kernel.plan.prologue.outputs)
         if any(node.nbytes >= MIN_BYTES for node in made):
             return None
+        if kind is Kind.REDUCE and (prologue := _whole_step(kernel.plan.prologue, target)):
+            return parts_step(kernel, prologue, _opaque_step(kernel.plan.total, handlers))
         return _handler_step(handlers[kind], kernel)
 
     return direct_runner(step_of, operator.call, CPU_CONTEXT)
+
+
+def _opaque_step(kernel, handlers: dict):
+    """A library call's step: generated for a call of one result, else its handler's."""
+    return call_step(kernel, load_view) or _handler_step(handlers[Kind.OPAQUE], kernel)
 
 
 def _numpy_call(kernel, target: Target) -> bool:
@@ -490,7 +380,7 @@ def _whole_step(kernel, target: Target):
     threads, the pool's outputs: the handler's)."""
     if path_of(kernel, target) == C_PATH:
         return None
-    work = _PASSES.get(kernel) or _prepare_pass(kernel, target.chunk)
+    work = PASSES.get(kernel) or prepare_pass(kernel, target.chunk)
     return None if work.pooled else work.step
 
 

@@ -77,27 +77,30 @@ def _program_lines(program, env: dict, load, out, shape) -> list[str]:
     return lines
 
 
-def whole_step(program, reads: tuple, outputs: tuple, base, operand):
+def whole_step(program, reads: tuple, outputs: tuple, operand):
     """A kernel of one chunk as one Python function of (the run's `values`, the outputs'
     allocator, np.empty by default), returning its outputs: its loads (`reads`: (how, load,
-    own) triples; how == `base`: the value bound to the load's node; `own` not None: a fill's
-    own value, read where the run binds its node nothing (else the 0-d value it binds); any
-    other: `operand(how, load, values)`), its outputs of `outputs` ((shape, dtype) pairs), and
-    the program's body inline, run in the calling thread, whose error state the run set.
-    NOTE: generated, as _python is: the calls around a small kernel's program (its step,
-    loads, outputs, scratch) cost as much as its ufuncs."""
+    own, moves) each; `moves` not None: the value bound to the load's base seen through
+    those ndarray calls (views.method_moves; () as it is); `own` not None: a fill's own
+    value, read where the run binds its node nothing (else the 0-d value it binds); else, or
+    where nothing is bound: `operand(how, load, values)`), its outputs of `outputs` ((shape,
+    dtype) pairs), and the program's body inline, run in the calling thread, whose error
+    state the run set. NOTE: generated, as _python is: the calls around a small kernel's
+    program (its step, loads, outputs, scratch) cost as much as its ufuncs."""
     env = {"run_step": _run_step, "round_": _round, "copyto": np.copyto, "table": UFUNCS}
     env["operand"], lines = operand, ["def step(values, empty=np_empty):"]
-    for i, (how, load, own) in enumerate(reads):
-        env[f"LH{i}"], env[f"LB{i}"], env[f"LL{i}"] = how, load.base, load
-        if how == base:  # NOTE: a buffer or another kernel's output, read as it is
-            lines += [f"    l{i} = values.get(LB{i})", f"    if l{i} is None:"]
+    for i, (how, load, own, moves) in enumerate(reads):
+        env[f"LH{i}"], env[f"LL{i}"] = how, load
+        fallback = f"operand(LH{i}, LL{i}, values)"
+        if moves is not None:  # NOTE: a buffer or another kernel's output, bound for the run
+            lines += bound_lines(f"l{i}", load, moves, env, fallback)
         elif own is not None:  # NOTE: fill_value's answers: the fill's own, or its 0-d binding
-            env[f"LF{i}"] = own
+            env[f"LF{i}"], env[f"LB{i}"] = own, load.base
             lines += [f"    l{i} = values.get(LB{i})", f"    if l{i} is None:"]
             lines += [f"        l{i} = LF{i}", f"    elif l{i}.ndim or not l{i}.size:"]
-        indent = "        " if how == base or own is not None else "    "
-        lines.append(f"{indent}l{i} = operand(LH{i}, LL{i}, values)")
+            lines.append(f"        l{i} = {fallback}")
+        else:
+            lines.append(f"    l{i} = {fallback}")
     for j, (shape, dtype) in enumerate(outputs):
         env[f"OS{j}"], env[f"OD{j}"] = shape, dtype
         lines.append(f"    o{j} = empty(OS{j}, OD{j})")
@@ -105,6 +108,34 @@ def whole_step(program, reads: tuple, outputs: tuple, base, operand):
     outs = ", ".join(f"o{j}" for j in range(len(outputs)))
     lines += [*body, f"    return [{outs}]"]
     exec(compile("\n".join(lines), "<lazyinfini kernel step>", "exec"), env)
+    return env["step"]
+
+
+def bound_lines(name: str, load, moves: tuple, env: dict, fallback: str) -> list[str]:
+    """A generated step's lines binding local `name` to `load`'s value: the value the run
+    bound to its base, seen through `moves` (views.method_moves: numpy's own views, without
+    a movement function's calls, ~1 us each), or the expression `fallback` where the run
+    binds the base nothing (a buffer read from its array)."""
+    env[f"B_{name}"] = load.base
+    lines = [f"    {name} = values.get(B_{name})", f"    if {name} is None:"]
+    lines.append(f"        {name} = {fallback}")
+    if moves:
+        calls = []
+        for k, (method, arg) in enumerate(moves):
+            env[f"M_{name}_{k}"] = arg
+            calls.append(
+                f"[M_{name}_{k}]" if method == "__getitem__" else f".{method}(M_{name}_{k})"
+            )
+        lines += ["    else:", f"        {name} = {name}{''.join(calls)}"]
+    return lines
+
+
+def view_step(load, moves: tuple, read):
+    """A VIEW kernel's step (a run's function of its values, its one output in a list): the
+    value of `load` (see bound_lines), else `read(load, values)`."""
+    env, lines = {"read": read, "LOAD": load}, ["def step(values):"]
+    lines += [*bound_lines("view", load, moves, env, "read(LOAD, values)"), "    return [view]"]
+    exec(compile("\n".join(lines), "<lazyinfini view step>", "exec"), env)
     return env["step"]
 
 

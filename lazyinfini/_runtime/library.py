@@ -18,7 +18,9 @@ import numpy as np
 from .. import _dtypes
 from .._compat import compat
 from .._graph import Node, Op
+from .._graph.views import method_moves
 from . import correlation, indexing, joining, repeating, sorting
+from .fused import bound_lines
 from .memo import Memo
 from .numpy_reductions import REDUCTIONS
 
@@ -139,23 +141,17 @@ def call_step(kernel, read):
 def _direct_step(loads, read, function, kwargs: dict, dtype, shape: tuple):
     """call_step's step where no input is widened, generated (as fused.whole_step is): a load
     of a value as it is (no movement, no fill) is the run's value of its node, read without
-    `read`'s calls (a small script's materialization runs dozens of such calls)."""
+    `read`'s calls (a small script's materialization runs dozens of such calls), its views
+    as ndarray calls (views.method_moves)."""
     env = {"read": read, "function": function, "kwargs": kwargs, "contiguous": _numpy_contiguous}
     env["dtype"], env["shape"], lines = dtype, shape, ["def step(values):"]
     for i, load in enumerate(loads):
-        env[f"L{i}"], env[f"B{i}"] = load, load.base
-        permuted = all(step.op is Op.PERMUTE for step in load.chain)
-        if load.base.op is Op.FULL or not permuted:
+        env[f"L{i}"] = load
+        moves = None if load.base.op is Op.FULL else method_moves(load.chain)
+        if moves is None:
             lines.append(f"    l{i} = read(L{i}, values)")
-            continue
-        # NOTE: a buffer's stand-in or a kernel's output: bound for this run (transposed
-        # where its load is: X.T @ e, with numpy's view, without read's movement calls)
-        lines += [f"    l{i} = values.get(B{i})", f"    if l{i} is None:"]
-        lines.append(f"        l{i} = read(L{i}, values)")
-        if load.chain:
-            env.update((f"P{i}_{k}", step.arg) for k, step in enumerate(load.chain))
-            moved = "".join(f".transpose(P{i}_{k})" for k in range(len(load.chain)))
-            lines += ["    else:", f"        l{i} = l{i}{moved}"]
+        else:  # NOTE: a buffer's stand-in or a kernel's output, bound for this run (X.T @ e)
+            lines += bound_lines(f"l{i}", load, moves, env, f"read(L{i}, values)")
     inputs = "".join(f"l{i}, " for i in range(len(loads)))
     lines.append(f"    value = contiguous(function({inputs}**kwargs), dtype)")
     lines += ["    assert value.shape == shape, (value.shape, shape)", "    return [value]"]

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, arrays
 
 import lazyinfini as li
+from tests.conftest import cpu_variant
 
 DTYPES = [np.float16, ml_dtypes.bfloat16, np.float32, np.float64, np.int32]
 
@@ -98,16 +99,18 @@ def test_half_precision_rounds_every_op_as_numpy_does(dtype):
 def test_fully_broadcast_loads_are_read_as_one_value():
     """A fill, a 0-d array and a computed scalar feed the pass as 0-d values (converted once,
     numpy's scalar loops), not as zero-stride views; the results match the reference."""
-    from lazyinfini._runtime import cpu
+    from lazyinfini._runtime import cpu, passes
 
     x_np = np.linspace(-2, 2, 1000, dtype=np.float16)
     x = li.asarray(x_np)
     y = (x - li.mean(x)) * li.asarray(np.float16(3)) + 1
     plan = li.inspect.schedule(y)
     (kernel,) = [k for k in plan.kernels if k.kind.value == "elementwise"]
-    work = cpu._prepare_pass(kernel, cpu.TARGET.chunk)
+    work = passes.prepare_pass(kernel, cpu.TARGET.chunk)
     broadcast = {i for i, ld in enumerate(kernel.loads) if not any(ld.strides)}
-    read_whole = {i for i, (how, _) in enumerate(work.reads) if how in (cpu._FILL, cpu._SCALAR)}
+    read_whole = {
+        i for i, (how, _) in enumerate(work.reads) if how in (passes._FILL, passes._SCALAR)
+    }
     assert len(broadcast) == 3 and read_whole == broadcast
     with li.options(executor="reference"):
         expected = np.asarray((li.asarray(x_np) - li.mean(li.asarray(x_np))) * np.float16(3) + 1)
@@ -119,7 +122,7 @@ def test_a_small_kernels_broadcast_loads_are_read_unbroadcast(dtype):
     """A kernel of one chunk reads a load ending in a broadcast as the view before it (numpy's
     ufuncs broadcast it against their outputs): the same bits as the reference, for a row,
     a column, a prepended axis and a broadcast behind a transpose, through clip and where."""
-    from lazyinfini._runtime import cpu
+    from lazyinfini._runtime import cpu, passes
 
     rng = np.random.default_rng(5)
     x_np = (rng.standard_normal((6, 5)) * 4).astype(dtype)
@@ -135,9 +138,9 @@ def test_a_small_kernels_broadcast_loads_are_read_unbroadcast(dtype):
     y = program(li, *arrays)
     plan = li.inspect.schedule(y)
     kernels = [k for k in plan.kernels if k.kind.value == "elementwise"]
-    reads = [how for k in kernels for how, _ in cpu._prepare_pass(k, cpu.TARGET.chunk).reads]
-    wholes = [cpu._whole_how(how, ld) for k in kernels for how, ld in zip(reads, k.loads)]
-    assert cpu._UNBROADCAST in wholes
+    reads = [how for k in kernels for how, _ in passes.prepare_pass(k, cpu.TARGET.chunk).reads]
+    wholes = [passes._whole_how(how, ld) for k in kernels for how, ld in zip(reads, k.loads)]
+    assert passes._UNBROADCAST in wholes
     with li.options(executor="reference"):
         expected = np.asarray(program(li, *[li.asarray(a) for a in (x_np, row, col, grid)]))
     got = np.asarray(y)
@@ -160,7 +163,7 @@ def test_a_register_program_runs_as_python_made_once(dtype):
     with li.options(executor="reference"):
         expected = np.asarray(program(li.asarray(x_np)))
     from lazyinfini._realize import realize
-    from lazyinfini._runtime.cpu import _PASSES
+    from lazyinfini._runtime.passes import PASSES
 
     x = li.asarray(x_np)
     made = []
@@ -169,7 +172,7 @@ def test_a_register_program_runs_as_python_made_once(dtype):
         with li.options(executor="numpy"):
             (kernel,) = realize(y).kernels  # NOTE: the schedule that ran (cached the second time)
         assert np.asarray(y).tobytes() == expected.tobytes()
-        made.append(_PASSES.get(kernel).step)
+        made.append(PASSES.get(kernel).step)
     assert made[0] is made[1] and made[0].__code__.co_filename == "<lazyinfini kernel step>"
     assert {step.node.op.label for step in kernel.program.steps} >= {"where", "clip", "astype"}
 
@@ -267,16 +270,22 @@ def test_a_sum_over_a_transposed_results_nans_keeps_numpys_nan():
     assert np.signbit(got) == np.signbit(expected)
 
 
+def _counted_reads(monkeypatch) -> list:
+    """The calls of the numpy path's load readers (_operand, load_view), listed from now on."""
+    from lazyinfini._runtime import cpu, passes
+
+    calls = []
+    for module, name in ((passes, "_operand"), (passes, "load_view"), (cpu, "load_view")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, real=real: calls.append(a) or real(*a))
+    return calls
+
+
 def test_small_kernels_read_fills_scalars_and_transposes_without_operand_calls(monkeypatch):
     """A cached small schedule's steps read a fill the run binds nothing to as its own value,
     a 0-d value broadcast (a mean subtracted) as it is, and a transposed buffer of a library
     call as numpy's transpose: no _operand or load_view call (each ~1-3 us), numpy's bits."""
-    from lazyinfini._runtime import cpu
-
-    calls = []
-    for name in ("_operand", "load_view"):
-        real = getattr(cpu, name)
-        monkeypatch.setattr(cpu, name, lambda *a, real=real, **k: calls.append(a) or real(*a, **k))
+    calls = _counted_reads(monkeypatch)
     x_np = np.arange(35.0).reshape(7, 5) / 7
     e_np = np.linspace(-1.0, 1.0, 7)
 
@@ -292,5 +301,40 @@ def test_small_kernels_read_fills_scalars_and_transposes_without_operand_calls(m
             got = [np.asarray(a) for a in program(x, e)]
         for g, want in zip(got, expected, strict=True):
             assert g.tobytes() == want.tobytes()
+        if run:
+            assert calls == []
+
+
+@pytest.fixture(scope="module")
+def uncompiled_device():
+    """The cpu device planning as it does (reductions with prologues) and compiling nothing."""
+    yield from cpu_variant("cpu-uncompiled", compile_min=None)
+
+
+def test_small_reductions_and_views_run_their_steps_without_operand_calls(
+    monkeypatch, uncompiled_device
+):
+    """A cached small schedule's reduction with an elementwise prologue runs as its parts'
+    steps (not through the handlers, which read every load with load_view), and loads seen
+    through a reshape, a slice or a transpose of a bound value are numpy's own views of it:
+    no _operand or load_view call, numpy's bits."""
+    calls = _counted_reads(monkeypatch)
+    rng = np.random.default_rng(4)
+    p_np, c_np = rng.standard_normal((9, 6)), rng.standard_normal((4, 5))
+
+    def program(p, c):
+        d2 = ((p[:, None, ::2] - c[None, :, 1:4]) ** 2).sum(axis=-1)  # NOTE: a REDUCE kernel
+        return d2, np.argmin(p.T[1:, 2:], axis=1), p.T[::2] * 0.5 + 1.0
+
+    expected = program(p_np, c_np)
+    for run in range(3):  # NOTE: new shapes for this test's steps: made with the counters
+        p, c = li.asarray(p_np), li.asarray(c_np)
+        calls.clear()
+        with li.options(device=uncompiled_device):  # NOTE: the numpy path, whatever CI compiles
+            kinds = {k.kind.name for k in li.inspect.schedule(*program(p, c)).kernels}
+            got = [np.asarray(a) for a in program(p, c)]
+        assert "REDUCE" in kinds
+        for g, want in zip(got, expected, strict=True):
+            assert g.dtype == want.dtype and g.tobytes() == want.tobytes()
         if run:
             assert calls == []
