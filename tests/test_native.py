@@ -257,9 +257,10 @@ def test_the_c_twins_are_what_lazyinfini_calls():
     from lazyinfini._api import elementwise, quick, statistics
 
     twins = _twins()
-    assert set(twins) == {"quick_node", "caller_source", "buffer_node", "_swap"}
+    assert set(twins) == {"quick_node", "_made", "caller_source", "buffer_node", "_swap"}
     swap = twins.pop("_swap")[1]
     assert li._realize._swap is swap and li._realize.direct._SWAP is swap
+    assert _graph.node._made is twins.pop("_made")[1]
     for name, (_, compiled) in twins.items():
         assert getattr(_graph, name) is compiled
         assert getattr(_graph.node, name) is compiled
@@ -322,6 +323,26 @@ def test_the_c_quick_node_makes_the_node_python_makes(monkeypatch, own):
         assert all(type(n) is node.Node for n in made)
         assert _slots(made[0]) == _slots(made[1])
         assert hasattr(made[1], "memory") == own
+    with pytest.raises(TypeError):
+        compiled(Op.SUBTRACT, (x, x))
+
+
+def test_the_c_made_makes_the_node_python_makes():
+    """Node() and _revived (a copy, a pickle) make their nodes through _made: C's sets what
+    Python's sets (its six fields, realized and holder None, evaluated False, no facts)."""
+    from lazyinfini._graph import Op, node
+
+    python, compiled = _twins()["_made"]
+    x = li.asarray(np.ones((2, 3)))._node
+    for args in [
+        (Op.SUBTRACT, (x, x), x.shape, x.dtype, None, "a.py:1"),
+        (Op.FULL, (), (2, 3), x.dtype, 2.5, ""),
+    ]:
+        made = [f(*args) for f in (python, compiled)]
+        assert all(type(n) is node.Node for n in made)
+        assert _slots(made[0]) == _slots(made[1])
+        assert not hasattr(made[1], "memory") and made[1].holder is None
+    assert type(li.asarray(np.ones(2)) + 1) is li.Array  # NOTE: made through the C twin
     with pytest.raises(TypeError):
         compiled(Op.SUBTRACT, (x, x))
 

@@ -38,6 +38,7 @@ static PyMethodDef methods[] = {
     {"lookup", (PyCFunction)(void (*)(void))lookup, METH_FASTCALL, "the cache's hit"},
     {"setup", setup, METH_VARARGS, "the objects scan compares with and calls"},
     {"quick_node", (PyCFunction)(void (*)(void))quick_node, METH_FASTCALL, "_graph.quick_node"},
+    {"made", (PyCFunction)(void (*)(void))made, METH_FASTCALL, "_graph.node._made"},
     {"caller_source", (PyCFunction)(void (*)(void))caller_source, METH_FASTCALL,
      "_graph.caller_source"},
     {"buffer_node", (PyCFunction)(void (*)(void))buffer_node, METH_VARARGS | METH_KEYWORDS,
@@ -181,9 +182,10 @@ def _load(path: str, objects: tuple) -> None:
 
 def _install(module) -> None:
     """Recording's most frequent calls in C from now on: quick_node and caller_source (each
-    recorded op calls both), buffer_node and realize's swap (TWINS: each computed value is
-    one) are rebound in every loaded lazyinfini module that imported them by name;
-    the C functions share the Python ones' tables (the lines known)."""
+    recorded op calls both), the node's making behind Node() (_made), buffer_node and
+    realize's swap (TWINS: each computed value is one) are rebound in every loaded
+    lazyinfini module that imported them by name; the C functions share the Python ones'
+    tables (the lines known)."""
     from .._graph import node
 
     module.setup_recording(
@@ -193,6 +195,7 @@ def _install(module) -> None:
     LOADED.append(module)  # NOTE: first: a twin or hook registered from now on installs itself
     Native.replaced = (
         (node.quick_node, module.quick_node),
+        (node._made, module.made),
         (node.caller_source, module.caller_source),
         (node.buffer_node, module.buffer_node),
         *((python, getattr(module, name)) for python, name in TWINS),

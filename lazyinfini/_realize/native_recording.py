@@ -47,6 +47,16 @@ static int inline_memory(PyObject *srcs, PyObject *node) {
     return set_field(node, F_MEMORY, found) < 0 ? -1 : 1;
 }
 
+/* _graph.node._made(op, srcs, shape, dtype, arg, source): a Node's fields set where Python
+   sets them through a writable subclass's __setattr__ (~2 us: a wrapper call per field) */
+static PyObject *made(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6 || NODE_TYPE == NULL) {
+        PyErr_SetString(PyExc_TypeError, "made(op, srcs, shape, dtype, arg, source), set up");
+        return NULL;
+    }
+    return new_node(args);
+}
+
 static PyObject *quick_node(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 6 || OWN == NULL) {
         PyErr_SetString(PyExc_TypeError, "quick_node(op, srcs, shape, dtype, arg, source)");
