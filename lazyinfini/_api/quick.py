@@ -10,10 +10,13 @@ array and an int, ~18 for where). A call these cannot take returns None, and the
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import _dtypes
 from .._array import Array
 from .._graph import Node, Op, caller_source, quick_node
 from .._realize.native_operators import when_loaded
+from . import creation
 
 # complex -> the real dtype of its precision (abs, real, imag)
 REAL_OF = {_dtypes.complex64: _dtypes.float32, _dtypes.complex128: _dtypes.float64}
@@ -34,9 +37,24 @@ def result_dtypes(category: str, result: str, on_bool) -> dict:
     return table
 
 
-def binary(op: Op, table: dict, x1, x2) -> Array | None:
-    """`op` over x1 and x2 as one node (and broadcasts) where nothing needs promoting, casting
-    or checking; None where the general path must run."""
+def promoted_pairs(category: str, table: dict) -> dict:
+    """(dtype, other dtype) -> the dtype two arrays of them compute in, for the pairs of
+    `category`'s dtypes that promote into `table` (int64 / float64: float64): each cast
+    there and broadcast, one node, as operands() records them, without its checks (~45 us
+    there, for a mean's division by integer counts)."""
+    pairs = {}
+    for first in _dtypes.CATEGORIES[category]:
+        for second in _dtypes.CATEGORIES[category]:
+            dtype = _dtypes.promote(first, second) if first != second else None
+            if dtype is not None and dtype in table:
+                pairs[first, second] = dtype
+    return pairs
+
+
+def binary(op: Op, table: dict, x1, x2, pairs: dict | None = None) -> Array | None:
+    """`op` over x1 and x2 as one node (and broadcasts) where nothing needs checking: arrays
+    of one dtype, or of two that `pairs` (promoted_pairs) promotes, cast first; an array and
+    a Python number that keeps its dtype. None where the general path must run."""
     if isinstance(x1, Array):  # NOTE: a view (views.Shared) too: its _n replays
         node, other = x1._n, x2
     elif isinstance(x2, Array):
@@ -46,10 +64,18 @@ def binary(op: Op, table: dict, x1, x2) -> Array | None:
     dtype = table.get(node.dtype)
     if dtype is None or node.realized is not None:
         return None
+    if type(other) is np.ndarray:  # NOTE: `labels[:, None] == np.arange(k)`
+        if other.dtype != node.dtype and _pair(node, other, x2, pairs) is None:
+            return None
+        converted = creation.operand(other)  # NOTE: its values now, as operands() takes it
+        x1, x2 = (x1, converted) if other is x2 else (converted, x2)
+        other = converted
     if isinstance(other, Array):
         fill = other._n
-        if fill.realized is not None or fill.dtype != node.dtype:
+        if fill.realized is not None:
             return None
+        if fill.dtype != node.dtype:
+            return _mixed(op, table, node, fill, other is x2, pairs)
         source = caller_source(3)  # NOTE: binary, the op's function: ours
         if fill.shape != node.shape:
             shape = _broadcast(node.shape, fill.shape)
@@ -66,6 +92,31 @@ def binary(op: Op, table: dict, x1, x2) -> Array | None:
         return None  # NOTE: the general path raises an error where there is one
     srcs = (node, fill) if other is x2 else (fill, node)
     return Array(quick_node(op, srcs, node.shape, dtype, None, source))
+
+
+def _pair(node: Node, other, x2, pairs):
+    """The dtype `pairs` promotes node's and other's to, in the call's order; None if none."""
+    key = (node.dtype, other.dtype) if other is x2 else (other.dtype, node.dtype)
+    return None if pairs is None else pairs.get(key)
+
+
+def _mixed(op: Op, table: dict, node: Node, other: Node, second: bool, pairs) -> Array | None:
+    """binary's arrays of two dtypes `pairs` promotes: each cast and broadcast (x1's nodes
+    first, as operands() records them); None where it does not."""
+    first, last = (node, other) if second else (other, node)
+    dtype = None if pairs is None else pairs.get((first.dtype, last.dtype))
+    if dtype is None:
+        return None
+    shape = _broadcast(first.shape, last.shape)
+    if shape is None:
+        return None  # NOTE: the general path raises the error
+    source = caller_source(4)  # NOTE: _mixed, binary, the op's function: ours
+    srcs = []
+    for x in (first, last):
+        if x.dtype != dtype:
+            x = quick_node(_ASTYPE, (x,), x.shape, dtype, None, source)
+        srcs.append(_widened(x, shape, source))
+    return Array(quick_node(op, tuple(srcs), shape, table[dtype], None, source))
 
 
 def where(condition, x1, x2) -> Array | None:
@@ -151,6 +202,7 @@ def clip(node: Node, low, high) -> Array | None:
 
 # NOTE: an Enum member's lookup costs ~60 ns, four per clip
 _FULL, _CLIP, _BROADCAST, _WHERE = Op.FULL, Op.CLIP, Op.BROADCAST, Op.WHERE
+_ASTYPE = Op.ASTYPE
 _REAL_FILLED = frozenset(_dtypes.REAL_FLOATING)
 _QUICK_BOUNDS = {(a, b) for a in (float, int, type(None)) for b in (float, int, type(None))} - {
     (type(None), type(None))
