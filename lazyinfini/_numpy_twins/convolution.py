@@ -37,6 +37,10 @@ _EXACT = (_dtypes.float32, _dtypes.float64, *_dtypes.INTEGER)
 
 
 def convolve(a, v, mode="full"):
+    if type(v) is np.ndarray and isinstance(a, Array) and v.ndim == a.ndim == 1:
+        if 0 < v.shape[0] <= a.shape[0]:  # NOTE: a moving average's kernel, reversed here
+            x, flipped = _operands("convolve", a, v[::-1])  # NOTE: a copy: not a view recorded
+            return _correlated("convolve", x, flipped, v, _mode(mode), flip=True)
     x, y = _operands("convolve", a, v)
     kernel = v
     if y.shape[0] > x.shape[0]:

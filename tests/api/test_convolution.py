@@ -171,3 +171,28 @@ def test_a_mode_numpy_does_not_know_is_numpys_error():
 def test_an_empty_argument_is_a_value_error_naming_the_function(func):
     with pytest.raises(ValueError, match=f"{func.__name__}: v cannot be empty"):
         func(li.asarray(np.ones(4)), np.ones(0))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from(["bool", "uint8", "int32", "int64", "float32", "float64", "complex128"]),
+    st.integers(1, 40),
+    st.integers(1, 12),
+    st.integers(0, 3),
+    st.integers(0, 3),
+    st.integers(0, 2**32 - 1),
+)
+def test_the_hosts_sliding_sum_is_the_namespaces(dtype, length, taps, left, right, seed):
+    """On ndarrays the sum writes into buffers made once (correlation._numpy_sum): the same
+    products and sums in the same order as any namespace's calls, bit for bit."""
+    from lazyinfini._compat import compat
+    from lazyinfini._runtime import correlation
+
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(length + taps) * 50).astype(dtype)
+    kernel = (rng.standard_normal(taps) * 3).astype(dtype)
+    kernel[0] = -0.0 if x.dtype.kind == "f" else kernel[0]  # NOTE: 0 + -0.0 is +0.0
+    with np.errstate(all="ignore"):
+        got = correlation.sliding_sum(compat, x, kernel, left=left, right=right)
+        expected = correlation.namespace_sum(compat, x, kernel, left=left, right=right)
+    assert got.dtype == expected.dtype and got.tobytes() == np.asarray(expected).tobytes()
