@@ -41,6 +41,10 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None) -> Array:
     seen; a cast or a pending array is computed into new memory when needed (reading its inputs
     then, as every pending result does). copy=False raises ValueError where a copy is needed.
     https://data-apis.org/array-api/latest/API_specification/generated/array_api.asarray.html"""
+    plain = dtype is None and device is None and copy is None
+    if plain and type(obj) is np.ndarray and _dtypes.is_supported(obj.dtype):
+        # NOTE: the common case (every ndarray operand): none of the checks below applies
+        return placed("asarray", Array(buffer_node(_readonly(obj), caller_source())), None)
     check_device_arg("asarray", device)
     dtype = None if dtype is None else check_dtype_arg("asarray", dtype)
     _check_copy("asarray", copy)
