@@ -226,7 +226,8 @@ class Array(NumpyMethods):
     # -- materialization -------------------------------------------------------------------
     def compute(self) -> Array:
         """Run what this array still needs; returns self, now holding its buffer."""
-        _realize.realize(self)
+        if _realize.realize_one(self) is NotImplemented:
+            _realize.realize(self)
         return self
 
     def persist(self) -> Array:
@@ -246,7 +247,7 @@ class Array(NumpyMethods):
         """The buffer holding the computed value as its device holds it (a CuPy array on a
         GPU), computing it first if needed (`implicit` names a conversion that asked, for the
         debug line)."""
-        if self._node.op is not Op.BUFFER:
+        if self._node.op is not Op.BUFFER and _realize.realize_one(self) is NotImplemented:
             _realize.realize(self, implicit=implicit)
         return self._n.arg
 

@@ -82,11 +82,17 @@ def _compared(calls: list):
         calls[0] += 1
         return ours
 
+    from lazyinfini import _realize
+
+    np.asarray(li.asarray(np.ones(1)) + 1.0)  # NOTE: realize loaded (realize_one installed)
+    quick = _realize.realize_one  # NOTE: it looks up in C: every lookup here is prepare's
     _native.Native.scan, _native.Native.lookup = both, hit_both
+    _realize.realize_one = lambda array: NotImplemented
     try:
         yield
     finally:
         _native.Native.scan, _native.Native.lookup = compiled, lookup
+        _realize.realize_one = quick
 
 
 def _python_prepare(cache, token, fuse, pending, keeps):
@@ -495,3 +501,71 @@ def test_the_c_swap_of_an_array_with_views_and_of_data_not_numpys():
         assert unheld.realized.arg.data is other and unheld.realized.arg.device == "gpu-like"
     with pytest.raises(TypeError):
         compiled(node, np.ones(1))
+
+
+# -- realize's common case in C ---------------------------------------------------------------
+def _outcome(program, x_np, quick: bool, monkeypatch) -> tuple:
+    """(bits of each output, counters' changes, the nodes' fields after) of `program` run on a
+    fresh array, every output materialized through realize_one (quick) or realize."""
+    from lazyinfini import _realize
+    from lazyinfini._counters import counters
+
+    if not quick:
+        monkeypatch.setattr(_realize, "realize_one", lambda array: NotImplemented)
+    names = ["materializations", "schedules_reused", "kernels", "nodes", "direct_runs"]
+    before = [getattr(counters, n) for n in names]
+    outputs = program(li.asarray(x_np))
+    nodes = [o._n for o in outputs]
+    bits = [np.asarray(o).tobytes() for o in outputs]
+    after = [getattr(counters, n) - b for n, b in zip(names, before, strict=True)]
+    fields = [(n.op, n.evaluated, n.realized.op, n.realized.source) for n in nodes]
+    monkeypatch.undo()
+    return bits, after, fields
+
+
+def test_realize_one_does_what_realize_does(monkeypatch):
+    """The C path and the Python function materialize alike: the values, the counters (one
+    materialization each, reused schedules, kernels, direct runs) and the swapped nodes, on
+    a cached schedule with a held intermediate (kept) and an evaluated history."""
+    from lazyinfini import _realize
+
+    np.asarray(li.asarray(np.ones(2)) + 1.0)  # NOTE: a first materialization loads realize
+    assert type(_realize.realize_one).__name__ == "builtin_function_or_method"
+
+    def program(x):
+        y = x * 2.0 + 1.0
+        z = li.sum(y * y, axis=0)
+        return y, z, li.exp(z) - y[0]
+
+    x_np = np.arange(12.0).reshape(4, 3) / 7
+    for _ in range(2):  # NOTE: the schedules cached first
+        _outcome(program, x_np, True, monkeypatch)
+    quick = _outcome(program, x_np, True, monkeypatch)
+    python = _outcome(program, x_np, False, monkeypatch)
+    assert quick == python
+    assert quick[1][0] == 3 and quick[1][1] == 3  # NOTE: three materializations, all reused
+
+
+def test_realize_one_declines_what_realize_decides(monkeypatch):
+    """NotImplemented, nothing done, where Python decides: a computed array (None: nothing
+    pending), a view a direct run takes, the debug line, a schedule not cached yet."""
+    from lazyinfini import _realize
+    from lazyinfini._counters import counters
+
+    x = li.asarray(np.arange(6.0))
+    assert _realize.realize_one(x) is None
+    assert _realize.realize_one(x[1:]) is NotImplemented  # NOTE: direct.py's
+
+    def made():
+        return x * 3.0 - 1.25  # NOTE: a program no other test runs (its key: this line)
+
+    fresh, before = made(), counters.materializations
+    assert _realize.realize_one(fresh) is NotImplemented and fresh._n.op is Op.SUBTRACT
+    assert counters.materializations == before  # NOTE: its template is made in Python
+    np.testing.assert_array_equal(np.asarray(fresh), np.arange(6.0) * 3.0 - 1.25)
+    with li.options(debug=1), contextlib.redirect_stderr(None):
+        np.asarray(made())  # NOTE: the run record of this options record, made in Python
+        assert _realize.realize_one(made()) is NotImplemented
+    again = made()
+    assert _realize.realize_one(again) is not None and again._n.op is Op.BUFFER
+    assert counters.materializations == before + 3

@@ -22,6 +22,7 @@ from .._graph import Op, buffer_node, caller_source, held_by, mark_evaluated, ma
 from .._graph.memories import own
 from .._options import current
 from .direct import viewed
+from .native_operators import when_loaded
 
 # NOTE: one materialization at a time. Between walking the pending graph and swapping in the
 # buffers, another thread realizing a shared node would change the graph under the walk (a node
@@ -152,6 +153,26 @@ def _load() -> None:
     _CACHE, _RUNTIME, _NATIVE = CACHE, _runtime, Native
     twin(_swap, "swap")
     direct.bind(_swap, lambda nodes: (Native.mark or mark_evaluated)(nodes))
+    when_loaded(_install_realize_one)
+
+
+def realize_one(array):
+    """realize(array)'s common case in C once the extension is loaded (native_realize.py):
+    the schedule, None (nothing pending), or NotImplemented (realize() decides)."""
+    return NotImplemented
+
+
+def _install_realize_one(module) -> None:
+    global realize_one
+    from .._counters import counters as the_counters
+    from .._options import _current
+    from .._runtime.run import _account
+
+    run = _RUNTIME.run_schedule
+    module.setup_realize(
+        _current, registry_version, _VIEWS, _REALIZING, _CACHE, run, _account, the_counters
+    )
+    realize_one = module.realize_one
 
 
 def _swap_all(arrays, job, values, device: str) -> None:

@@ -26,11 +26,12 @@ import numpy as np
 from .native_hit import HIT
 from .native_indexing import INDEXING
 from .native_operators import HOOKS, LOADED, OPERATORS, run_hook
+from .native_realize import REALIZE
 from .native_recording import RECORDING
 from .native_scan import SCAN
 
 # The extension's C: the scan, recording's functions, the hit, the operators, basic indexing,
-# then the module's table.
+# realize's common case, then the module's table.
 MODULE = r"""
 static PyMethodDef methods[] = {
     {"scan", (PyCFunction)(void (*)(void))scan, METH_FASTCALL, "the cache's scan"},
@@ -52,6 +53,8 @@ static PyMethodDef methods[] = {
     {"array_ufunc", make_array_ufunc, METH_VARARGS, "Array.__array_ufunc__"},
     {"setup_operators", setup_operators, METH_VARARGS, "the objects the operators read"},
     {"getitem", make_getitem, METH_VARARGS, "Array.__getitem__"},
+    {"setup_realize", setup_realize, METH_VARARGS, "the objects realize_one reads and calls"},
+    {"realize_one", realize_one, METH_O, "realize(array)'s common case"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -81,7 +84,7 @@ PyMODINIT_FUNC PyInit_lazyinfini_scan(void) {
 }
 """
 
-SOURCE = SCAN + RECORDING + HIT + OPERATORS + INDEXING + MODULE
+SOURCE = SCAN + RECORDING + HIT + OPERATORS + INDEXING + REALIZE + MODULE
 NAME = "lazyinfini_scan"
 _FLAGS = ("-O2", "-shared", "-fPIC", "-fno-strict-aliasing")
 
