@@ -13,6 +13,11 @@ from ._device import check_device, get_device
 from ._graph import Node, Op, caller_source, late_write, resolve, walk
 from ._methods import NumpyMethods, add_hints
 
+# NOTE: an Enum member read from its class costs ~120 ns on Python 3.11 (EnumType's
+# __getattr__ makes every attribute read a hooked one), a module constant ~15; every
+# materialization and most recording reads it
+_BUFFER = Op.BUFFER
+
 
 def _binary_method(name: str, reflected: bool = False):
     """The operator calling namespace function `name` (with operands swapped when reflected);
@@ -154,7 +159,7 @@ class Array(NumpyMethods):
     @property
     def _node(self) -> Node:
         node = self._n
-        if node.op is not Op.BUFFER:
+        if node.op is not _BUFFER:
             node = self._n = node.realized or node  # NOTE: _graph.resolve, inline (every use)
         return node
 
@@ -247,7 +252,7 @@ class Array(NumpyMethods):
         """The buffer holding the computed value as its device holds it (a CuPy array on a
         GPU), computing it first if needed (`implicit` names a conversion that asked, for the
         debug line)."""
-        if self._node.op is not Op.BUFFER and _realize.realize_one(self) is NotImplemented:
+        if self._node.op is not _BUFFER and _realize.realize_one(self) is NotImplemented:
             _realize.realize(self, implicit=implicit)
         return self._n.arg
 

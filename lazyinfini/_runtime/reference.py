@@ -30,15 +30,18 @@ def _evaluate_kernel(kernel, values, memory) -> list[np.ndarray]:
     return [local[node] for node in kernel.outputs]
 
 
+_FULL, _BUFFER = Op.FULL, Op.BUFFER  # NOTE: module constants: an Enum member's read is slow
+
+
 def value_of(values: dict[Node, np.ndarray], node: Node) -> np.ndarray:
     """A node's value on the host: computed, bound to a buffer stand-in, a buffer's own, or a
     fill (the cpu device's too)."""
-    if node.op is Op.FULL:
+    if node.op is _FULL:
         return filled(values, node)
     value = values.get(node)
     if value is not None:
         return value
-    if node.op is Op.BUFFER:
+    if node.op is _BUFFER:
         return node.arg.data  # NOTE: a schedule run without bindings (li.inspect's)
     raise KeyError(node)
 
