@@ -75,6 +75,8 @@ class Node:
         "evaluated",  # some materialization computed it (it may have to again: _cache.py)
         # facts worked out once, where first asked for (unset until then)
         *("memory", "arg_key", "part", "own_fill", "slice_key", "siblings"),
+        # the last compiled scan placing it, and where in that scan's order (native_scan.py)
+        *("scan", "position"),
         "__weakref__",
     )
 

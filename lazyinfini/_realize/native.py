@@ -71,6 +71,9 @@ PyMODINIT_FUNC PyInit_lazyinfini_scan(void) {
     for (int k = 0; k < 14; k++)
         if ((*names[k] = PyUnicode_InternFromString(texts[k])) == NULL) return NULL;
     s_memory = PyUnicode_InternFromString("memory");
+    s_scan = PyUnicode_InternFromString("scan");
+    s_position = PyUnicode_InternFromString("position");
+    if (s_scan == NULL || s_position == NULL) return NULL;
     s_device = PyUnicode_InternFromString("device");
     s_data = PyUnicode_InternFromString("data");
     s_known_layout = PyUnicode_InternFromString("known_layout");

@@ -123,7 +123,7 @@ static PyObject *positions_of(Scan *s, PyObject *pending) {
     PyObject *positions = PyTuple_New(n);
     for (Py_ssize_t k = 0; positions != NULL && k < n; k++) {
         PyObject *node = resolved(PyList_GET_ITEM(pending, k));
-        PyObject *at = node == NULL ? NULL : PyDict_GetItemWithError(s->position, node);
+        PyObject *at = node == NULL ? NULL : position_in(s, node);
         Py_XDECREF(node);
         if (at == NULL) {
             if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyError, "a pending node");

@@ -10,7 +10,8 @@ SCAN = r"""
 
 static PyObject *BUFFER, *FULL, *LINKED, *BUFFER_PART, *ARG_KEY, *DTYPE;
 static PyObject *s_op, *s_srcs, *s_shape, *s_dtype, *s_arg, *s_source, *s_realized,
-    *s_evaluated, *s_holder, *s_part, *s_arg_key, *s_n, *s_strides, *s_siblings, *s_memory;
+    *s_evaluated, *s_holder, *s_part, *s_arg_key, *s_n, *s_strides, *s_siblings, *s_memory,
+    *s_scan, *s_position;
 static PyObject *s_device, *s_data, *s_known_layout; /* recording's too */
 
 /* A _graph.Node's fields are slots: read and written at their offsets in the object, which
@@ -18,9 +19,10 @@ static PyObject *s_device, *s_data, *s_known_layout; /* recording's too */
    in a cached lookup of a 38-node step). A field not set yet (the facts worked out once) is
    NULL there. */
 enum { F_OP, F_SRCS, F_SHAPE, F_DTYPE, F_ARG, F_SOURCE, F_REALIZED, F_HOLDER, F_EVALUATED,
-       F_MEMORY, F_ARG_KEY, F_PART, F_SIBLINGS, FIELDS };
+       F_MEMORY, F_ARG_KEY, F_PART, F_SIBLINGS, F_SCAN, F_POSITION, FIELDS };
 static PyObject **FIELD_NAMES[FIELDS] = {&s_op, &s_srcs, &s_shape, &s_dtype, &s_arg, &s_source,
-    &s_realized, &s_holder, &s_evaluated, &s_memory, &s_arg_key, &s_part, &s_siblings};
+    &s_realized, &s_holder, &s_evaluated, &s_memory, &s_arg_key, &s_part, &s_siblings, &s_scan,
+    &s_position};
 static PyTypeObject *NODE_TYPE;
 static Py_ssize_t OFFSET[FIELDS];
 #define SLOT(node, f) (*(PyObject **)((char *)(node) + OFFSET[f]))
@@ -85,10 +87,33 @@ static int is_held(PyObject *node) {
     return held == node;
 }
 
+/* A scan's state. A node's position in its order is kept in the node's own slots (the scan's
+   token, an object made per scan, and the position), where a dict took a lookup per read (~4
+   per node: a third of a scan); any other object, in `others`. The walk runs under realize's
+   lock: one scan at a time marks nodes. */
 typedef struct {
-    PyObject *order, *srcs, *parts, *position, *firsts, *fills, *held;
+    PyObject *order, *srcs, *parts, *token, *others, *firsts, *fills, *held;
     int evaluated, calls, keeps;
 } Scan;
+
+/* node's position in s's order (borrowed), NULL where it is not placed yet (no error, but
+   a dict's for another object) */
+static PyObject *position_in(Scan *s, PyObject *node) {
+    if (Py_TYPE(node) == NODE_TYPE)
+        return SLOT(node, F_SCAN) == s->token ? SLOT(node, F_POSITION) : NULL;
+    return s->others == NULL ? NULL : PyDict_GetItemWithError(s->others, node);
+}
+
+/* node is at position `at` of s's order; 0, or -1 */
+static int set_position(Scan *s, PyObject *node, PyObject *at) {
+    if (Py_TYPE(node) == NODE_TYPE) {
+        Py_XSETREF(SLOT(node, F_SCAN), Py_NewRef(s->token));
+        Py_XSETREF(SLOT(node, F_POSITION), Py_NewRef(at));
+        return 0;
+    }
+    if (s->others == NULL && (s->others = PyDict_New()) == NULL) return -1;
+    return PyDict_SetItem(s->others, node, at);
+}
 
 /* Push node's unplaced inputs (after node itself) or collect its input positions. */
 static int inputs_of(Scan *s, PyObject *stack, PyObject *node, PyObject **out) {
@@ -99,7 +124,7 @@ static int inputs_of(Scan *s, PyObject *stack, PyObject *node, PyObject **out) {
     for (Py_ssize_t k = 0; !failed && k < PyTuple_GET_SIZE(srcs); k++) {
         PyObject *src = resolved(PyTuple_GET_ITEM(srcs, k));
         if (src == NULL) { failed = 1; break; }
-        PyObject *j = PyDict_GetItemWithError(s->position, src);
+        PyObject *j = position_in(s, src);
         if (j == NULL && PyErr_Occurred()) failed = 1;
         else if (j == NULL) {
             if (!waiting && PyList_Append(stack, node) < 0) failed = 1;
@@ -229,7 +254,7 @@ static PyObject *buffer_part(PyObject *node) {
 static int place(Scan *s, PyObject *node, PyObject *inputs) {
     Py_ssize_t i = PyList_GET_SIZE(s->order);
     PyObject *at = PyLong_FromSsize_t(i);
-    if (at == NULL || PyDict_SetItem(s->position, node, at) < 0) { Py_XDECREF(at); return -1; }
+    if (at == NULL || set_position(s, node, at) < 0) { Py_XDECREF(at); return -1; }
     if (PyList_Append(s->order, node) < 0 || PyList_Append(s->srcs, inputs) < 0) {
         Py_DECREF(at); return -1;
     }
@@ -263,7 +288,7 @@ static int walk(Scan *s, PyObject *stack) {
         Py_ssize_t last = PyList_GET_SIZE(stack) - 1;
         PyObject *node = PyList_GET_ITEM(stack, last), *inputs = NULL;
         Py_SET_SIZE((PyVarObject *)stack, last); /* NOTE: list.pop's way: its reference is ours */
-        int placed = PyDict_Contains(s->position, node), failed = placed < 0;
+        int placed = position_in(s, node) != NULL, failed = !placed && PyErr_Occurred();
         if (!failed && !placed) failed = inputs_of(s, stack, node, &inputs) < 0;
         if (!failed && inputs != NULL) failed = place(s, node, inputs) < 0;
         Py_XDECREF(inputs); Py_DECREF(node);
@@ -275,12 +300,13 @@ static int walk(Scan *s, PyObject *stack) {
 /* Walk the `pending` nodes (a list) into s (its fields are cleared by scan_clear); 0 or -1. */
 static int scan_into(Scan *s, PyObject *pending, PyObject *keeps) {
     s->order = PyList_New(0); s->srcs = PyList_New(0); s->parts = PyList_New(0);
-    s->position = PyDict_New(); s->firsts = PyDict_New(); s->fills = PyDict_New();
+    s->token = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);
+    s->others = NULL; s->firsts = PyDict_New(); s->fills = PyDict_New();
     s->held = PyList_New(0);
     s->evaluated = s->calls = 0;
     s->keeps = PyObject_IsTrue(keeps);
     PyObject *stack = PyList_New(0);
-    int failed = !s->order || !s->srcs || !s->parts || !s->position || !s->firsts || !s->fills ||
+    int failed = !s->order || !s->srcs || !s->parts || !s->token || !s->firsts || !s->fills ||
                  !s->held || !stack || s->keeps < 0;
     for (Py_ssize_t k = PyList_GET_SIZE(pending) - 1; !failed && k >= 0; k--) {
         PyObject *node = resolved(PyList_GET_ITEM(pending, k));
@@ -293,7 +319,8 @@ static int scan_into(Scan *s, PyObject *pending, PyObject *keeps) {
 }
 
 static void scan_clear(Scan *s) {
-    Py_CLEAR(s->order); Py_CLEAR(s->srcs); Py_CLEAR(s->parts); Py_CLEAR(s->position);
+    Py_CLEAR(s->order); Py_CLEAR(s->srcs); Py_CLEAR(s->parts); Py_CLEAR(s->token);
+    Py_CLEAR(s->others);
     Py_CLEAR(s->firsts); Py_CLEAR(s->fills); Py_CLEAR(s->held);
 }
 
