@@ -46,11 +46,13 @@ static PyObject *setup_realize(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* obj.__dict__[name] (borrowed), NULL where absent (no error) */
+/* obj.__dict__[name] (a new reference), NULL where absent (no error) or on an error */
 static PyObject *in_dict(PyObject *obj, PyObject *name) {
-    PyObject **where = _PyObject_GetDictPtr(obj);
-    if (where == NULL || *where == NULL) return NULL;
-    return PyDict_GetItemWithError(*where, name);
+    PyObject *fields = PyObject_GenericGetDict(obj, NULL);
+    PyObject *value = fields == NULL ? NULL : PyDict_GetItemWithError(fields, name);
+    Py_XINCREF(value);
+    Py_XDECREF(fields);
+    return value;
 }
 
 /* counters.<name> += by; 0, or -1: an error */
@@ -81,11 +83,13 @@ static int swap_each(PyObject *nodes, PyObject *outs, PyObject *values, PyObject
     return 0;
 }
 
-/* What realize_one needs of the options' run record, or 0 where Python decides: the device,
-   the holder's name, the settings and the allocator (borrowed: the record holds them), the
-   options' fuse (new) */
-static int run_record(PyObject *options, PyObject *op, PyObject **record, PyObject **fuse) {
-    PyObject *known = in_dict(options, s_setting_);
+/* What realize_one needs of the options' run record, or 0 where Python decides: `*known`, the
+   record (new: another thread's realize may replace it in the options), and in `record` its
+   device, the holder's name, the settings and the allocator (borrowed from it); the options'
+   fuse (new) */
+static int run_record(PyObject *options, PyObject *op, PyObject **known_, PyObject **record,
+                      PyObject **fuse) {
+    PyObject *known = *known_ = in_dict(options, s_setting_);
     if (known == NULL || !PyTuple_Check(known) || PyTuple_GET_SIZE(known) != 5)
         return PyErr_Occurred() ? -1 : 0;
     PyObject *version = PyObject_CallNoArgs(R_VERSION);
@@ -113,11 +117,11 @@ static PyObject *cached_job(PyObject *node, PyObject *device, PyObject *fuse, Py
     Py_XDECREF(target);
     if (token == NULL) return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
     PyObject *pending = PyList_New(1);
-    if (pending == NULL) return NULL;
+    if (pending == NULL) { Py_DECREF(token); return NULL; }
     PyList_SET_ITEM(pending, 0, Py_NewRef(node));
     PyObject *args[5] = {pending, keeps, R_CACHE, token, fuse};
     PyObject *job = lookup(NULL, args, 5), *name = NULL;
-    Py_DECREF(pending);
+    Py_DECREF(pending); Py_DECREF(token);
     if (job == NULL || Py_TYPE(job) != (PyTypeObject *)JOB) {
         if (job == NULL) return NULL;
         Py_SETREF(job, Py_NewRef(Py_None)); /* NOTE: a scan's result: prepare goes on */
@@ -138,14 +142,17 @@ static PyObject *cached_job(PyObject *node, PyObject *device, PyObject *fuse, Py
 static int account(PyObject *schedule) {
     PyObject *totals = in_dict(schedule, s_totals);
     if (totals == NULL || !PyTuple_Check(totals) || PyTuple_GET_SIZE(totals) != 4) {
+        Py_XDECREF(totals);
         PyObject *done = PyErr_Occurred() ? NULL : PyObject_CallOneArg(R_ACCOUNT, schedule);
         Py_XDECREF(done);
         return done == NULL ? -1 : 0;
     }
     PyObject **names[4] = {&s_kernels, &s_nodes, &s_written, &s_read};
-    for (int k = 0; k < 4; k++)
-        if (count(*names[k], PyTuple_GET_ITEM(totals, k)) < 0) return -1;
-    return 0;
+    int failed = 0;
+    for (int k = 0; !failed && k < 4; k++)
+        failed = count(*names[k], PyTuple_GET_ITEM(totals, k)) < 0;
+    Py_DECREF(totals);
+    return failed ? -1 : 0;
 }
 
 /* run.run_schedule(schedule, device, inputs, settings, None, memory): the device's runner's
@@ -202,12 +209,16 @@ static PyObject *run_job(PyObject *array, PyObject *job, PyObject **record, PyOb
 static PyObject *realize_one(PyObject *self, PyObject *array) {
     if (R_CACHE == NULL) Py_RETURN_NOTIMPLEMENTED;
     PyObject *node = PyObject_GetAttr(array, s_node_), *options = NULL, *fuse = NULL;
-    PyObject *keeps = NULL, *job = NULL, *result = NULL, *record[4];
+    PyObject *keeps = NULL, *job = NULL, *result = NULL, *known = NULL, *record[4];
     if (node == NULL) return NULL;
-    PyObject *op = peek(node, F_OP);
-    if (op == BUFFER) { Py_DECREF(node); Py_RETURN_NONE; }
-    int ready = op == NULL ? -1 : PyContextVar_Get(R_OPTIONS, NULL, &options) < 0 ? -1
-        : options == NULL ? 0 : run_record(options, op, record, &fuse);
+    PyObject *op = peek(node, F_OP); /* NOTE: NULL for anything but a Node: Python's */
+    if (op == NULL || op == BUFFER) {
+        Py_DECREF(node);
+        if (op == NULL) Py_RETURN_NOTIMPLEMENTED;
+        Py_RETURN_NONE;
+    }
+    int ready = PyContextVar_Get(R_OPTIONS, NULL, &options) < 0 ? -1
+        : options == NULL ? 0 : run_record(options, op, &known, record, &fuse);
     if (ready > 0) keeps = PyObject_GetAttr(record[0], s_keeps);
     if (ready > 0 && keeps != NULL) {
         PyObject *held = PyObject_CallMethodNoArgs(R_LOCK, s_acquire);
@@ -225,6 +236,7 @@ static PyObject *realize_one(PyObject *self, PyObject *array) {
     }
     int declined = !PyErr_Occurred() && (ready == 0 || job == Py_None);
     Py_DECREF(node); Py_XDECREF(options); Py_XDECREF(fuse); Py_XDECREF(keeps); Py_XDECREF(job);
+    Py_XDECREF(known);
     if (declined) Py_RETURN_NOTIMPLEMENTED;
     return result;
 }
