@@ -200,10 +200,12 @@ class Lowering:
         self._copy(load.node)
         return self.load(load.node)
 
-    def _copy(self, view: Node) -> Node:
+    def _copy(self, view: Node, source: Load | None = None) -> Node:
         """A REARRANGE kernel writing `view` (a node numpy views: the caller makes sure) into
-        a fresh C-contiguous buffer (a COPY node) that later loads read instead."""
-        source = self.load(view)
+        a fresh C-contiguous buffer (a COPY node) that later loads read instead. `source`: the
+        load to copy from where the caller has one (an output's readable load, which may read
+        its own layout where the plain load cannot view it)."""
+        source = self.load(view) if source is None else source
         assert source is not None, view
         copy = Node(Op.COPY, (view,), view.shape, view.dtype, None, view.source)
         itemsize = view.dtype.itemsize
@@ -234,7 +236,9 @@ class Lowering:
         if load.contiguous and node.op is not Op.FULL or node.size <= 1 or transposed:
             self._emit(Kind.VIEW, (node,), (node,), (load,))
             return node
-        return self._copy(node)
+        # NOTE: from that load: a reshape of a broadcast of a copied output (li.compute(v,
+        # reshape(broadcast_to(v, s), -1))) is viewable only from the copy's own source
+        return self._copy(node, load)
 
 
 def _transposed(load) -> bool:

@@ -143,3 +143,25 @@ def test_items_of_one_library_call_share_one_kernel():
     q, r = li.compute(q, r)
     assert li.inspect.counters.kernels == before + 1
     np.testing.assert_allclose(np.asarray(q) @ np.asarray(r), np.asarray(a), atol=1e-12)
+
+
+def test_an_output_copied_then_reshaped_broadcast_is_copied_from_its_own_view():
+    """Two outputs, v and reshape(broadcast_to(v, s), -1), where v (a flipped view of a fill
+    or of a buffer) is copied first: the second is no view of v's copy (a reshape of a
+    broadcast), but it is a view of v's source, which its copy reads (the fuzz found
+    li.compute of both failing an assert, and li.explain)."""
+
+    def program(xp, x):
+        v = xp.reshape(xp.flip(xp.expand_dims(x, axis=1)), (-1,))
+        return v, xp.reshape(xp.broadcast_to(v, (2, 3)), (-1,))
+
+    for make in (lambda xp: xp.full((3,), 0.5, dtype=xp.float16), lambda xp: xp.arange(3.0)):
+        expected = program(np, make(np))
+        for _ in range(2):  # NOTE: the second run reuses the schedule
+            got = program(li, make(li))
+            assert Kind.REARRANGE in [k.kind for k in li.inspect.schedule(*got).kernels]
+            assert "rearrange" in li.explain(*got)
+            li.compute(*got)
+            for g, want in zip(got, expected, strict=True):
+                value = np.asarray(g)
+                assert value.dtype == want.dtype and value.tobytes() == want.tobytes()
