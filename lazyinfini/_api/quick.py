@@ -51,7 +51,7 @@ def promoted_pairs(category: str, table: dict) -> dict:
     return pairs
 
 
-def binary(op: Op, table: dict, x1, x2, pairs: dict | None = None) -> Array | None:
+def binary(op: Op, table: dict, x1, x2, pairs: dict) -> Array | None:
     """`op` over x1 and x2 as one node (and broadcasts) where nothing needs checking: arrays
     of one dtype, or of two that `pairs` (promoted_pairs) promotes, cast first; an array and
     a Python number that keeps its dtype. None where the general path must run."""
@@ -65,7 +65,8 @@ def binary(op: Op, table: dict, x1, x2, pairs: dict | None = None) -> Array | No
     if dtype is None or node.realized is not None:
         return None
     if type(other) is np.ndarray:  # NOTE: `labels[:, None] == np.arange(k)`
-        if other.dtype != node.dtype and _pair(node, other, x2, pairs) is None:
+        key = (node.dtype, other.dtype) if other is x2 else (other.dtype, node.dtype)
+        if key[0] != key[1] and key not in pairs:
             return None
         converted = creation.operand(other)  # NOTE: its values now, as operands() takes it
         x1, x2 = (x1, converted) if other is x2 else (converted, x2)
@@ -94,17 +95,11 @@ def binary(op: Op, table: dict, x1, x2, pairs: dict | None = None) -> Array | No
     return Array(quick_node(op, srcs, node.shape, dtype, None, source))
 
 
-def _pair(node: Node, other, x2, pairs):
-    """The dtype `pairs` promotes node's and other's to, in the call's order; None if none."""
-    key = (node.dtype, other.dtype) if other is x2 else (other.dtype, node.dtype)
-    return None if pairs is None else pairs.get(key)
-
-
 def _mixed(op: Op, table: dict, node: Node, other: Node, second: bool, pairs) -> Array | None:
     """binary's arrays of two dtypes `pairs` promotes: each cast and broadcast (x1's nodes
     first, as operands() records them); None where it does not."""
     first, last = (node, other) if second else (other, node)
-    dtype = None if pairs is None else pairs.get((first.dtype, last.dtype))
+    dtype = pairs.get((first.dtype, last.dtype))
     if dtype is None:
         return None
     shape = _broadcast(first.shape, last.shape)

@@ -72,11 +72,11 @@ def method_moves(chain) -> tuple | None:
     the layout it planned (the cache keys buffers by strides); a copy would read the same."""
     moves = []
     for step in chain:
-        if step.op is Op.PERMUTE:
+        if step.op is _PERMUTE:
             moves.append(("transpose", step.arg))
-        elif step.op is Op.RESHAPE:
+        elif step.op is _RESHAPE:
             moves.append(("reshape", step.shape))
-        elif step.op is Op.SLICE:
+        elif step.op is _SLICE:
             moves.append(("__getitem__", slice_key(step)))
         else:
             return None

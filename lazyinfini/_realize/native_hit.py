@@ -27,13 +27,20 @@ static int hit_names(void) {
     return ONE == NULL ? -1 : 0;
 }
 
-/* obj.name (a new reference): from obj's own dict where it holds it (a dataclass's fields),
-   which skips the type's lookup of a descriptor that PyObject_GetAttr makes first */
-static PyObject *own_attr(PyObject *obj, PyObject *name) {
+/* obj.__dict__[name] (a new reference), NULL where obj has no dict or it holds no `name` (no
+   error), or on an error */
+static PyObject *in_dict(PyObject *obj, PyObject *name) {
     PyObject *fields = Py_TYPE(obj)->tp_dictoffset ? PyObject_GenericGetDict(obj, NULL) : NULL;
     PyObject *value = fields == NULL ? NULL : PyDict_GetItemWithError(fields, name);
     Py_XINCREF(value);
     Py_XDECREF(fields);
+    return value;
+}
+
+/* obj.name (a new reference): from obj's own dict where it holds it (a dataclass's fields),
+   which skips the type's lookup of a descriptor that PyObject_GetAttr makes first */
+static PyObject *own_attr(PyObject *obj, PyObject *name) {
+    PyObject *value = in_dict(obj, name);
     if (value != NULL || PyErr_Occurred()) return value;
     return PyObject_GetAttr(obj, name);
 }

@@ -12,7 +12,7 @@ Python function runs (a miss or another device after the lookup: it looks up aga
 """
 
 # NOTE: C, appended after native_scan.SCAN, native_recording.RECORDING and native_hit.HIT (it
-# calls lookup, swap and mark)
+# calls lookup, swap, mark and in_dict)
 REALIZE = r"""
 /* -- realize's common case: one array, a cached schedule on the options' device ------------- */
 static PyObject *R_OPTIONS, *R_VERSION, *R_VIEWS, *R_LOCK, *R_CACHE, *R_RUN, *R_ACCOUNT,
@@ -44,15 +44,6 @@ static PyObject *setup_realize(PyObject *self, PyObject *args) {
                          &R_ACCOUNT, &R_COUNTERS};
     for (int k = 0; k < 8; k++) Py_XSETREF(*kept[k], Py_NewRef(o[k]));
     Py_RETURN_NONE;
-}
-
-/* obj.__dict__[name] (a new reference), NULL where absent (no error) or on an error */
-static PyObject *in_dict(PyObject *obj, PyObject *name) {
-    PyObject *fields = PyObject_GenericGetDict(obj, NULL);
-    PyObject *value = fields == NULL ? NULL : PyDict_GetItemWithError(fields, name);
-    Py_XINCREF(value);
-    Py_XDECREF(fields);
-    return value;
 }
 
 /* counters.<name> += by; 0, or -1: an error */

@@ -30,12 +30,12 @@ from .compiled_matvec import run as run_matvec
 from .compiled_rearrange import run_compiled as run_compiled_rearrange
 from .compiled_reduction import run_compiled as run_compiled_reduction
 from .errstate import CPU_CONTEXT
-from .fused import view_step
+from .fused import moves_of, view_step
 from .library import call_step, kernel_call
 from .machine import last_level_cache
 from .memo import Memo
 from .numpy_loops import missing
-from .passes import PASSES, load_view, moves_of, numpy_elementwise, prepare_pass
+from .passes import load_view, numpy_elementwise, pass_of
 from .pool import MIN_BYTES, POOL
 from .rearrange import SERIAL_BYTES, run_rearrange
 from .reduction import in_parts, parts_step
@@ -114,7 +114,7 @@ def _elementwise(kernel, values, memory, target) -> list[np.ndarray]:
         if outs is not None:
             return outs
     if path_of(kernel, target) != C_PATH:
-        work = PASSES.get(kernel) or prepare_pass(kernel, target.chunk)
+        work = pass_of(kernel, target.chunk)
         if work.step is not None:  # NOTE: one chunk, read as it is, in the calling thread
             return work.step(values, memory if work.pooled else np.empty)
         if work.pooled:
@@ -133,7 +133,7 @@ def _elementwise(kernel, values, memory, target) -> list[np.ndarray]:
         return outs
     except CompileError as error:
         _fall_back(error, kernel)
-    work = PASSES.get(kernel) or prepare_pass(kernel, target.chunk)
+    work = pass_of(kernel, target.chunk)
     return numpy_elementwise(kernel, values, outs, work)
 
 
@@ -380,7 +380,7 @@ def _whole_step(kernel, target: Target):
     threads, the pool's outputs: the handler's)."""
     if path_of(kernel, target) == C_PATH:
         return None
-    work = PASSES.get(kernel) or prepare_pass(kernel, target.chunk)
+    work = pass_of(kernel, target.chunk)
     return None if work.pooled else work.step
 
 

@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._graph import Op
+from .._graph.views import method_moves
 from .ufuncs import UFUNCS, own_dtype
 
 SCRATCH = 1 << 17  # elements a scratch buffer holds at least (the CPU target's chunk)
@@ -109,6 +110,14 @@ def whole_step(program, reads: tuple, outputs: tuple, operand):
     lines += [*body, f"    return [{outs}]"]
     exec(compile("\n".join(lines), "<lazyinfini kernel step>", "exec"), env)
     return env["step"]
+
+
+def moves_of(load, chain=None) -> tuple | None:
+    """The movements of `load` (or `chain`) as ndarray calls on its base's bound value; None
+    for a fill's, or where a movement has none (views.method_moves)."""
+    if load.base.op is Op.FULL:
+        return None
+    return method_moves(load.chain if chain is None else chain)
 
 
 def bound_lines(name: str, load, moves: tuple, env: dict, fallback: str) -> list[str]:

@@ -18,9 +18,8 @@ import numpy as np
 from .. import _dtypes
 from .._compat import compat
 from .._graph import Node, Op
-from .._graph.views import method_moves
 from . import correlation, indexing, joining, repeating, sorting
-from .fused import bound_lines
+from .fused import bound_lines, moves_of
 from .memo import Memo
 from .numpy_reductions import REDUCTIONS
 
@@ -147,7 +146,7 @@ def _direct_step(loads, read, function, kwargs: dict, dtype, shape: tuple):
     env["dtype"], env["shape"], lines = dtype, shape, ["def step(values):"]
     for i, load in enumerate(loads):
         env[f"L{i}"] = load
-        moves = None if load.base.op is Op.FULL else method_moves(load.chain)
+        moves = moves_of(load)
         if moves is None:
             lines.append(f"    l{i} = read(L{i}, values)")
         else:  # NOTE: a buffer's stand-in or a kernel's output, bound for this run (X.T @ e)

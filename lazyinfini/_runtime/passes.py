@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._graph import FillPart, Op, fill_value
-from .._graph.views import apply_movement, method_moves
-from .fused import chunks, run_chunks, whole_step
+from .._graph.views import apply_movement
+from .fused import chunks, moves_of, run_chunks, whole_step
 from .memo import Memo
 from .pool import MIN_BYTES
 from .reference import value_of
@@ -92,14 +92,6 @@ def _whole_read(how: int, load) -> tuple:
     return how, load, None, None if how is _SCALAR else moves_of(load, chain)
 
 
-def moves_of(load, chain=None) -> tuple | None:
-    """The movements of `load` (or `chain`) as ndarray calls on its base's bound value; None
-    for a fill's, or where a movement has none (views.method_moves)."""
-    if load.base.op is Op.FULL:
-        return None
-    return method_moves(load.chain if chain is None else chain)
-
-
 def _own_fill(load):
     """The value of a fill load where the run binds none to its node: the node's own, made
     once; None for a part of another fill (its value follows that fill's binding)."""
@@ -128,6 +120,11 @@ class _Pass:
 
 
 PASSES = Memo()
+
+
+def pass_of(kernel, chunk: int) -> _Pass:
+    """The kernel's pass, worked out at its first run (with `chunk`, its target's) and kept."""
+    return PASSES.get(kernel) or prepare_pass(kernel, chunk)
 
 
 def prepare_pass(kernel, chunk: int) -> _Pass:

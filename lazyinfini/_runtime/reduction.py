@@ -8,6 +8,8 @@ Target never plans one (cuda) keeps it as its row of the table.
 
 from __future__ import annotations
 
+import functools
+
 from .._schedule.kernels import Kind
 
 
@@ -16,27 +18,29 @@ def in_parts(handlers: dict):
 
     def reduce(kernel, values, memory) -> list:
         prologue, total = kernel.plan.prologue, kernel.plan.total
-        (summed,) = prologue.outputs
-        (values[summed],) = handlers[Kind.ELEMENTWISE](prologue, values, memory)
-        try:
-            return handlers[Kind.OPAQUE](total, values, memory)
-        finally:
-            del values[summed]  # NOTE: dropped as the unfused schedule drops it
+        return _in_order(
+            kernel,
+            lambda run: handlers[Kind.ELEMENTWISE](prologue, run, memory),
+            lambda run: handlers[Kind.OPAQUE](total, run, memory),
+            values,
+        )
 
     return reduce
 
 
 def parts_step(kernel, prologue_step, total_step):
-    """A REDUCE kernel's step (a device runner's, run.direct_runner) from its parts' steps:
-    the prologue's, then the total's, the prologue's value dropped after, as in_parts runs
-    them, without the handlers' lookups between (~5 us of a small kernel's ~15)."""
+    """A REDUCE kernel's step (a device runner's, run.direct_runner) from its parts' steps,
+    run as in_parts runs the handlers, without their lookups between (~5 us of a small
+    kernel's ~15)."""
+    return functools.partial(_in_order, kernel, prologue_step, total_step)
+
+
+def _in_order(kernel, prologue, total, values: dict) -> list:
+    """`prologue(values)`'s value bound to the prologue's output, then `total(values)`'s
+    outputs; the prologue's value dropped after, as the unfused schedule drops it."""
     (summed,) = kernel.plan.prologue.outputs
-
-    def step(values: dict) -> list:
-        (values[summed],) = prologue_step(values)
-        try:
-            return total_step(values)
-        finally:
-            del values[summed]
-
-    return step
+    (values[summed],) = prologue(values)
+    try:
+        return total(values)
+    finally:
+        del values[summed]
