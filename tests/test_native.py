@@ -261,10 +261,12 @@ def _twins() -> dict:
 
 def test_the_c_twins_are_what_lazyinfini_calls():
     from lazyinfini import _graph
-    from lazyinfini._api import elementwise, quick, statistics
+    from lazyinfini._api import elementwise, manipulation, quick, statistics, views
 
     twins = _twins()
-    assert set(twins) == {"quick_node", "_made", "caller_source", "buffer_node", "_swap"}
+    assert set(twins) == {"quick_node", "_made", "caller_source", "buffer_node", "_swap", "link"}
+    link = twins.pop("link")[1]
+    assert views.link is link and manipulation.link is link and li._api.indexing.link is link
     swap = twins.pop("_swap")[1]
     assert li._realize._swap is swap and li._realize.direct._SWAP is swap
     assert _graph.node._made is twins.pop("_made")[1]

@@ -32,6 +32,8 @@ import numpy as np
 from .._array import Array
 from .._graph import Node, Op, caller_source, late_write, quick_node, resolve
 from .._graph.views import apply_movement, c_strides, stand_in
+from .._realize.native import twin
+from .._realize.native_operators import when_loaded
 from .checks import error
 from .placement import constant
 from .quick import REAL_OF
@@ -113,6 +115,20 @@ def link(x: Array, view: Array, readonly: bool = False) -> Array:
         view.__class__ = Shared
         base.storage.add(view)
     return view
+
+
+def install_views(module) -> None:
+    """link in C from now on (_realize/native_views.py), in every module that imported it,
+    and the node reads of Array and Shared (each recording reads several)."""
+    stale = Shared.__dict__["_n"]
+    module.setup_views(Array, Shared, View, Step, _LOCK, _adopt, extend, tuple(_MERGE), stale.fget)
+    twin(link, "link")
+    Shared._n = property(module.shared_n, stale.fset)
+    for name, getter in (("shape", module.array_shape), ("dtype", module.array_dtype)):
+        for kind in (Array, Shared):
+            setattr(kind, name, property(getter, kind.__dict__[name].fset))
+    Array._node = property(module.array_node)
+    Array.ndim = Shared.ndim = property(module.array_ndim)
 
 
 def _adopt(x: Array) -> View:
@@ -204,6 +220,7 @@ _MERGE = {
     Op.RESHAPE: lambda first, second: second,
     Op.PERMUTE: _merge_permutes,
 }
+when_loaded(install_views)
 
 
 # -- writing ---------------------------------------------------------------------------------

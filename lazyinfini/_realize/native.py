@@ -29,9 +29,10 @@ from .native_operators import HOOKS, LOADED, OPERATORS, run_hook
 from .native_realize import REALIZE
 from .native_recording import RECORDING
 from .native_scan import SCAN
+from .native_views import ARRAYS, VIEWS
 
-# The extension's C: the scan, recording's functions, the hit, the operators, basic indexing,
-# realize's common case, then the module's table.
+# The extension's C: the scan, recording's functions, the hit, the operators, views' link, an
+# array's node reads, basic indexing, realize's common case, then the module's table.
 MODULE = r"""
 static PyMethodDef methods[] = {
     {"scan", (PyCFunction)(void (*)(void))scan, METH_FASTCALL, "the cache's scan"},
@@ -53,6 +54,14 @@ static PyMethodDef methods[] = {
     {"array_ufunc", make_array_ufunc, METH_VARARGS, "Array.__array_ufunc__"},
     {"setup_operators", setup_operators, METH_VARARGS, "the objects the operators read"},
     {"getitem", make_getitem, METH_VARARGS, "Array.__getitem__"},
+    {"link", (PyCFunction)(void (*)(void))view_link, METH_FASTCALL | METH_KEYWORDS,
+     "_api.views.link"},
+    {"setup_views", setup_views, METH_VARARGS, "the objects link makes, takes and calls"},
+    {"shared_n", shared_n, METH_O, "Shared._n"},
+    {"array_node", array_node, METH_O, "Array._node"},
+    {"array_shape", array_shape, METH_O, "Array.shape"},
+    {"array_dtype", array_dtype, METH_O, "Array.dtype"},
+    {"array_ndim", array_ndim, METH_O, "Array.ndim"},
     {"setup_realize", setup_realize, METH_VARARGS, "the objects realize_one reads and calls"},
     {"realize_one", realize_one, METH_O, "realize(array)'s common case"},
     {NULL, NULL, 0, NULL},
@@ -87,7 +96,7 @@ PyMODINIT_FUNC PyInit_lazyinfini_scan(void) {
 }
 """
 
-SOURCE = SCAN + RECORDING + HIT + OPERATORS + INDEXING + REALIZE + MODULE
+SOURCE = SCAN + RECORDING + HIT + OPERATORS + VIEWS + ARRAYS + INDEXING + REALIZE + MODULE
 NAME = "lazyinfini_scan"
 _FLAGS = ("-O2", "-shared", "-fPIC", "-fno-strict-aliasing")
 

@@ -2,16 +2,16 @@
 
 `x[:, None]`, `x[1:]`, `x[-1, :]`, `x[i]`, `x[..., ::2]`: a key of ints, slices of ints or
 None, None and one ellipsis records its SLICE and RESHAPE nodes here, as _api/indexing.py's
-basic_getitem records them, and links the view to x's memory through the Python `link`
-(_api/views.py). In Python such a key passed getitem, basic_getitem, expand_ellipsis and a
+basic_getitem records them, and links the view to x's memory (native_views.py's `link`, else
+_api/views.py's). In Python such a key passed getitem, basic_getitem, expand_ellipsis and a
 slice_bounds per slice: ~9 us a call, where numpy's view costs ~0.2. Anything else (an array
 or a list in the key, a numpy integer, a bool, an index out of bounds, too many indices: the
 Python method raises its error) is the Python method's. tests/test_native_indexing.py compares
 the nodes both record.
 """
 
-# NOTE: C, appended after native_operators.OPERATORS (it reads Operator, new_array, field,
-# quick_node and caller_source)
+# NOTE: C, appended after native_operators.OPERATORS and native_views.VIEWS (it reads Operator,
+# new_array, field, quick_node, caller_source and link)
 INDEXING = r"""
 /* -- basic indexing: Array.__getitem__'s quick path in C ------------------------------------ */
 static PyObject *s_node;   /* "_node": an Array's resolved node (a Shared's may replay) */
@@ -121,7 +121,10 @@ static PyObject *quick_getitem(Operator *o, PyObject *x, PyObject *key) {
     int linked = view == NULL ? 0 : PyTuple_GET_SIZE(out) > 0 || PySequence_Contains(items,
                                                                                Py_Ellipsis);
     if (view != NULL && linked == 0) made = Py_NewRef(view);
-    else if (linked > 0)
+    else if (linked > 0 && V_LOCK != NULL) { /* NOTE: native_views.py's, once set up */
+        PyObject *pair[2] = {x, view};
+        made = view_link(NULL, pair, 2, NULL);
+    } else if (linked > 0)
         made = PyObject_CallFunctionObjArgs(PyTuple_GET_ITEM(o->table, 1), x, view, NULL);
     Py_XDECREF(items); Py_XDECREF(node); Py_XDECREF(shape); Py_XDECREF(dtype);
     Py_XDECREF(arg); Py_XDECREF(sliced); Py_XDECREF(out); Py_XDECREF(source);
