@@ -141,6 +141,9 @@ def _reductions():
         ("mean", f32, (1,), {"keepdims": False}), ("sum", computed, (), {}),
         (np.sum, x, (1,), {}), (np.mean, f32, (), {"keepdims": True}), (np.amax, x, (), {}),
         (np.min, x, (), {"axis": ()}), (np.max, f32, (-2,), {}),
+        ("argmax", x, (), {}), ("argmin", x, (1,), {}), ("argmax", f32, (), {"axis": -1}),
+        ("argmin", x, (), {"axis": 0, "keepdims": True}), (np.argmax, f32, (0,), {}),
+        (np.argmin, x, (), {"axis": -2}), (np.argmax, computed, (), {"keepdims": True}),
     ]  # fmt: skip
     half, empty = li.asarray(np.ones(4, np.float16)) * 1, li.asarray(np.ones((2, 0))) * 1
     row, ints = (li.asarray(np.ones((2, 3))) * 1)[0], li.asarray(np.arange(6)) * 1
@@ -152,6 +155,9 @@ def _reductions():
         ("sum", row, (), {}), ("mean", ints, (), {}), ("sum", scalar, (), {}),
         (np.sum, x, (), {"dtype": None}), (np.mean, x, (0, None), {}),
         (np.max, x, (), {"out": None}),
+        ("argmax", x, ((0, 1),), {}), ("argmin", x, (3,), {}), ("argmax", empty, (1,), {}),
+        ("argmin", ints, (), {}), ("argmax", x, (), {"out": None}), (np.argmin, scalar, (), {}),
+        (np.argmax, x, (1.0,), {}), (np.argmin, x, (), {"keepdims": 0}),
     ]  # fmt: skip
     return c, python
 
@@ -168,7 +174,7 @@ def test_the_reductions_in_c_record_what_python_records(monkeypatch):
     from lazyinfini._array import Array
     from lazyinfini._numpy_twins import quick as quick_paths
 
-    names = ("sum", "mean", "max", "min", "__array_function__")
+    names = ("sum", "mean", "max", "min", "argmax", "argmin", "__array_function__")
     assert all(type(vars(Array)[n]).__name__ == "Operator" for n in names)
     compiled = {n: vars(Array)[n] for n in names}
     for case in sum(_reductions(), []):
@@ -186,8 +192,9 @@ def test_the_reductions_in_c_record_what_python_records(monkeypatch):
         np.testing.assert_array_equal(np.asarray(made[0]), np.asarray(made[1]))
 
     calls = []
-    record = quick_paths.record_reduction
+    record, arg = quick_paths.record_reduction, quick_paths.arg_extreme
     monkeypatch.setattr(quick_paths, "record_reduction", lambda *a: calls.append(a) or record(*a))
+    monkeypatch.setattr(quick_paths, "arg_extreme", lambda *a: calls.append(a) or arg(*a))
     quick, python = _reductions()  # NOTE: pending again
     for case in quick:  # NOTE: recorded in C: Python's quick path never ran
         assert isinstance(_call(*case), li.Array) and not calls, case

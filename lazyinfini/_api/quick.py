@@ -213,7 +213,9 @@ def install_operators(module) -> None:
     from .views import Shared
 
     _array_type = _array.Array
-    module.setup_operators(_array_type, Shared, _BROADCAST, FILLED, RANGES, elision.MIN_BYTES)
+    module.setup_operators(
+        _array_type, Shared, _BROADCAST, FILLED, RANGES, elision.MIN_BYTES, _dtypes.DEFAULT_INDEX
+    )
     for dunder, method in list(vars(_array_type).items()):
         name, reflected = getattr(method, "quick_operator", (None, False))
         found = getattr(_array._FUNCTIONS.get(name), "quick", None)

@@ -22,6 +22,9 @@ from .._realize.native_operators import when_loaded
 
 _FLOATS = (_dtypes.float32, _dtypes.float64)
 _AXIS_KEEPDIMS = frozenset(("axis", "keepdims"))
+# How the C path records (_realize/native_operators.py's quick_reduce): in x's dtype, a sum
+# (its dtype named), an index (argmax, argmin)
+_PLAIN, _SUMMED, _INDEXED = 0, 1, 2
 
 
 def _reduction(name: str, op: Op, summed: bool):
@@ -39,7 +42,7 @@ def _reduction(name: str, op: Op, summed: bool):
         options = (("dtype", dtype),) if summed else ()
         return record_reduction(name, op, x, axis, keepdims, dtype, *options)
 
-    quick.spec = (op, summed)  # NOTE: the same path in C (install_reductions)
+    quick.spec = (op, _SUMMED if summed else _PLAIN)  # NOTE: the same path in C
     return quick
 
 
@@ -76,6 +79,7 @@ def _arg(name: str, op: Op):
             return None
         return arg_extreme(name, op, *taken)
 
+    quick.spec = (op, _INDEXED)  # NOTE: the same path in C (install_reductions)
     return quick
 
 
@@ -98,13 +102,13 @@ QUICK = {
 
 
 def install_reductions(module) -> None:
-    """x.sum(), x.mean(), x.max(), x.min() and np.sum(x), np.mean(x), ... of the paths above
-    in C (_realize/native_operators.py): Operators wrapping the ndarray methods and Array's
-    __array_function__, which they call for anything else."""
+    """x.sum(), x.mean(), x.max(), x.min(), x.argmax(), x.argmin() and np.sum(x), np.mean(x),
+    ... of the paths above in C (_realize/native_operators.py): Operators wrapping the ndarray
+    methods and Array's __array_function__, which they call for anything else."""
     from .._methods import NumpyMethods
 
-    for name, function in (("sum", np.sum), ("mean", np.mean), ("max", np.max), ("min", np.min)):
-        python = vars(NumpyMethods)[name]
+    for name in ("sum", "mean", "max", "min", "argmax", "argmin"):
+        function, python = getattr(np, name), vars(NumpyMethods)[name]
         setattr(Array, name, module.reduction(*QUICK[function].spec, _FLOATS, python))
     table = {f: (*q.spec, _FLOATS) for f, q in QUICK.items() if hasattr(q, "spec")}
     python = vars(Array)["__array_function__"]

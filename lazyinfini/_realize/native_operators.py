@@ -46,7 +46,7 @@ OPERATORS = r"""
 
 /* -- the operators: Array.__add__ and its kin, the quick path in C --------------------------- */
 static PyObject *ARRAY, *SHARED, *BROADCAST_OP, *FILLED, *RANGES, *s_itemsize, *s_axis, *s_keepdims,
-    *s_call;
+    *s_call, *INDEX_DTYPE;
 static Py_ssize_t ELIDE_BYTES;
 
 enum { BINARY, MATMUL, REDUCTION, ARRAY_FUNCTION, ARRAY_UFUNC, IN_PLACE, GETITEM }; /* its path */
@@ -56,11 +56,11 @@ typedef struct {
     vectorcallfunc vectorcall;
     PyObject *op, *table, *python; /* the node's op; BINARY's dtype -> result dtype table,
                                       a REDUCTION's dtypes (a tuple), ARRAY_FUNCTION's numpy
-                                      function -> (op, summed, dtypes), ARRAY_UFUNC's ufunc
+                                      function -> (op, how, dtypes), ARRAY_UFUNC's ufunc
                                       -> (op, table, unary), GETITEM's (RESHAPE, link);
                                       the Python method */
-    int reflected;                 /* x.__radd__(y) records y + x; a REDUCTION's: summed
-                                      (its sum's dtype recorded) */
+    int reflected;                 /* x.__radd__(y) records y + x; a REDUCTION's: how it
+                                      records (quick_reduce's PLAIN, SUMMED, INDEXED) */
     int kind;
 } Operator;
 
@@ -287,12 +287,17 @@ static PyObject *axes_of(PyObject *axis, Py_ssize_t ndim, char *flags) {
     return axes;
 }
 
-/* numpy's sum, mean, max or min of a float32 or float64 array of no empty axis over `axis`
-   (_numpy_twins/quick.py's paths): the REDUCE node record_reduction records, in a new Array;
-   NULL (no error) where the Python method must record it */
-static PyObject *quick_reduce(Operator *o, int summed, PyObject *x, PyObject *axis,
+/* How a quick reduction records (_numpy_twins/quick.py's spec): in x's dtype; a sum, which
+   names its dtype too; an index (argmax, argmin: one axis or None, the default index dtype) */
+enum { PLAIN, SUMMED, INDEXED };
+
+/* numpy's sum, mean, max, min, argmax or argmin of a float32 or float64 array of no empty axis
+   over `axis` (_numpy_twins/quick.py's paths): the REDUCE node record_reduction (arg_extreme)
+   records, in a new Array; NULL (no error) where the Python method must record it */
+static PyObject *quick_reduce(Operator *o, int how, PyObject *x, PyObject *axis,
                               PyObject *keepdims) {
     if (keepdims != Py_True && keepdims != Py_False) return NULL;
+    if (how == INDEXED && axis != Py_None && !PyLong_CheckExact(axis)) return NULL;
     PyObject *node = node_of(x, 1), *made = NULL;
     PyObject *dtype = node == NULL ? NULL : field(node, F_DTYPE);
     PyObject *shape = dtype == NULL ? NULL : field(node, F_SHAPE), *axes = NULL;
@@ -309,13 +314,16 @@ static PyObject *quick_reduce(Operator *o, int summed, PyObject *x, PyObject *ax
     }
     if (reduced != NULL) Py_SETREF(reduced, PyList_AsTuple(reduced));
     PyObject *arg = NULL, *source = NULL, *srcs = NULL;
+    PyObject *along = how != INDEXED ? axes : axis == Py_None ? Py_None
+                      : reduced == NULL ? NULL : PyTuple_GET_ITEM(axes, 0);
     if (reduced != NULL)
-        arg = summed ? Py_BuildValue("((OO)(OO)(OO))", s_axis, axes, s_keepdims, keepdims,
-                                     s_dtype, dtype)
-                     : Py_BuildValue("((OO)(OO))", s_axis, axes, s_keepdims, keepdims);
+        arg = how == SUMMED ? Py_BuildValue("((OO)(OO)(OO))", s_axis, axes, s_keepdims,
+                                               keepdims, s_dtype, dtype)
+                               : Py_BuildValue("((OO)(OO))", s_axis, along, s_keepdims, keepdims);
     if (arg != NULL) source = caller_source(NULL, NULL, 0);
     if (source != NULL) srcs = PyTuple_Pack(1, node);
-    PyObject *args[6] = {o->op, srcs, reduced, dtype, arg, source};
+    PyObject *args[6] = {o->op, srcs, reduced, how == INDEXED ? INDEX_DTYPE : dtype, arg,
+                         source};
     PyObject *recorded = srcs == NULL ? NULL : quick_node(NULL, args, 6);
     made = recorded == NULL ? NULL : new_array(recorded);
     Py_XDECREF(node); Py_XDECREF(dtype); Py_XDECREF(shape); Py_XDECREF(axes);
@@ -360,9 +368,9 @@ static PyObject *function_reduce(Operator *o, PyObject *const *args) {
     Operator reduction = *o; /* NOTE: its op and dtypes, for quick_reduce */
     reduction.op = PyTuple_GET_ITEM(spec, 0);
     reduction.table = PyTuple_GET_ITEM(spec, 2);
-    int summed = PyObject_IsTrue(PyTuple_GET_ITEM(spec, 1));
-    return summed < 0 ? NULL : quick_reduce(&reduction, summed, PyTuple_GET_ITEM(given, 0), axis,
-                                            keepdims);
+    int how = PyLong_AsLong(PyTuple_GET_ITEM(spec, 1));
+    return how == -1 && PyErr_Occurred() ? NULL
+        : quick_reduce(&reduction, how, PyTuple_GET_ITEM(given, 0), axis, keepdims);
 }
 
 /* elementwise._unary's quick path: op of a pending Array whose dtype `table` maps */
@@ -488,18 +496,21 @@ static PyObject *make_in_place(PyObject *self, PyObject *args) {
     return new_operator(IN_PLACE, op, table, python, 0);
 }
 
-/* reduction(op, summed, dtypes, python): the Operator of an ndarray method (x.sum, x.mean,
-   ...) recording its quick path for arrays of `dtypes` */
+/* reduction(op, how, dtypes, python): the Operator of an ndarray method (x.sum, x.mean,
+   x.argmax, ...) recording its quick path for arrays of `dtypes` (`how`: PLAIN, SUMMED or
+   INDEXED, as quick_reduce records) */
 static PyObject *make_reduction(PyObject *self, PyObject *args) {
     PyObject *op, *dtypes, *python;
-    int summed;
-    if (!PyArg_ParseTuple(args, "OpO!O", &op, &summed, &PyTuple_Type, &dtypes, &python))
+    int how;
+    if (!PyArg_ParseTuple(args, "OiO!O", &op, &how, &PyTuple_Type, &dtypes, &python))
         return NULL;
-    return new_operator(REDUCTION, op, dtypes, python, summed);
+    if (how < PLAIN || how > INDEXED)
+        return PyErr_Format(PyExc_ValueError, "reduction: how %d", how);
+    return new_operator(REDUCTION, op, dtypes, python, how);
 }
 
 /* array_function(table, python): Array.__array_function__ as an Operator, `table` mapping
-   numpy's reductions to (op, summed, dtypes); array_ufunc(table, python): Array.__array_ufunc__,
+   numpy's reductions to (op, how, dtypes); array_ufunc(table, python): Array.__array_ufunc__,
    `table` mapping ufuncs to (op, dtype table, unary) */
 static PyObject *make_array_function(PyObject *self, PyObject *args) {
     PyObject *table, *python;
@@ -515,13 +526,15 @@ static PyObject *make_array_ufunc(PyObject *self, PyObject *args) {
 
 /* What the operators make and read: Array, Shared (an Array viewing another's memory), the
    BROADCAST op, the dtypes a Python number fills (a set), each integer dtype's range, numpy's
-   elision threshold in bytes */
+   elision threshold in bytes, the default index dtype (argmax's) */
 static PyObject *setup_operators(PyObject *self, PyObject *args) {
-    PyObject *array, *shared, *broadcast, *filled, *ranges;
+    PyObject *array, *shared, *broadcast, *filled, *ranges, *index;
     Py_ssize_t elide;
-    if (!PyArg_ParseTuple(args, "O!O!OO!O!n", &PyType_Type, &array, &PyType_Type, &shared,
-                          &broadcast, &PyFrozenSet_Type, &filled, &PyDict_Type, &ranges, &elide))
+    if (!PyArg_ParseTuple(args, "O!O!OO!O!nO", &PyType_Type, &array, &PyType_Type, &shared,
+                          &broadcast, &PyFrozenSet_Type, &filled, &PyDict_Type, &ranges, &elide,
+                          &index))
         return NULL;
+    Py_XSETREF(INDEX_DTYPE, Py_NewRef(index));
     if (NDARRAY == NULL) return PyErr_Format(PyExc_TypeError, "setup_recording() first");
     s_itemsize = PyUnicode_InternFromString("itemsize");
     s_axis = PyUnicode_InternFromString("axis");
