@@ -133,3 +133,25 @@ def test_a_failed_link_gives_the_lock_back():
         compiled(a, li.asarray(np.ones(3)), shared=True)
     assert views._LOCK.acquire(blocking=False)  # NOTE: not held by a failed call
     views._LOCK.release()
+
+
+def test_the_c_transpose_records_what_the_python_property_records():
+    _link_pair()
+    python = li.Array.__dict__["T"]
+    assert isinstance(python.fget, type(len))  # NOTE: the C getter is installed
+    from lazyinfini._api import manipulation
+
+    for values in (np.arange(6.0).reshape(2, 3), np.ones((1, 4), np.float32)):
+        made = []
+        for take in (lambda x: x.T, lambda x: manipulation.transposed(x)):
+            x = li.asarray(values) * 1.0
+            t = take(x)
+            node = t._n
+            made.append((node.op, node.shape, node.dtype, node.arg, node.source[-30:],
+                          node.srcs[0] is x._n, type(t).__name__, t._view.steps,
+                          np.asarray(t).tolist()))  # fmt: skip
+        assert made[0] == made[1]
+        assert made[0][-1] == values.T.tolist()
+    for shape in ((3,), (2, 3, 4), ()):  # NOTE: numpy reverses the axes: the Python getter's
+        values = np.arange(float(np.prod(shape))).reshape(shape)
+        assert np.asarray(li.asarray(values).T).tolist() == values.T.tolist()

@@ -119,10 +119,14 @@ def link(x: Array, view: Array, readonly: bool = False) -> Array:
 
 def install_views(module) -> None:
     """link in C from now on (_realize/native_views.py), in every module that imported it,
-    and the node reads of Array and Shared (each recording reads several)."""
-    stale = Shared.__dict__["_n"]
-    module.setup_views(Array, Shared, View, Step, _LOCK, _adopt, extend, tuple(_MERGE), stale.fget)
+    the node reads of Array and Shared (each recording reads several) and a matrix's x.T."""
+    stale, transposed = Shared.__dict__["_n"], Array.__dict__["T"].fget
+    merged = tuple(_MERGE)
+    module.setup_views(
+        Array, Shared, View, Step, _LOCK, _adopt, extend, merged, stale.fget, Op.PERMUTE, transposed
+    )
     twin(link, "link")
+    Array.T = property(module.array_t)
     Shared._n = property(module.shared_n, stale.fset)
     for name, getter in (("shape", module.array_shape), ("dtype", module.array_dtype)):
         for kind in (Array, Shared):

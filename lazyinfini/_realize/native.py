@@ -62,6 +62,7 @@ static PyMethodDef methods[] = {
     {"array_shape", array_shape, METH_O, "Array.shape"},
     {"array_dtype", array_dtype, METH_O, "Array.dtype"},
     {"array_ndim", array_ndim, METH_O, "Array.ndim"},
+    {"array_t", array_t, METH_O, "Array.T"},
     {"setup_realize", setup_realize, METH_VARARGS, "the objects realize_one reads and calls"},
     {"realize_one", realize_one, METH_O, "realize(array)'s common case"},
     {NULL, NULL, 0, NULL},

@@ -15,6 +15,7 @@ static PyObject *s_view_slot, *s_n_slot, *s_version, *s_members, *s_prune_at, *s
     *s_acquire_, *s_release_;
 
 static PyObject *V_STALE; /* Shared._n's Python getter: the replay of a stale view */
+static PyObject *V_PERMUTE, *V_TRANSPOSED; /* the PERMUTE op; Array.T's Python getter */
 static Py_ssize_t N_AT, VIEW_AT; /* Array's slots _n and _view, their offsets */
 #define ARRAY_SLOT(array, at) (*(PyObject **)((char *)(array) + (at)))
 
@@ -27,14 +28,17 @@ static Py_ssize_t slot_offset(PyObject *type, const char *name) {
     return ((PyMemberDescrObject *)slot)->d_member->offset;
 }
 
-/* setup_views(Array, Shared, View, Step, lock, adopt, extend, merged ops, stale): what link
-   makes, takes and calls, and what the node reads call where a view is stale */
+/* setup_views(Array, Shared, View, Step, lock, adopt, extend, merged ops, stale, PERMUTE,
+   transposed): what link makes, takes and calls, what the node reads call where a view is
+   stale, and what x.T records (else calls) */
 static PyObject *setup_views(PyObject *self, PyObject *args) {
-    PyObject *o[9];
-    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOOO", &PyType_Type, &o[0], &PyType_Type, &o[1],
+    PyObject *o[11];
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOOOOO", &PyType_Type, &o[0], &PyType_Type, &o[1],
                           &PyType_Type, &o[2], &PyType_Type, &o[3], &o[4], &o[5], &o[6], &o[7],
-                          &o[8]))
+                          &o[8], &o[9], &o[10]))
         return NULL;
+    Py_XSETREF(V_PERMUTE, Py_NewRef(o[9]));
+    Py_XSETREF(V_TRANSPOSED, Py_NewRef(o[10]));
     if (!PyTuple_Check(o[7])) return PyErr_Format(PyExc_TypeError, "setup_views: a tuple of ops");
     if (NODE_TYPE == NULL) return PyErr_Format(PyExc_TypeError, "setup_views: setup() first");
     if ((N_AT = slot_offset(o[0], "_n")) < 0 || (VIEW_AT = slot_offset(o[0], "_view")) < 0)
@@ -260,6 +264,31 @@ static PyObject *array_shape(PyObject *self, PyObject *array) {
 
 static PyObject *array_dtype(PyObject *self, PyObject *array) {
     return held_field(array, F_DTYPE);
+}
+
+/* Array.T: a matrix's transpose, its PERMUTE node linked as a view of x (manipulation's
+   transposed); the Python getter for any other x (numpy reverses an n-d array's axes) */
+static PyObject *array_t(PyObject *self, PyObject *array) {
+    PyObject *node = ARRAY == NULL ? NULL : array_node(NULL, array);
+    PyObject *shape = node == NULL ? NULL : peek(node, F_SHAPE);
+    if (shape == NULL || !PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) != 2) {
+        Py_XDECREF(node);
+        return PyErr_Occurred() ? NULL : PyObject_CallOneArg(V_TRANSPOSED, array);
+    }
+    PyObject *swapped = PyTuple_Pack(2, PyTuple_GET_ITEM(shape, 1), PyTuple_GET_ITEM(shape, 0));
+    PyObject *axes = swapped == NULL ? NULL : Py_BuildValue("(ii)", 1, 0);
+    PyObject *source = axes == NULL ? NULL : caller_source(NULL, NULL, 0);
+    PyObject *srcs = source == NULL ? NULL : PyTuple_Pack(1, node), *made = NULL, *view = NULL;
+    PyObject *args[6] = {V_PERMUTE, srcs, swapped, peek(node, F_DTYPE), axes, source};
+    PyObject *permuted = srcs == NULL ? NULL : quick_node(NULL, args, 6);
+    if (permuted != NULL) view = new_array(permuted);
+    if (view != NULL) {
+        PyObject *pair[2] = {array, view};
+        made = view_link(NULL, pair, 2, NULL);
+    }
+    Py_DECREF(node); Py_XDECREF(swapped); Py_XDECREF(axes); Py_XDECREF(source);
+    Py_XDECREF(srcs); Py_XDECREF(permuted); Py_XDECREF(view);
+    return made;
 }
 
 static PyObject *array_ndim(PyObject *self, PyObject *array) {
