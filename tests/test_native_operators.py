@@ -135,6 +135,7 @@ def _reductions():
     f32 = li.asarray(np.ones((5, 6), np.float32)) - 1
     computed = li.asarray(np.ones(7)) * 1
     np.asarray(computed)
+    tall, vector = li.asarray(np.ones((6, 4), np.float32)) * 2, li.asarray(np.ones(6, np.float32))
     c = [
         ("sum", x, (), {}), ("sum", x, (0,), {}), ("mean", x, (), {"axis": -1}),
         ("max", x, ((0, 2),), {"keepdims": True}), ("min", f32, (), {"axis": (-1, 0)}),
@@ -144,6 +145,8 @@ def _reductions():
         ("argmax", x, (), {}), ("argmin", x, (1,), {}), ("argmax", f32, (), {"axis": -1}),
         ("argmin", x, (), {"axis": 0, "keepdims": True}), (np.argmax, f32, (0,), {}),
         (np.argmin, x, (), {"axis": -2}), (np.argmax, computed, (), {"keepdims": True}),
+        ("dot", f32, (tall,), {}), (np.dot, computed, (computed,), {}),
+        (np.dot, vector, (tall,), {}), ("dot", computed, (computed,), {}),
     ]  # fmt: skip
     half, empty = li.asarray(np.ones(4, np.float16)) * 1, li.asarray(np.ones((2, 0))) * 1
     row, ints = (li.asarray(np.ones((2, 3))) * 1)[0], li.asarray(np.arange(6)) * 1
@@ -158,6 +161,8 @@ def _reductions():
         ("argmax", x, ((0, 1),), {}), ("argmin", x, (3,), {}), ("argmax", empty, (1,), {}),
         ("argmin", ints, (), {}), ("argmax", x, (), {"out": None}), (np.argmin, scalar, (), {}),
         (np.argmax, x, (1.0,), {}), (np.argmin, x, (), {"keepdims": 0}),
+        ("dot", x, (vector * 1.0,), {}), (np.dot, f32, (2.0,), {}), (np.dot, f32, (f32,), {}),
+        ("dot", ints, (ints * 1.0,), {}), (np.dot, tall, (x,), {}), ("dot", f32, (f32,), {}),
     ]  # fmt: skip
     return c, python
 
@@ -174,7 +179,7 @@ def test_the_reductions_in_c_record_what_python_records(monkeypatch):
     from lazyinfini._array import Array
     from lazyinfini._numpy_twins import quick as quick_paths
 
-    names = ("sum", "mean", "max", "min", "argmax", "argmin", "__array_function__")
+    names = ("sum", "mean", "max", "min", "argmax", "argmin", "dot", "__array_function__")
     assert all(type(vars(Array)[n]).__name__ == "Operator" for n in names)
     compiled = {n: vars(Array)[n] for n in names}
     for case in sum(_reductions(), []):
@@ -195,6 +200,7 @@ def test_the_reductions_in_c_record_what_python_records(monkeypatch):
     record, arg = quick_paths.record_reduction, quick_paths.arg_extreme
     monkeypatch.setattr(quick_paths, "record_reduction", lambda *a: calls.append(a) or record(*a))
     monkeypatch.setattr(quick_paths, "arg_extreme", lambda *a: calls.append(a) or arg(*a))
+    monkeypatch.setattr(quick_paths, "matmul", lambda *a: calls.append(a) or li.matmul(*a))
     quick, python = _reductions()  # NOTE: pending again
     for case in quick:  # NOTE: recorded in C: Python's quick path never ran
         assert isinstance(_call(*case), li.Array) and not calls, case

@@ -1,6 +1,7 @@
 """The quick paths of numpy's commonest reductions: np.sum, np.mean, np.max, np.min, np.argmax
 and np.argmin (and the methods x.sum(), x.mean(), ...) of a non-empty float32 or float64 array
-over an axis, with keepdims, record their one node directly.
+over an axis, with keepdims, record their one node directly; so does np.dot (x.dot) of two
+vectors or matrices of one dtype, as their matmul.
 
 NOTE (DESIGN.md: recording must stay cheap): such a call passes numpy's function protocol, the
 twin, the namespace's function and its checks, ~8 us where numpy computes a small array's sum
@@ -14,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtypes
+from .._api.linear_algebra import matmul
 from .._api.searching import arg_extreme
 from .._api.statistics import record_reduction
 from .._array import Array
@@ -23,8 +25,8 @@ from .._realize.native_operators import when_loaded
 _FLOATS = (_dtypes.float32, _dtypes.float64)
 _AXIS_KEEPDIMS = frozenset(("axis", "keepdims"))
 # How the C path records (_realize/native_operators.py's quick_reduce): in x's dtype, a sum
-# (its dtype named), an index (argmax, argmin)
-_PLAIN, _SUMMED, _INDEXED = 0, 1, 2
+# (its dtype named), an index (argmax, argmin); np.dot's product (quick_matmul's)
+_PLAIN, _SUMMED, _INDEXED, _PRODUCT = 0, 1, 2, 3
 
 
 def _reduction(name: str, op: Op, summed: bool):
@@ -83,6 +85,23 @@ def _arg(name: str, op: Op):
     return quick
 
 
+def _dot(args: tuple, kwargs: dict):
+    """np.dot(a, b) of two Arrays of one dtype, vectors or matrices: their matmul (numpy's dot
+    and matmul agree there), without the twin's conversions and promotion (~40k instructions
+    of a product's ~50k). Anything else is the twin's (a scalar, an n-d b, out=)."""
+    if kwargs or len(args) != 2:
+        return None
+    x, y = args
+    if not isinstance(x, Array) or not isinstance(y, Array):
+        return None
+    a, b = x._node, y._node
+    if a.dtype is not b.dtype or not (1 <= len(a.shape) <= 2 and 1 <= len(b.shape) <= 2):
+        return None
+    return matmul(x, y)
+
+
+_dot.spec = (Op.MATMUL, _PRODUCT)  # NOTE: the same path in C (quick_matmul)
+
 _SUM = _reduction("sum", Op.SUM, True)
 _MEAN = _reduction("mean", Op.MEAN, False)
 _MAX = _reduction("max", Op.MAX, False)
@@ -98,18 +117,22 @@ QUICK = {
     np.amin: _MIN,
     np.argmax: _arg("argmax", Op.ARGMAX),
     np.argmin: _arg("argmin", Op.ARGMIN),
+    np.dot: _dot,
 }
 
 
 def install_reductions(module) -> None:
-    """x.sum(), x.mean(), x.max(), x.min(), x.argmax(), x.argmin() and np.sum(x), np.mean(x),
-    ... of the paths above in C (_realize/native_operators.py): Operators wrapping the ndarray
-    methods and Array's __array_function__, which they call for anything else."""
+    """x.sum(), x.mean(), x.max(), x.min(), x.argmax(), x.argmin(), x.dot(y) and np.sum(x),
+    np.mean(x), ... of the paths above in C (_realize/native_operators.py): Operators
+    wrapping the ndarray methods and Array's __array_function__, which they call for anything
+    else."""
     from .._methods import NumpyMethods
 
     for name in ("sum", "mean", "max", "min", "argmax", "argmin"):
         function, python = getattr(np, name), vars(NumpyMethods)[name]
         setattr(Array, name, module.reduction(*QUICK[function].spec, _FLOATS, python))
+    # NOTE: x.dot(y) of the same arrays is x @ y's Operator (quick_matmul), else numpy's method
+    Array.dot = module.operator(Op.MATMUL, None, vars(NumpyMethods)["dot"], False)
     table = {f: (*q.spec, _FLOATS) for f, q in QUICK.items() if hasattr(q, "spec")}
     python = vars(Array)["__array_function__"]
     Array.__array_function__ = module.array_function(table, python)

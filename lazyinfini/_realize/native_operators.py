@@ -289,7 +289,7 @@ static PyObject *axes_of(PyObject *axis, Py_ssize_t ndim, char *flags) {
 
 /* How a quick reduction records (_numpy_twins/quick.py's spec): in x's dtype; a sum, which
    names its dtype too; an index (argmax, argmin: one axis or None, the default index dtype) */
-enum { PLAIN, SUMMED, INDEXED };
+enum { PLAIN, SUMMED, INDEXED, PRODUCT }; /* PRODUCT: np.dot's, not a reduction (matmul's) */
 
 /* numpy's sum, mean, max, min, argmax or argmin of a float32 or float64 array of no empty axis
    over `axis` (_numpy_twins/quick.py's paths): the REDUCE node record_reduction (arg_extreme)
@@ -348,7 +348,7 @@ static PyObject *method_reduce(Operator *o, PyObject *const *args, Py_ssize_t na
 }
 
 /* __array_function__(x, func, types, args, kwargs) of np.sum(x, axis, keepdims=...) and its
-   kin, where x (an Array, its only type) is the first argument */
+   kin, and np.dot(x, y), where x (an Array, its only type) is the first argument */
 static PyObject *function_reduce(Operator *o, PyObject *const *args) {
     PyObject *spec = PyDict_GetItemWithError(o->table, args[1]), *types = args[2];
     PyObject *given = args[3], *kwargs = args[4], *key, *value;
@@ -369,6 +369,10 @@ static PyObject *function_reduce(Operator *o, PyObject *const *args) {
     reduction.op = PyTuple_GET_ITEM(spec, 0);
     reduction.table = PyTuple_GET_ITEM(spec, 2);
     int how = PyLong_AsLong(PyTuple_GET_ITEM(spec, 1));
+    if (how == PRODUCT) /* NOTE: np.dot(a, b) of matrices and vectors: a @ b, nothing named */
+        return PyTuple_GET_SIZE(given) == 2 && PyDict_GET_SIZE(kwargs) == 0
+            ? quick_matmul(&reduction, PyTuple_GET_ITEM(given, 0), PyTuple_GET_ITEM(given, 1))
+            : NULL;
     return how == -1 && PyErr_Occurred() ? NULL
         : quick_reduce(&reduction, how, PyTuple_GET_ITEM(given, 0), axis, keepdims);
 }
