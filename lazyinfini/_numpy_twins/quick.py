@@ -15,15 +15,17 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtypes
+from .._api import creation
 from .._api.linear_algebra import matmul
 from .._api.searching import arg_extreme
 from .._api.statistics import record_reduction
 from .._array import Array
-from .._graph import Op
+from .._graph import Op, caller_source, quick_node
 from .._realize.native_operators import when_loaded
 
 _FLOATS = (_dtypes.float32, _dtypes.float64)
 _AXIS_KEEPDIMS = frozenset(("axis", "keepdims"))
+_AXIS = frozenset(("axis",))
 # How the C path records (_realize/native_operators.py's quick_reduce): in x's dtype, a sum
 # (its dtype named), an index (argmax, argmin); np.dot's product (quick_matmul's)
 _PLAIN, _SUMMED, _INDEXED, _PRODUCT = 0, 1, 2, 3
@@ -48,11 +50,11 @@ def _reduction(name: str, op: Op, summed: bool):
     return quick
 
 
-def _taken(args: tuple, kwargs: dict):
+def _taken(args: tuple, kwargs: dict, keywords: frozenset = _AXIS_KEEPDIMS):
     """(x, axis, keepdims) of a call these paths take: a float32 or float64 Array of one or more
-    dims, an axis by position or keyword, keepdims by keyword; None for anything else (numpy's
-    errors for a call passing axis twice, a 0-d x's axis: the twin's)."""
-    if not 1 <= len(args) <= 2 or (kwargs and not _AXIS_KEEPDIMS.issuperset(kwargs)):
+    dims, an axis by position or keyword, keepdims by keyword (the `keywords` taken); None for
+    anything else (numpy's errors for a call passing axis twice, a 0-d x's axis: the twin's)."""
+    if not 1 <= len(args) <= 2 or (kwargs and not keywords.issuperset(kwargs)):
         return None
     x = args[0]
     if not isinstance(x, Array) or len(args) == 2 and "axis" in kwargs:
@@ -102,6 +104,70 @@ def _dot(args: tuple, kwargs: dict):
 
 _dot.spec = (Op.MATMUL, _PRODUCT)  # NOTE: the same path in C (quick_matmul)
 
+
+def _cumsum(args: tuple, kwargs: dict):
+    """np.cumsum(x, axis) of a float32 or float64 Array along a given axis: its running sum
+    in its own dtype (what the twin records for these: numpy's cumsum accumulates in it)."""
+    taken = _taken(args, kwargs, _AXIS)
+    if taken is None or type(taken[1]) is not int:
+        return None  # NOTE: axis=None flattens first: the twin's
+    x, axis, _ = taken
+    node = x._node
+    ndim = len(node.shape)
+    if not -ndim <= axis < ndim:
+        return None
+    arg = (("axis", axis % ndim), ("dtype", node.dtype), ("include_initial", False))
+    return Array(
+        quick_node(Op.CUMULATIVE_SUM, (node,), node.shape, node.dtype, arg, caller_source())
+    )
+
+
+def _concatenate(args: tuple, kwargs: dict):
+    """np.concatenate of two or more Arrays (or ndarrays, their values now: the twin's
+    snapshot) of one dtype and rank along an axis where the others agree: one CONCAT node.
+    Anything else (a cast, another rank, a size that differs, axis=None) is the twin's.
+    NOTE: loops, not generators: a generator's frames cost more than this path's checks."""
+    if len(args) not in (1, 2) or kwargs and (len(args) == 2 or set(kwargs) != _AXIS):
+        return None
+    items = args[0]
+    axis = args[1] if len(args) == 2 else kwargs.get("axis", 0)
+    if type(items) not in (list, tuple) or len(items) < 2 or type(axis) is not int:
+        return None
+    first = None
+    for item in items:
+        if isinstance(item, Array):
+            first = item._node
+            break
+        if type(item) is not np.ndarray:
+            return None
+    if first is None:
+        return None
+    shape, dtype = first.shape, first.dtype
+    ndim = len(shape)
+    if not ndim or not -ndim <= axis < ndim:
+        return None
+    axis %= ndim
+    nodes, total = [], 0
+    for item in items:
+        node = item._node if isinstance(item, Array) else None
+        if node is None and type(item) is not np.ndarray:
+            return None
+        other = item if node is None else node
+        if other.dtype != dtype or len(other.shape) != ndim:
+            return None
+        for i in range(ndim):
+            if i != axis and other.shape[i] != shape[i]:
+                return None
+        total += other.shape[axis]
+        nodes.append(node if node is not None else item)
+    for k, node in enumerate(nodes):  # NOTE: converted once every check has passed
+        if type(node) is np.ndarray:
+            nodes[k] = creation.operand(node)._node
+    joined = (*shape[:axis], total, *shape[axis + 1 :])
+    arg = (("axis", axis),)
+    return Array(quick_node(Op.CONCAT, tuple(nodes), joined, dtype, arg, caller_source()))
+
+
 _SUM = _reduction("sum", Op.SUM, True)
 _MEAN = _reduction("mean", Op.MEAN, False)
 _MAX = _reduction("max", Op.MAX, False)
@@ -118,6 +184,8 @@ QUICK = {
     np.argmax: _arg("argmax", Op.ARGMAX),
     np.argmin: _arg("argmin", Op.ARGMIN),
     np.dot: _dot,
+    np.cumsum: _cumsum,
+    np.concatenate: _concatenate,
 }
 
 

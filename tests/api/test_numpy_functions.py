@@ -1010,3 +1010,80 @@ def test_a_quick_reduction_computes_numpys_value():
         (x.argmin(axis=0, keepdims=True), a.argmin(axis=0, keepdims=True)),
     ):
         assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+
+
+def _quick_and_twin(function, args: tuple, kwargs: dict):
+    """The signatures (or errors) function's Python quick path and its twin record for a call;
+    the quick path's None where it leaves the call to the twin."""
+    from lazyinfini._numpy_twins import TWINS
+
+    made = []
+    for path in (_numpy_functions.QUICK[function], lambda a, k: TWINS[function](*a, **k)):
+        try:
+            result = path(args, kwargs)
+        except Exception as error:  # noqa: BLE001 (compared: the same type and message)
+            made.append((type(error), str(error)))
+            continue
+        made.append(None if result is None else _valued(result._node))
+    return made
+
+
+def _valued(node):
+    """_signature with each buffer by its values (an ndarray operand is a new buffer each
+    time it is converted)."""
+    if node.op is Op.BUFFER:
+        data = np.asarray(node.arg.data)
+        return data.shape, data.dtype, data.tobytes()
+    return node.op, node.shape, node.dtype, arg_key(node), tuple(map(_valued, node.srcs))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    data=st.data(),
+    shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3),
+    dtype=st.sampled_from([np.float32, np.float64, np.float16, np.int32]),
+)
+def test_quick_cumsum_concatenate_and_dot_record_the_twins_nodes(data, shape, dtype):
+    """np.cumsum, np.concatenate and np.dot take Python quick paths (_numpy_twins/quick.py)
+    that record what the twin records, or leave the call to it."""
+    ndim = len(shape)
+    x = li.asarray(np.arange(np.prod(shape), dtype=dtype).reshape(shape)) * 1
+    axis = data.draw(st.integers(-ndim - 1, ndim) | st.none() | st.just(1.0))
+    other_shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3))
+    other_dtype = data.draw(st.sampled_from([dtype, np.float64]))
+    other = np.ones(data.draw(st.sampled_from([shape, other_shape])), other_dtype)
+    if data.draw(st.booleans()):
+        other = li.asarray(other) * 1
+    calls = [
+        (np.cumsum, (x, axis), {}),
+        (np.cumsum, (x,), {"axis": axis}),
+        (np.concatenate, ([x, other],), {"axis": axis}),
+        (np.concatenate, ((other, x, x), axis), {}),
+        (np.concatenate, ([x, other],), {}),
+        (np.dot, (x, other), {}),
+        (np.dot, (other, x), {}),
+    ]
+    for function, args, kwargs in calls:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            quick, twin = _quick_and_twin(function, args, kwargs)
+        assert quick is None or quick == twin, (function, args, kwargs)
+
+
+def test_quick_cumsum_concatenate_and_dot_take_their_common_calls():
+    x = li.asarray(np.arange(6.0).reshape(2, 3)) * 1
+    rows = np.zeros((1, 3))
+    for function, args, kwargs in [
+        (np.cumsum, (x,), {"axis": 0}),
+        (np.concatenate, ([rows, x],), {}),
+        (np.concatenate, ((x, x), 1), {}),
+        (np.dot, (x, x.T * 1), {}),
+    ]:
+        quick, twin = _quick_and_twin(function, args, kwargs)
+        assert quick is not None and quick == twin, function
+    snapshot = np.ones((1, 3))
+    joined = np.concatenate([snapshot, x])
+    snapshot[0, 0] = 5.0  # NOTE: numpy read it at the call: so does the quick path
+    np.testing.assert_array_equal(
+        np.asarray(joined), np.concatenate([np.ones((1, 3)), np.arange(6.0).reshape(2, 3)])
+    )
