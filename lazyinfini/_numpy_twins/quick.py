@@ -1,7 +1,8 @@
-"""The quick paths of numpy's commonest reductions: np.sum, np.mean, np.max, np.min, np.argmax
-and np.argmin (and the methods x.sum(), x.mean(), ...) of a non-empty float32 or float64 array
-over an axis, with keepdims, record their one node directly; so does np.dot (x.dot) of two
-vectors or matrices of one dtype, as their matmul.
+"""The quick paths of numpy's commonest calls: np.sum, np.mean, np.max, np.min, np.argmax and
+np.argmin (and the methods x.sum(), x.mean(), ...) of a non-empty float32 or float64 array
+over an axis, with keepdims, record their one node directly; so do np.dot (x.dot) of two
+vectors or matrices of one dtype (their matmul), np.cumsum along an axis, np.concatenate of
+arrays of one dtype and rank, and a short signal's np.convolve with a short ndarray kernel.
 
 NOTE (DESIGN.md: recording must stay cheap): such a call passes numpy's function protocol, the
 twin, the namespace's function and its checks, ~8 us where numpy computes a small array's sum
@@ -22,10 +23,11 @@ from .._api.statistics import record_reduction
 from .._array import Array
 from .._graph import Op, caller_source, quick_node
 from .._realize.native_operators import when_loaded
+from . import convolution
 
 _FLOATS = (_dtypes.float32, _dtypes.float64)
 _AXIS_KEEPDIMS = frozenset(("axis", "keepdims"))
-_AXIS = frozenset(("axis",))
+_AXIS, _MODE = frozenset(("axis",)), frozenset(("mode",))
 # How the C path records (_realize/native_operators.py's quick_reduce): in x's dtype, a sum
 # (its dtype named), an index (argmax, argmin); np.dot's product (quick_matmul's)
 _PLAIN, _SUMMED, _INDEXED, _PRODUCT = 0, 1, 2, 3
@@ -168,6 +170,31 @@ def _concatenate(args: tuple, kwargs: dict):
     return Array(quick_node(Op.CONCAT, tuple(nodes), joined, dtype, arg, caller_source()))
 
 
+def _convolve(args: tuple, kwargs: dict):
+    """np.convolve(signal, kernel, "valid") of a float32 or float64 Array and a short ndarray
+    kernel of its dtype (a moving average): the CORRELATE node of the reversed kernel's values
+    now, as the twin records it for a short signal (convolution.py). Anything else (another
+    mode, dtype, length or operand) is the twin's."""
+    if len(args) + len(kwargs) != 3 or len(args) < 2 or kwargs and set(kwargs) != _MODE:
+        return None
+    signal, kernel = args[:2]
+    mode = args[2] if len(args) == 3 else kwargs["mode"]
+    if type(kernel) is not np.ndarray or not isinstance(signal, Array) or kernel.ndim != 1:
+        return None
+    node = signal._node
+    if len(node.shape) != 1 or node.dtype not in _FLOATS or kernel.dtype != node.dtype:
+        return None
+    n, length = kernel.shape[0], node.shape[0] - kernel.shape[0] + 1
+    valid = type(mode) is str and mode[:1].lower() == "v" or type(mode) is int and mode == 0
+    if not valid or not 0 < n <= convolution.MAX_KERNEL or not 0 < length < convolution.FUSED_MIN:
+        return None
+    flipped = creation.operand(kernel[::-1])._node  # NOTE: its values now (a snapshot)
+    arg = (("left", 0), ("right", 0))
+    return Array(
+        quick_node(Op.CORRELATE, (node, flipped), (length,), node.dtype, arg, caller_source())
+    )
+
+
 _SUM = _reduction("sum", Op.SUM, True)
 _MEAN = _reduction("mean", Op.MEAN, False)
 _MAX = _reduction("max", Op.MAX, False)
@@ -186,6 +213,7 @@ QUICK = {
     np.dot: _dot,
     np.cumsum: _cumsum,
     np.concatenate: _concatenate,
+    np.convolve: _convolve,
 }
 
 

@@ -1062,6 +1062,9 @@ def test_quick_cumsum_concatenate_and_dot_record_the_twins_nodes(data, shape, dt
         (np.concatenate, ([x, other],), {}),
         (np.dot, (x, other), {}),
         (np.dot, (other, x), {}),
+        (np.convolve, (x, np.ones(other.shape[-1:] or (1,), other_dtype)), {"mode": "valid"}),
+        (np.convolve, (x, np.arange(1.0, 4.0).astype(dtype), "V"), {}),
+        (np.convolve, (x, np.ones(2, dtype), data.draw(st.sampled_from([0, 1, "same", "f"]))), {}),
     ]
     for function, args, kwargs in calls:
         with warnings.catch_warnings():
@@ -1078,6 +1081,7 @@ def test_quick_cumsum_concatenate_and_dot_take_their_common_calls():
         (np.concatenate, ([rows, x],), {}),
         (np.concatenate, ((x, x), 1), {}),
         (np.dot, (x, x.T * 1), {}),
+        (np.convolve, (x[0] * 1, np.ones(2) / 2), {"mode": "valid"}),
     ]:
         quick, twin = _quick_and_twin(function, args, kwargs)
         assert quick is not None and quick == twin, function
