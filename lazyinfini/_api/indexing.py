@@ -39,6 +39,10 @@ from .views import link
 def getitem(x: Array, key) -> Array:
     """x[key]: a view of x (views.py) for basic keys, a GATHER copy for arrays in the key."""
     source = caller_source()
+    if isinstance(key, Array) and key.dtype is _BOOL:
+        picked = _rows_of(x, key, source)
+        if picked is not None:
+            return picked
     key = key if isinstance(key, tuple) else (key,)
     if is_special(key):
         planned = quick_plan("__getitem__", x, key)
@@ -51,6 +55,23 @@ def getitem(x: Array, key) -> Array:
     if not view._n.shape and Ellipsis not in key:
         return view  # Note: numpy gives a scalar here, a copy: writing into it leaves x alone
     return link(x, view)
+
+
+def _rows_of(x: Array, mask: Array, source: str) -> Array | None:
+    """x[mask] of a 1-d mask as long as x's first axis (`points[labels == k]`): the rows at
+    its True positions (computed now), as _special_getitem records them, without its general
+    key's planning (~25k instructions of a k-means step's mask); None for any other mask."""
+    shape = x.shape
+    if len(mask.shape) != 1 or not shape or mask.shape[0] != shape[0]:
+        return None
+    index = (_dtypes.DEFAULT_INDEX,)
+    (positions,) = data_dependent("__getitem__", mask, index, "nonzero", "a boolean index")
+    spec = (("array", 0), *(slice_spec(0, 1, n) for n in shape[1:]))
+    picked = (positions.shape[0], *shape[1:])
+    return record(Op.GATHER, (x._node, positions._node), picked, x.dtype, (("key", spec),), source)
+
+
+_BOOL = _dtypes.bool
 
 
 def basic_getitem(x: Array, key: tuple, source: str) -> Array:

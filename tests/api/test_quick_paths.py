@@ -107,3 +107,28 @@ def test_arrays_of_two_dtypes_record_what_the_general_path_records(name, monkeyp
     assert quick_outcomes == general
     # NOTE: the quick path ran; never for logical_and, whose operands become truths first
     assert (sum(r is not None for r in taken) >= 20) == (name != "logical_and")
+
+
+@pytest.mark.parametrize("shape", [(6,), (6, 2), (5, 0, 3), (0,), (0, 4), (7, 1, 2)])
+@pytest.mark.parametrize("pending", [False, True])
+def test_a_row_mask_records_what_the_general_key_records(shape, pending):
+    """x[mask] of a 1-d mask over x's first axis (indexing._rows_of) records the general
+    path's GATHER: its key, its shape, its values (numpy's)."""
+    from lazyinfini._api import indexing
+
+    rng = np.random.default_rng(len(shape) + shape[0])
+    values = rng.standard_normal(shape)
+    mask = rng.integers(0, 2, shape[0]).astype(bool)
+    made = []
+    for take in (indexing.getitem, lambda x, m: indexing._special_getitem(x, (m,), "")):
+        x = li.asarray(values) * 1.0 if pending else li.asarray(values)
+        m = li.asarray(mask) if not pending else li.asarray(mask.astype(np.int8)) > 0
+        picked = take(x, m)
+        node = picked._n
+        made.append((node.op, node.shape, node.arg, np.asarray(picked).tobytes()))
+    assert made[0] == made[1]
+    assert made[0][-1] == values[mask].tobytes()
+    x = li.asarray(values)
+    assert indexing._rows_of(x, li.asarray(np.ones(shape[0] + 1, bool)), "") is None
+    if len(shape) > 1:  # NOTE: a mask of more axes is the general path's
+        assert indexing._rows_of(x, li.asarray(np.ones(shape[:2], bool)), "") is None
