@@ -15,6 +15,7 @@ from .._array import Array, implicit_value, record
 from .._device import check_device_arg, get_device
 from .._graph import Node, Op, buffer_node, caller_source, inputs_of
 from .._graph.views import apply_movement
+from .._options import current
 from .checks import (
     OutOfRangeError,
     check_dtype_arg,
@@ -26,7 +27,7 @@ from .checks import (
 )
 from .distributed import from_dask, is_dask_array
 from .placement import adopted, device_arg, placed
-from .snapshots import snapshot
+from .snapshots import REUSE_MIN_BYTES, snapshot
 
 _PY_DEFAULTS = {"b": _dtypes.bool, "i": _dtypes.DEFAULT_INT, "f": _dtypes.DEFAULT_FLOAT}
 
@@ -204,9 +205,26 @@ def operand(value, device=None, given=None) -> Array:
     `given`: what the caller converted into `value`, where it did; numpy's array of a list, a
     tuple or a scalar is new memory nobody else holds, taken as it is.
     `li.asarray(ndarray)` shares, as numpy.asarray does (docs/lazy-semantics.md)."""
+    if type(value) is np.ndarray and device is None and given is None:
+        made = _small_operand(value)
+        if made is not None:
+            return made
     if isinstance(value, np.ndarray) and not isinstance(given, _NEW_WHEN_CONVERTED):
         value = snapshot(value)
     return asarray(value, device=device)
+
+
+def _small_operand(value: np.ndarray) -> Array | None:
+    """operand()'s common case in one step: a small writable ndarray (`np.arange(k)`, a
+    kernel, a row of zeros) copied now, as snapshot() copies it, and taken as asarray() takes
+    its copy on the host device (~10k instructions of its layers); None for anything else."""
+    if value.nbytes >= REUSE_MIN_BYTES or 0 in value.strides and value.size > 1:
+        return None  # NOTE: snapshot's reuse of a large copy; a broadcast's compact copy
+    if not value.flags.writeable or not _dtypes.is_supported(value.dtype):
+        return None
+    if current().device != "cpu":
+        return None  # NOTE: placed() puts it where the options say
+    return Array(buffer_node(_readonly(value.copy(order="K")), caller_source()))
 
 
 _NEW_WHEN_CONVERTED = (list, tuple, builtins.bool, int, float, complex, np.generic)

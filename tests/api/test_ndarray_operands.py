@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import lazyinfini as li
+from lazyinfini._api import snapshots
 
 CALLS = {
     "operator": lambda x, k: x + k,
@@ -138,3 +139,34 @@ def test_a_loop_over_an_unchanged_large_ndarray_holds_one_copy():
         total, total_np = total + weights, total_np + weights
         weights[step] = step + 1.5
     assert np.asarray(total).tobytes() == total_np.tobytes()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        np.arange(5),
+        np.ones((2, 3)),
+        np.arange(6.0).reshape(2, 3).T,
+        np.zeros(0),
+        np.float32([1, 2]),
+    ],
+    ids=["ints", "matrix", "transposed", "empty", "float32"],
+)
+def test_a_small_operand_is_what_snapshot_and_asarray_make(value):
+    """creation.operand's one-step path for a small writable ndarray: the buffer the general
+    path makes (a read-only copy in its memory order, on the host), its values at the call."""
+    from lazyinfini._api import creation
+
+    made = [creation._small_operand(value), creation.asarray(snapshots.snapshot(value))]
+    assert made[0] is not None
+    datas = [np.asarray(m._n.arg.data) for m in made]
+    for data in datas:
+        assert not data.flags.writeable and data.base is not None and data.base is not value
+    assert [(d.shape, d.dtype, d.strides, d.tobytes()) for d in datas][0] == (
+        datas[1].shape, datas[1].dtype, datas[1].strides, datas[1].tobytes(),
+    )  # fmt: skip
+    before = value.copy()
+    value[...] = 7  # NOTE: written after the call: the operand keeps its values
+    np.testing.assert_array_equal(np.asarray(made[0]), before)
+    assert creation._small_operand(np.broadcast_to(np.ones(3), (2, 3))) is None
+    assert creation._small_operand(np.ones(1 << 14)) is None  # NOTE: snapshot's reuse
