@@ -66,7 +66,10 @@ def _rows_of(x: Array, mask: Array, source: str) -> Array | None:
         return None
     index = (_dtypes.DEFAULT_INDEX,)
     (positions,) = data_dependent("__getitem__", mask, index, "nonzero", "a boolean index")
-    spec = (("array", 0), *(slice_spec(0, 1, n) for n in shape[1:]))
+    spec = [("array", 0)]
+    for n in shape[1:]:  # NOTE: a loop, not a generator: its frame costs more than the rows
+        spec.append(slice_spec(0, 1, n))
+    spec = tuple(spec)
     picked = (positions.shape[0], *shape[1:])
     return record(Op.GATHER, (x._node, positions._node), picked, x.dtype, (("key", spec),), source)
 

@@ -283,10 +283,10 @@ def data_dependent(
     found = getattr(xp, call or func)(data)
     found = found if isinstance(found, tuple) else (found,)
     source = caller_source()
-    return tuple(
-        _result(xp, r, x.dtype if dtype is None else dtype, device, source)
-        for r, dtype in zip(found, dtypes, strict=True)
-    )
+    results = []
+    for r, dtype in zip(found, dtypes, strict=True):  # NOTE: a loop: a generator costs more
+        results.append(_result(xp, r, x.dtype if dtype is None else dtype, device, source))
+    return tuple(results)
 
 
 def _result(xp, value, dtype, device, source: str) -> Array:
