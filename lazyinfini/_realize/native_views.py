@@ -1,10 +1,14 @@
-"""A view's link to its base's memory in C, part of the native extension's source (native.py
-builds it): `link(x, view, readonly=False)` is _api/views.py's `link` over the same objects.
+"""A view's link to its base's memory and an array's node reads in C, part of the native
+extension's source (native.py builds it).
 
-Every view a script takes (`x[:, None]`, `X.T`, `s[window:]`) links once: as Python, the link
-took seven calls (the steps read back, each array's node, the storage's member added), ~3 us,
-most of a view's recording. Both make the same View and the same member
-(tests/test_native.py compares them).
+VIEWS: `link(x, view, readonly=False)` is _api/views.py's `link` over the same objects. Every
+view a script takes (`x[:, None]`, `X.T`, `s[window:]`) links once: as Python, the link took
+seven calls (the steps read back, each array's node, the storage's member added), ~3 us, most
+of a view's recording. Both make the same View and the same member.
+
+ARRAYS: the properties every recording reads (`Array._node`, `.shape`, `.dtype`, `.ndim`,
+`Shared._n`; a stale view's replay stays Python's) and a matrix's `x.T` (its PERMUTE node,
+linked). tests/test_native_views.py compares both paths.
 """
 
 # NOTE: C, appended after native_scan.SCAN (it reads field and peek)
