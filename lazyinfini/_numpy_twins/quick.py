@@ -18,6 +18,7 @@ import numpy as np
 from .. import _dtypes
 from .._api import creation
 from .._api.linear_algebra import matmul
+from .._api.placement import owner_among
 from .._api.searching import arg_extreme
 from .._api.statistics import record_reduction
 from .._array import Array
@@ -149,11 +150,12 @@ def _concatenate(args: tuple, kwargs: dict):
     if not ndim or not -ndim <= axis < ndim:
         return None
     axis %= ndim
-    nodes, total = [], 0
+    nodes, total, converts = [], 0, False
     for item in items:
         node = item._node if isinstance(item, Array) else None
         if node is None and type(item) is not np.ndarray:
             return None
+        converts = converts or node is None
         other = item if node is None else node
         if other.dtype != dtype or len(other.shape) != ndim:
             return None
@@ -162,6 +164,8 @@ def _concatenate(args: tuple, kwargs: dict):
                 return None
         total += other.shape[axis]
         nodes.append(node if node is not None else item)
+    if converts and owner_among(items) is not None:
+        return None  # NOTE: an ndarray goes to the GPU holding the Arrays: the twin's way
     for k, node in enumerate(nodes):  # NOTE: converted once every check has passed
         if type(node) is np.ndarray:
             nodes[k] = creation.operand(node)._node
@@ -188,6 +192,8 @@ def _convolve(args: tuple, kwargs: dict):
     valid = type(mode) is str and mode[:1].lower() == "v" or type(mode) is int and mode == 0
     if not valid or not 0 < n <= convolution.MAX_KERNEL or not 0 < length < convolution.FUSED_MIN:
         return None
+    if owner_among((signal,)) is not None:
+        return None  # NOTE: the kernel goes to the GPU holding the signal: the twin's way
     flipped = creation.operand(kernel[::-1])._node  # NOTE: its values now (a snapshot)
     arg = (("left", 0), ("right", 0))
     return Array(

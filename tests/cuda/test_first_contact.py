@@ -142,6 +142,32 @@ def test_with_a_gpu_numpys_first_calls_follow_the_data():
 
 
 @pytest.mark.skipif(shim.COMPILER is None, reason="no C++ compiler (g++) for the shim")
+def test_with_a_gpu_the_quick_paths_ndarrays_follow_the_data():
+    # the numpy calls whose quick paths convert an ndarray (_numpy_twins/quick.py): it goes to
+    # the GPU holding the other operand, as the twins put it
+    script = EMULATED_GPU + textwrap.dedent("""
+    import numpy as np
+    import lazyinfini as li
+
+    x = li.asarray(np.arange(4.0), device="cuda")
+    calls = (
+        np.concatenate([np.zeros(2), x]),
+        np.concatenate((x, np.ones(1)), axis=0),
+        np.convolve(x, np.ones(2) / 2, mode="valid"),
+        np.cumsum(x, axis=0),
+    )
+    for y in calls:
+        print(y.device, np.asarray(y).tolist())
+    """)
+    assert _run(script).splitlines() == [
+        "cuda:0 [0.0, 0.0, 0.0, 1.0, 2.0, 3.0]",
+        "cuda:0 [0.0, 1.0, 2.0, 3.0, 1.0]",
+        "cuda:0 [0.5, 1.5, 2.5]",
+        "cuda:0 [0.0, 1.0, 3.0, 6.0]",
+    ]
+
+
+@pytest.mark.skipif(shim.COMPILER is None, reason="no C++ compiler (g++) for the shim")
 def test_with_a_gpu_devices_lists_it_and_the_options_default_to_it():
     script = EMULATED_GPU + textwrap.dedent("""
     import numpy as np
