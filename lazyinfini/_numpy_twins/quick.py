@@ -2,7 +2,8 @@
 np.argmin (and the methods x.sum(), x.mean(), ...) of a non-empty float32 or float64 array
 over an axis, with keepdims, record their one node directly; so do np.dot (x.dot) of two
 vectors or matrices of one dtype (their matmul), np.cumsum along an axis, np.concatenate of
-arrays of one dtype and rank, and a short signal's np.convolve with a short ndarray kernel.
+arrays of one dtype and rank, a short signal's np.convolve with a short ndarray kernel, and
+np.sum of a bool or integer array (a count).
 
 NOTE (DESIGN.md: recording must stay cheap): such a call passes numpy's function protocol, the
 twin, the namespace's function and its checks, ~8 us where numpy computes a small array's sum
@@ -17,6 +18,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._api import creation
+from .._api.data_types import astype
 from .._api.linear_algebra import matmul
 from .._api.placement import owner_among
 from .._api.searching import arg_extreme
@@ -201,6 +203,43 @@ def _convolve(args: tuple, kwargs: dict):
     )
 
 
+def _counted(args: tuple, kwargs: dict):
+    """np.sum (x.sum) of a bool or integer Array over an axis (`one_hot.sum(axis=0)`, a count):
+    the twin's nodes, a bool x cast to the default integer first (numpy's add on bools), the
+    sum in the default integer (uint64 for unsigned x), without the protocol's layers. The
+    floats' path is _SUM's; anything else (dtype=, out=, a 0-d or empty x) is the twin's."""
+    if not 1 <= len(args) <= 2 or (kwargs and not _AXIS_KEEPDIMS.issuperset(kwargs)):
+        return None
+    x = args[0]
+    if not isinstance(x, Array) or len(args) == 2 and "axis" in kwargs:
+        return None
+    node = x._node
+    if not node.shape or 0 in node.shape:
+        return None
+    axis = args[1] if len(args) == 2 else kwargs.get("axis")
+    keepdims = kwargs.get("keepdims", False)
+    if not _axis(axis) or keepdims is not True and keepdims is not False:
+        return None
+    dtype = node.dtype
+    if dtype == _dtypes.bool:
+        x, total = astype(x, _dtypes.DEFAULT_INT), _dtypes.DEFAULT_INT
+    elif dtype in _dtypes.SIGNED:
+        total = _dtypes.DEFAULT_INT
+    elif dtype in _dtypes.UNSIGNED:
+        total = _dtypes.uint64
+    else:
+        return None
+    return record_reduction("sum", Op.SUM, x, axis, keepdims, total, ("dtype", total))
+
+
+def _summed(args: tuple, kwargs: dict):
+    """np.sum's quick paths: a float array's (_SUM, also in C), else a count's (_counted)."""
+    made = _SUM(args, kwargs)
+    return made if made is not None else _counted(args, kwargs)
+
+
+_summed.spec = (Op.SUM, _SUMMED)  # NOTE: the float path in C (install_reductions)
+
 _SUM = _reduction("sum", Op.SUM, True)
 _MEAN = _reduction("mean", Op.MEAN, False)
 _MAX = _reduction("max", Op.MAX, False)
@@ -208,7 +247,7 @@ _MIN = _reduction("min", Op.MIN, False)
 
 # numpy function -> its quick path (np.amax and np.max are different objects: both listed)
 QUICK = {
-    np.sum: _SUM,
+    np.sum: _summed,
     np.mean: _MEAN,
     np.max: _MAX,
     np.amax: _MAX,

@@ -1091,3 +1091,27 @@ def test_quick_cumsum_concatenate_and_dot_take_their_common_calls():
     np.testing.assert_array_equal(
         np.asarray(joined), np.concatenate([np.ones((1, 3)), np.arange(6.0).reshape(2, 3)])
     )
+
+
+def test_a_count_takes_the_quick_path(monkeypatch):
+    """np.sum (x.sum) of bool and integer arrays over an axis records on _numpy_twins/quick.py's
+    _counted, not through the twin; numpy's dtypes and values."""
+    from lazyinfini._numpy_twins import TWINS
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the twin ran")
+
+    monkeypatch.setitem(TWINS, np.sum, refused)
+    rng = np.random.default_rng(7)
+    for values in (rng.integers(0, 2, (5, 3)).astype(bool), rng.integers(-9, 9, (5, 3), np.int32),
+                   rng.integers(0, 200, (5, 3), np.uint8), rng.integers(0, 9, (5, 3))):  # fmt: skip
+        x = li.asarray(values)
+        calls = [
+            (x.sum(axis=0), values.sum(axis=0)),
+            (np.sum(x, 1), np.sum(values, 1)),
+            (np.sum(x, axis=None, keepdims=True), values.sum(keepdims=True)),
+        ]
+        for got, want in calls:
+            got = np.asarray(got)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
