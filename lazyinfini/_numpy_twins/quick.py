@@ -41,12 +41,10 @@ def _reduction(name: str, op: Op, summed: bool):
     accumulates in it: the namespace's ("dtype", x.dtype) for a float32 or float64 sum)."""
 
     def quick(args: tuple, kwargs: dict):
-        taken = _taken(args, kwargs)
+        taken = _reducible(args, kwargs, _FLOATS)
         if taken is None:
             return None
         x, axis, keepdims = taken
-        if 0 in x.shape or not _axis(axis) or keepdims is not True and keepdims is not False:
-            return None  # NOTE: an empty max, another keepdims: the twin's
         dtype = x.dtype
         options = (("dtype", dtype),) if summed else ()
         return record_reduction(name, op, x, axis, keepdims, dtype, *options)
@@ -55,20 +53,34 @@ def _reduction(name: str, op: Op, summed: bool):
     return quick
 
 
-def _taken(args: tuple, kwargs: dict, keywords: frozenset = _AXIS_KEEPDIMS):
-    """(x, axis, keepdims) of a call these paths take: a float32 or float64 Array of one or more
-    dims, an axis by position or keyword, keepdims by keyword (the `keywords` taken); None for
-    anything else (numpy's errors for a call passing axis twice, a 0-d x's axis: the twin's)."""
+def _taken(args: tuple, kwargs: dict, keywords: frozenset = _AXIS_KEEPDIMS, dtypes=_FLOATS):
+    """(x, axis, keepdims) of a call these paths take: an Array of `dtypes` (float32 or
+    float64) of one or more dims, an axis by position or keyword, keepdims by keyword (the
+    `keywords` taken); None for anything else (numpy's errors for a call passing axis twice, a
+    0-d x's axis: the twin's)."""
     if not 1 <= len(args) <= 2 or (kwargs and not keywords.issuperset(kwargs)):
         return None
     x = args[0]
     if not isinstance(x, Array) or len(args) == 2 and "axis" in kwargs:
         return None
     node = x._node
-    if node.dtype not in _FLOATS or not node.shape:
+    if node.dtype not in dtypes or not node.shape:
         return None
     axis = args[1] if len(args) == 2 else kwargs.get("axis")
     return x, axis, kwargs.get("keepdims", False)
+
+
+def _reducible(args: tuple, kwargs: dict, dtypes):
+    """_taken's (x, axis, keepdims) of a reduction over a non-empty x, its axis one the
+    namespace checks as numpy's and keepdims a bool; None for anything else (an empty max,
+    another keepdims: the twin's)."""
+    taken = _taken(args, kwargs, dtypes=dtypes)
+    if taken is None:
+        return None
+    x, axis, keepdims = taken
+    if 0 in x.shape or not _axis(axis) or keepdims is not True and keepdims is not False:
+        return None
+    return taken
 
 
 def _axis(axis) -> bool:
@@ -208,28 +220,17 @@ def _counted(args: tuple, kwargs: dict):
     the twin's nodes, a bool x cast to the default integer first (numpy's add on bools), the
     sum in the default integer (uint64 for unsigned x), without the protocol's layers. The
     floats' path is _SUM's; anything else (dtype=, out=, a 0-d or empty x) is the twin's."""
-    if not 1 <= len(args) <= 2 or (kwargs and not _AXIS_KEEPDIMS.issuperset(kwargs)):
+    taken = _reducible(args, kwargs, _COUNTS)
+    if taken is None:
         return None
-    x = args[0]
-    if not isinstance(x, Array) or len(args) == 2 and "axis" in kwargs:
-        return None
-    node = x._node
-    if not node.shape or 0 in node.shape:
-        return None
-    axis = args[1] if len(args) == 2 else kwargs.get("axis")
-    keepdims = kwargs.get("keepdims", False)
-    if not _axis(axis) or keepdims is not True and keepdims is not False:
-        return None
-    dtype = node.dtype
-    if dtype == _dtypes.bool:
-        x, total = astype(x, _dtypes.DEFAULT_INT), _dtypes.DEFAULT_INT
-    elif dtype in _dtypes.SIGNED:
-        total = _dtypes.DEFAULT_INT
-    elif dtype in _dtypes.UNSIGNED:
-        total = _dtypes.uint64
-    else:
-        return None
+    x, axis, keepdims = taken
+    total = _dtypes.uint64 if x.dtype in _dtypes.UNSIGNED else _dtypes.DEFAULT_INT
+    if x.dtype == _dtypes.bool:
+        x = astype(x, total)
     return record_reduction("sum", Op.SUM, x, axis, keepdims, total, ("dtype", total))
+
+
+_COUNTS = (_dtypes.bool, *_dtypes.INTEGER)
 
 
 def _summed(args: tuple, kwargs: dict):

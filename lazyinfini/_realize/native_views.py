@@ -232,13 +232,20 @@ static PyObject *shared_n(PyObject *self, PyObject *array) {
     return same < 0 ? NULL : PyObject_CallOneArg(V_STALE, array);
 }
 
+/* The node in an Array's _n slot (borrowed), without a stale view's replay; NULL (an error)
+   for anything else */
+static PyObject *slot_node(PyObject *array) {
+    PyObject *node = PyObject_TypeCheck(array, (PyTypeObject *)V_ARRAY) ? ARRAY_SLOT(array, N_AT)
+                                                                         : NULL;
+    if (node == NULL) PyErr_Format(PyExc_AttributeError, "an Array without a node");
+    return node;
+}
+
 /* x._n of an Array: its slot, or a Shared's property (new reference) */
 static PyObject *held_of(PyObject *array) {
     if (Py_TYPE(array) == (PyTypeObject *)V_SHARED) return shared_n(NULL, array);
-    PyObject *node = PyObject_TypeCheck(array, (PyTypeObject *)V_ARRAY) ? ARRAY_SLOT(array, N_AT)
-                                                                         : NULL;
-    if (node == NULL) return PyErr_Format(PyExc_AttributeError, "an Array without a node");
-    return Py_NewRef(node);
+    PyObject *node = slot_node(array);
+    return node == NULL ? NULL : Py_NewRef(node);
 }
 
 /* Array._node: the node held, resolved to its buffer where computed (the slot keeps it) */
@@ -256,10 +263,8 @@ static PyObject *array_node(PyObject *self, PyObject *array) {
 
 /* Array.shape, .dtype, .ndim: the held node's (never stale: a write changes values only) */
 static PyObject *held_field(PyObject *array, int f) {
-    PyObject *node = PyObject_TypeCheck(array, (PyTypeObject *)V_ARRAY) ? ARRAY_SLOT(array, N_AT)
-                                                                         : NULL;
-    if (node == NULL) return PyErr_Format(PyExc_AttributeError, "an Array without a node");
-    return field(node, f);
+    PyObject *node = slot_node(array);
+    return node == NULL ? NULL : field(node, f);
 }
 
 static PyObject *array_shape(PyObject *self, PyObject *array) {
