@@ -169,8 +169,10 @@ TWINS[np.positive] = _positive
 
 def _reciprocal(twin):
     """np.reciprocal: `twin` (the namespace's reciprocal) for floats and complex; of integers
-    (bools as int8) numpy's integer loop, 1.0 / x in float64 cast back to x's dtype (1 and -1
-    stay, the rest give 0; 1 / 0 casts inf: 0, or the least int32 or int64 on x86, as numpy's)."""
+    (bools as int8) numpy's integer loop, 1.0 / x cast back to x's dtype: 1 and -1 stay, every
+    other nonzero value gives 0, and 0 gives the cast of inf, what numpy gives on this machine
+    (asked once). Computed in x's integers: a kernel casting inf would give its platform's
+    value (a GPU saturates: 127 where numpy on x86 gives 0 for int8)."""
 
     @functools.wraps(twin)
     def reciprocal(x):
@@ -181,9 +183,18 @@ def _reciprocal(twin):
             ints = astype(ints, _dtypes.int8)
         if ints.dtype not in _dtypes.INTEGER:
             return twin(x)
-        return astype(_elementwise.reciprocal(ints), ints.dtype)
+        units = _elementwise.where(_elementwise.abs(ints) == 1, ints, 0)
+        return _elementwise.where(ints == 0, _reciprocal_of_zero(ints.dtype), units)
 
     return reciprocal
+
+
+@functools.cache
+def _reciprocal_of_zero(dtype) -> int:
+    """numpy's integer reciprocal of 0 in `dtype`: inf cast to an integer, which C leaves to the
+    platform (on x86 0 for 8 and 16 bits, the least int32 or int64 for 32 and 64)."""
+    with np.errstate(all="ignore"):
+        return int(np.reciprocal(np.zeros(1, dtype))[0])
 
 
 TWINS[np.reciprocal] = _reciprocal(TWINS[np.reciprocal])

@@ -75,3 +75,17 @@ def test_operators_and_namespace_functions_refuse_a_host_array(cuda):
     for call in (lambda: x + np.ones(4), lambda: li.add(x, np.ones(4))):
         with pytest.raises(ValueError, match="meet"):
             call()
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64", "uint64", "bool"])
+def test_integer_reciprocals_of_zero_are_numpys_on_the_device(cuda, dtype):
+    # Before: 1.0 / x cast back to int8 on the device, where a cast saturates: the reciprocal
+    # of 0 was 127 where numpy's is 0 on x86 (the emulated cuda fuzz's program)
+    x = np.array([0, 1, 2, 0, 1, 3], dtype) if dtype == "bool" else np.array([0, 1, -1, 2, 5, 0])
+    x = x.astype(dtype)
+    got = np.reciprocal(li.asarray(x, device=cuda) * 1)
+    with np.errstate(all="ignore"):
+        want = np.reciprocal(x * 1)
+    value = np.from_dlpack(got.to_device(li.CPU))
+    assert value.dtype == want.dtype
+    np.testing.assert_array_equal(value, want)
