@@ -44,7 +44,11 @@ def namespace_sum(xp, x, kernel, *, left: int = 0, right: int = 0):
 def _numpy_sum(x: np.ndarray, kernel: np.ndarray, left: int, right: int) -> np.ndarray:
     """namespace_sum's products and sums on ndarrays, each ufunc writing into a buffer made
     once: the same elementwise operations in the same order, so the same bits (each call of
-    the namespace's cost ~2 us: a 64-value signal's 5 taps took ~90 us)."""
+    the namespace's cost ~2 us: a 64-value signal's 5 taps took ~90 us). Where numpy's own
+    small_correlate computes them (float32 or float64 of one dtype, at most 11 taps, no
+    padding), np.correlate: the same sums in the same order, one call (~0.6 us, not ~7)."""
+    if not (left or right) and _small(x, kernel):
+        return np.correlate(x, kernel, "valid")
     if left or right:
         x = np.concatenate([np.zeros(left, x.dtype), x, np.zeros(right, x.dtype)])
     length = x.shape[0] - kernel.shape[0] + 1
@@ -58,6 +62,14 @@ def _numpy_sum(x: np.ndarray, kernel: np.ndarray, left: int, right: int) -> np.n
             np.add(total, term, out=total)
     return total
 
+
+def _small(x: np.ndarray, kernel: np.ndarray) -> bool:
+    """Whether np.correlate(x, kernel, "valid") takes numpy's small_correlate loop."""
+    return x.dtype == kernel.dtype and x.dtype in _SMALL and kernel.shape[0] <= _SMALL_TAPS
+
+
+_SMALL = (np.dtype(np.float32), np.dtype(np.float64))
+_SMALL_TAPS = 11  # NOTE: numpy's bound: a longer kernel is a BLAS dot (another order)
 
 # NOTE: the node's inputs are x and its kernel; its arg, the padding
 IMPLEMENTATIONS = {Op.CORRELATE: sliding_sum}
