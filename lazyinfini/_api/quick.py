@@ -2,9 +2,10 @@
 
 NOTE (DESIGN.md: recording must stay cheap): most recorded ops are over arrays of one dtype and
 shape, over floats and a Python number, or over integers and a Python int in their range (and
-where() over such operands). Those need none of operands()' promotion, casts, broadcasts or
-checks: they record one node (and a fill) directly, ~1 us instead of ~4 (~12 for an integer
-array and an int, ~18 for where). A call these cannot take returns None, and the general path
+where() over such operands), or over integers and a Python float (`counts * 255.0`). Those need
+none of operands()' promotion, casts, broadcasts or checks: they record one node (and a fill,
+a cast) directly, ~1 us instead of ~4 (~12 for an integer array and an int or a float, ~18 for
+where). A call these cannot take returns None, and the general path
 (_api/elementwise.py) records it.
 """
 
@@ -61,6 +62,8 @@ def binary(op: Op, table: dict, x1, x2, pairs: dict) -> Array | None:
         node, other = x2._n, x1
     else:
         return None
+    if type(other) is float and node.dtype not in FILLED:  # NOTE: `counts / 2.0`
+        return _float_filled(op, table, node.realized or node, other, other is x2, pairs)
     dtype = table.get(node.dtype)
     if dtype is None or node.realized is not None:
         return None
@@ -112,6 +115,21 @@ def _mixed(op: Op, table: dict, node: Node, other: Node, second: bool, pairs) ->
             x = quick_node(_ASTYPE, (x,), x.shape, dtype, None, source)
         srcs.append(_widened(x, shape, source))
     return Array(quick_node(op, tuple(srcs), shape, table[dtype], None, source))
+
+
+def _float_filled(op: Op, table: dict, node: Node, value: float, second: bool, pairs):
+    """binary's integer (or bool) array and Python float (`counts * 255.0`): the array cast to
+    the float the two promote to (the default float) and the value's fill, in operands()'s
+    order; None where `pairs` does not promote them (the general path's error)."""
+    dtype = _dtypes.scalar_dtype(value, node.dtype)
+    dtype = pairs.get((node.dtype, dtype) if second else (dtype, node.dtype))
+    if dtype is None:
+        return None
+    source = caller_source(4)  # NOTE: _float_filled, binary, the op's function: ours
+    cast = quick_node(_ASTYPE, (node,), node.shape, dtype, None, source)
+    fill = quick_node(_FULL, (), node.shape, dtype, value, source)
+    srcs = (cast, fill) if second else (fill, cast)
+    return Array(quick_node(op, srcs, node.shape, table[dtype], None, source))
 
 
 def where(condition, x1, x2) -> Array | None:

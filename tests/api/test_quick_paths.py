@@ -109,6 +109,28 @@ def test_arrays_of_two_dtypes_record_what_the_general_path_records(name, monkeyp
     assert (sum(r is not None for r in taken) >= 20) == (name != "logical_and")
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_an_integer_array_and_a_float_record_what_the_general_path_records(name, monkeypatch):
+    """`counts * 255.0`: an integer or bool array and a Python float, on either side (the
+    array cast to the default float, the float's fill; quick._float_filled): the nodes,
+    sources, values and errors of the general path."""
+    arrays = {d: li.asarray(np.array([[0, 1, 3], [5, 7, 2]]).astype(d)) for d in MIXED}
+    calls = [(d, v, first) for d in MIXED for v in (2.5, -0.0, np.inf) for first in (0, 1)]
+
+    def outcomes():
+        operands = [(v, arrays[d]) if first else (arrays[d], v) for d, v, first in calls]
+        return [_recorded(BINARY[name], *pair) for pair in operands]
+
+    taken, filled = [], quick._float_filled
+    monkeypatch.setattr(quick, "_float_filled", lambda *a: taken.append(filled(*a)) or taken[-1])
+    quick_outcomes = outcomes()
+    monkeypatch.setattr(quick, "_float_filled", lambda *args: None)
+    assert quick_outcomes == outcomes()
+    # NOTE: the quick path ran, but for the integers' and the truths' ops
+    assert (sum(r is not None for r in taken) >= 20) == (name not in ("bitwise_and", "logical_and"))
+
+
 @pytest.mark.parametrize("shape", [(6,), (6, 2), (5, 0, 3), (0,), (0, 4), (7, 1, 2)])
 @pytest.mark.parametrize("pending", [False, True])
 def test_a_row_mask_records_what_the_general_key_records(shape, pending):
