@@ -66,8 +66,13 @@ def _reads_host(device: Device) -> bool:
 def device_arg(x: Array):
     """x's device as a `device=` argument for an array made to go with x: None where new
     arrays go there anyway (the common case looks nothing more up)."""
-    device = x.device
-    return None if device.name == current().device else device
+    node, name = x._node, current().device
+    if node.op is Op.BUFFER and node.arg.device == name:
+        return None  # NOTE: x's buffer is there (x.device's lookups: ~3 us an index array)
+    if name == "cpu" and node.op is not Op.BUFFER and not OWN and not _owners():
+        return None  # NOTE: pending host data, which the cpu computes (device_of's answer)
+    device = device_of(node)
+    return None if device.name == name else device
 
 
 def _reads(device: Device, node) -> bool:

@@ -103,8 +103,18 @@ def test_quick_plan_takes_the_scripts_keys():
         np.testing.assert_array_equal(np.asarray(y), b)
 
 
-@pytest.mark.parametrize("key", [(np.array([9]),), (0, np.array([-6])), (range(3, 9),)])
+# NOTE: index arrays of up to 32 values are bounded through a list, longer ones by reduces
+LONG = [np.r_[np.zeros(n - 1, np.int64), bad] for n in (31, 32, 33, 100) for bad in (4, -5)]
+
+
+@pytest.mark.parametrize(
+    "key", [(np.array([9]),), (0, np.array([-6])), (range(3, 9),), *((k,) for k in LONG)]
+)
 def test_out_of_bounds_index_arrays_raise_at_the_line(key):
     x = li.asarray(np.zeros((4, 5)))
     with pytest.raises(IndexError, match="out of bounds"):
         x[key]
+    assert index_keys.quick_plan("__getitem__", x, key) is None
+    if isinstance(key[-1], np.ndarray):  # NOTE: the same key in bounds is planned
+        inside = (*key[:-1], np.clip(key[-1], -4, 3))
+        assert index_keys.quick_plan("__getitem__", x, inside) is not None, inside
