@@ -11,6 +11,8 @@ integers with zeros.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._graph import Op
@@ -51,6 +53,10 @@ def _numpy_sum(x: np.ndarray, kernel: np.ndarray, left: int, right: int) -> np.n
         return np.correlate(x, kernel, "valid")
     if left or right:
         x = np.concatenate([np.zeros(left, x.dtype), x, np.zeros(right, x.dtype)])
+    return _ufunc_sum(x, kernel)
+
+
+def _ufunc_sum(x: np.ndarray, kernel: np.ndarray) -> np.ndarray:
     length = x.shape[0] - kernel.shape[0] + 1
     term = np.empty(length, x.dtype)
     total = np.zeros(length, x.dtype) if x.dtype.kind == "f" else None  # NOTE: 0 + -0.0
@@ -64,8 +70,26 @@ def _numpy_sum(x: np.ndarray, kernel: np.ndarray, left: int, right: int) -> np.n
 
 
 def _small(x: np.ndarray, kernel: np.ndarray) -> bool:
-    """Whether np.correlate(x, kernel, "valid") takes numpy's small_correlate loop."""
-    return x.dtype == kernel.dtype and x.dtype in _SMALL and kernel.shape[0] <= _SMALL_TAPS
+    """Whether np.correlate(x, kernel, "valid") takes numpy's small_correlate loop, and that
+    loop sums as _ufunc_sum does here."""
+    dtype = x.dtype
+    return (
+        dtype == kernel.dtype
+        and dtype in _SMALL
+        and kernel.shape[0] <= _SMALL_TAPS
+        and _unfused(dtype)
+    )
+
+
+@functools.cache
+def _unfused(dtype: np.dtype) -> bool:
+    """Whether numpy's small_correlate rounds each product, as _ufunc_sum (and a compiled
+    kernel) does: a numpy built where the compiler contracts `s += d * k` into a fused
+    multiply-add (an ARM CPU has one) sums otherwise. Asked once per dtype, with values whose
+    products round."""
+    rng = np.random.default_rng(0)
+    x, kernel = rng.standard_normal(64).astype(dtype), rng.standard_normal(7).astype(dtype)
+    return np.correlate(x, kernel, "valid").tobytes() == _ufunc_sum(x, kernel).tobytes()
 
 
 _SMALL = (np.dtype(np.float32), np.dtype(np.float64))

@@ -196,3 +196,30 @@ def test_the_hosts_sliding_sum_is_the_namespaces(dtype, length, taps, left, righ
         got = correlation.sliding_sum(compat, x, kernel, left=left, right=right)
         expected = correlation.namespace_sum(compat, x, kernel, left=left, right=right)
     assert got.dtype == expected.dtype and got.tobytes() == np.asarray(expected).tobytes()
+
+
+def test_a_numpy_whose_correlate_fuses_its_products_is_not_called(monkeypatch):
+    """The host's short sum calls np.correlate only where numpy's loop rounds each product as
+    the compiled kernel does; a numpy whose compiler fused `s += d * k` (an FMA, on ARM) would
+    give other bits: the products and sums of the ufuncs then."""
+    from lazyinfini._runtime import correlation
+
+    def fused(x, kernel, mode):  # NOTE: each step one rounding, as an FMA's
+        n = x.shape[0] - kernel.shape[0] + 1
+        total = np.zeros(n, np.longdouble)
+        for j, k in enumerate(kernel):
+            total = (total + x[j : j + n].astype(np.longdouble) * k).astype(x.dtype)
+        return total.astype(x.dtype)
+
+    x, kernel = np.cos(np.arange(40.0)) * 3, np.sin(np.arange(1.0, 6.0))
+    assert correlation._small(x, kernel)  # NOTE: this machine's numpy rounds each product
+    expected = correlation._ufunc_sum(x, kernel)
+    monkeypatch.setattr(correlation.np, "correlate", fused)
+    correlation._unfused.cache_clear()
+    try:
+        assert not correlation._small(x, kernel)
+        got = correlation.sliding_sum(None, x, kernel)
+    finally:
+        correlation._unfused.cache_clear()
+    assert got.tobytes() == expected.tobytes()
+    assert fused(x, kernel, "valid").tobytes() != expected.tobytes()  # NOTE: the probe can tell
