@@ -353,9 +353,10 @@ def _binary(
     """`then(recorded, x1, x2)`: the Array to return instead of the recorded one."""
     table = quick.result_dtypes(category, result, on_bool)
     pairs = quick.promoted_pairs(category, table)
+    floats = quick.float_results(category, result)
 
     def fn(x1, x2, /) -> Array:
-        recorded = quick.binary(op, table, x1, x2, pairs)
+        recorded = quick.binary(op, table, x1, x2, pairs, floats)
         if recorded is None and op in _BEYOND:
             recorded = _beyond_range(op, x1, x2)
         if recorded is None:

@@ -2,11 +2,11 @@
 
 NOTE (DESIGN.md: recording must stay cheap): most recorded ops are over arrays of one dtype and
 shape, over floats and a Python number, or over integers and a Python int in their range (and
-where() over such operands), or over integers and a Python float (`counts * 255.0`). Those need
-none of operands()' promotion, casts, broadcasts or checks: they record one node (and a fill,
-a cast) directly, ~1 us instead of ~4 (~12 for an integer array and an int or a float, ~18 for
-where). A call these cannot take returns None, and the general path
-(_api/elementwise.py) records it.
+where() over such operands), or over integers and a Python float (`counts * 255.0`), or two
+integer arrays of one dtype computing in a float (`counts / total`). Those need none of
+operands()' promotion, casts, broadcasts or checks: they record one node (and a fill, a cast)
+directly, ~1 us instead of ~4 (~12 for an integer array and an int or a float, ~18 for where).
+A call these cannot take returns None, and the general path (_api/elementwise.py) records it.
 """
 
 from __future__ import annotations
@@ -52,10 +52,24 @@ def promoted_pairs(category: str, table: dict) -> dict:
     return pairs
 
 
-def binary(op: Op, table: dict, x1, x2, pairs: dict) -> Array | None:
+def float_results(category: str, result: str) -> dict:
+    """bool or integer dtype -> the float two arrays of it compute in where `result` is a
+    float's (int / int: the default float; atan2 of int8: float16, the float holding it)."""
+    if result not in ("floating", "quotient"):
+        return {}
+    table = {}
+    for dtype in _dtypes.CATEGORIES[category]:
+        if dtype not in FILLED and _dtypes.kind(dtype) in ("bool", "int", "uint"):
+            floated = _dtypes.float_holding(dtype)
+            table[dtype] = _dtypes.DEFAULT_FLOAT if result == "quotient" else floated
+    return table
+
+
+def binary(op: Op, table: dict, x1, x2, pairs: dict, floats=None) -> Array | None:
     """`op` over x1 and x2 as one node (and broadcasts) where nothing needs checking: arrays
     of one dtype, or of two that `pairs` (promoted_pairs) promotes, cast first; an array and
-    a Python number that keeps its dtype. None where the general path must run."""
+    a Python number that keeps its dtype; two integer arrays of one dtype where `floats`
+    (float_results) says the float they compute in. None where the general path must run."""
     if isinstance(x1, Array):  # NOTE: a view (views.Shared) too: its _n replays
         node, other = x1._n, x2
     elif isinstance(x2, Array):
@@ -65,6 +79,8 @@ def binary(op: Op, table: dict, x1, x2, pairs: dict) -> Array | None:
     if type(other) is float and node.dtype not in FILLED:  # NOTE: `counts / 2.0`
         return _float_filled(op, table, node.realized or node, other, other is x2, pairs)
     dtype = table.get(node.dtype)
+    if dtype is None and floats and isinstance(other, Array):  # NOTE: `counts / total`
+        return _floated(op, table, node, other._n, other is x2, floats)
     if dtype is None or node.realized is not None:
         return None
     if type(other) is np.ndarray:  # NOTE: `labels[:, None] == np.arange(k)`
@@ -115,6 +131,23 @@ def _mixed(op: Op, table: dict, node: Node, other: Node, second: bool, pairs) ->
             x = quick_node(_ASTYPE, (x,), x.shape, dtype, None, source)
         srcs.append(_widened(x, shape, source))
     return Array(quick_node(op, tuple(srcs), shape, table[dtype], None, source))
+
+
+def _floated(op: Op, table: dict, node: Node, other: Node, second: bool, floats: dict):
+    """binary's two arrays of one bool or integer dtype computing in a float (`counts /
+    total`): each broadcast, then each cast to that float, as operands() and elementwise()
+    record them; None for arrays of two dtypes (the general path's)."""
+    dtype = floats.get(node.dtype)
+    if dtype is None or other.dtype != node.dtype:
+        return None
+    first, last = (node.realized or node, other.realized or other)[:: 1 if second else -1]
+    shape = _broadcast(first.shape, last.shape)
+    if shape is None:
+        return None  # NOTE: the general path raises the error
+    source = caller_source(4)  # NOTE: _floated, binary, the op's function: ours
+    wide = (_widened(first, shape, source), _widened(last, shape, source))
+    srcs = tuple(quick_node(_ASTYPE, (x,), shape, dtype, None, source) for x in wide)
+    return Array(quick_node(op, srcs, shape, table[dtype], None, source))
 
 
 def _float_filled(op: Op, table: dict, node: Node, value: float, second: bool, pairs):

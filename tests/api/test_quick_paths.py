@@ -109,6 +109,44 @@ def test_arrays_of_two_dtypes_record_what_the_general_path_records(name, monkeyp
     assert (sum(r is not None for r in taken) >= 20) == (name != "logical_and")
 
 
+FLOATED = {
+    "divide": lambda a, b: a / b,
+    "atan2": lambda a, b: li.atan2(a, b),
+    "hypot": lambda a, b: np.hypot(a, b),
+    "logaddexp": lambda a, b: li.logaddexp(a, b),
+    "copysign": lambda a, b: li.copysign(a, b),
+    "nextafter": lambda a, b: li.nextafter(a, b),
+    "add": lambda a, b: a + b,  # NOTE: no float: not the path's
+}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", sorted(FLOATED))
+def test_integer_arrays_computing_in_a_float_record_what_the_general_path_records(
+    name, monkeypatch
+):
+    """`counts / total`: two arrays of one bool or integer dtype whose op computes in a float
+    (quick._floated): each broadcast, then cast; the nodes, sources, values and errors of the
+    general path, pending and computed operands alike."""
+    rng = np.random.default_rng(2)
+    column, row = rng.integers(0, 5, (3, 1)), rng.integers(-3, 5, (4,))
+    arrays = {d: (li.asarray(column.astype(d)), li.asarray(row.astype(d))) for d in MIXED}
+    cases = [(a, b) for a, b in arrays.values()] + [(b, a) for a, b in arrays.values()]
+
+    def outcomes():
+        # NOTE: pending operands made anew: a run computes them
+        pending = [(a * 1, b) for d, (a, b) in arrays.items() if d != "bool"]
+        return [_recorded(FLOATED[name], a, b) for a, b in cases + pending]
+
+    taken, floated = [], quick._floated
+    monkeypatch.setattr(quick, "_floated", lambda *args: taken.append(floated(*args)) or taken[-1])
+    quick_outcomes = outcomes()
+    monkeypatch.setattr(quick, "_floated", lambda *args: None)
+    assert quick_outcomes == outcomes()
+    # NOTE: the quick path ran for the ints and bools (not for add: no float)
+    assert (sum(r is not None for r in taken) >= 12) == (name != "add"), taken
+
+
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.parametrize("name", sorted(BINARY))
 def test_an_integer_array_and_a_float_record_what_the_general_path_records(name, monkeypatch):
