@@ -74,8 +74,11 @@ def reshape(x, /, shape, *, copy=None) -> Array:
     if copy is False and not view:
         # Note (spec): copy=False raises where a copy is needed (a transposed view, ...).
         raise error(ValueError, "reshape", f"{x.shape} -> {target} needs a copy; copy=False")
-    same = target == x.shape
-    result = Array(x._node) if same else record(Op.RESHAPE, (x._node,), target, x.dtype)
+    node = x._node
+    if target == node.shape:
+        result = Array(node)
+    else:  # NOTE: without Node's asserts: _resolve_shape made the shape, of x's size
+        result = Array(quick_node(Op.RESHAPE, (node,), target, node.dtype, None, caller_source()))
     return link(x, result) if view else result
 
 

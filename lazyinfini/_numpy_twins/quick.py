@@ -2,8 +2,8 @@
 np.argmin (and the methods x.sum(), x.mean(), ...) of a non-empty float32 or float64 array
 over an axis, with keepdims, record their one node directly; so do np.dot (x.dot) of two
 vectors or matrices of one dtype (their matmul), np.cumsum along an axis, np.concatenate of
-arrays of one dtype and rank, a short signal's np.convolve with a short ndarray kernel, and
-np.sum of a bool or integer array (a count).
+arrays of one dtype and rank, a short signal's np.convolve with a short ndarray kernel,
+np.sum of a bool or integer array (a count), and np.reshape (x.reshape) to a shape of ints.
 
 NOTE (DESIGN.md: recording must stay cheap): such a call passes numpy's function protocol, the
 twin, the namespace's function and its checks, ~8 us where numpy computes a small array's sum
@@ -14,12 +14,15 @@ test_numpy_functions.py compares the nodes both paths record).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _dtypes
 from .._api import creation
 from .._api.data_types import astype
 from .._api.linear_algebra import matmul
+from .._api.manipulation import reshape
 from .._api.placement import owner_among
 from .._api.searching import arg_extreme
 from .._api.statistics import record_reduction
@@ -241,6 +244,32 @@ def _summed(args: tuple, kwargs: dict):
 
 _summed.spec = (Op.SUM, _SUMMED)  # NOTE: the float path in C (install_reductions)
 
+
+def _reshaped(args: tuple, kwargs: dict):
+    """np.reshape (x.reshape) of an Array to a shape of Python ints, in C order, no copy asked
+    for: the namespace's reshape, as the twin calls it, without the protocol's and the twin's
+    layers. One element to another shape is the twin's (a view of it reads forwards there);
+    anything else too (order=, copy=, a list shape)."""
+    if len(args) != 2 or kwargs and (_C_ORDER != kwargs and _NOTHING_ASKED != kwargs):
+        return None
+    x, shape = args
+    if not isinstance(x, Array):
+        return None
+    if type(shape) is int:
+        shape = (shape,)
+    elif type(shape) is not tuple:
+        return None
+    for n in shape:  # NOTE: a loop, not a generator: its frame costs more than the check
+        if type(n) is not int:
+            return None
+    if shape != x.shape and math.prod(x.shape) == 1:
+        return None
+    return reshape(x, shape)
+
+
+_C_ORDER = {"order": "C", "copy": None}  # NOTE: what x.reshape(...) passes
+_NOTHING_ASKED = {"order": "C"}
+
 _SUM = _reduction("sum", Op.SUM, True)
 _MEAN = _reduction("mean", Op.MEAN, False)
 _MAX = _reduction("max", Op.MAX, False)
@@ -260,6 +289,7 @@ QUICK = {
     np.cumsum: _cumsum,
     np.concatenate: _concatenate,
     np.convolve: _convolve,
+    np.reshape: _reshaped,
 }
 
 

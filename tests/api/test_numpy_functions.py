@@ -1093,6 +1093,82 @@ def test_quick_cumsum_concatenate_and_dot_take_their_common_calls():
     )
 
 
+def _reshape_paths(args: tuple, kwargs: dict):
+    """What np.reshape's quick path and its twin make of a call: the node, whether the result
+    shares x's memory and the steps it reads it through, or the error; None where the quick
+    path leaves the call to the twin."""
+    from lazyinfini._numpy_twins import TWINS
+
+    made = []
+    for path in (_numpy_functions.QUICK[np.reshape], lambda a, k: TWINS[np.reshape](*a, **k)):
+        try:
+            result = path(args, kwargs)
+        except Exception as error:  # noqa: BLE001 (compared: the same type and message)
+            made.append((type(error), str(error)))
+            continue
+        view = None if result is None else result._view
+        steps = None if view is None else (view.steps, view.readonly)
+        made.append(None if result is None else (_valued(result._node), steps))
+    return made
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    data=st.data(),
+    shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4),
+    how=st.sampled_from(["pending", "buffer", "transposed", "sliced", "one"]),
+)
+def test_a_quick_reshape_records_the_twins_nodes_and_views(data, shape, how):
+    """np.reshape (x.reshape) of an Array to a shape of ints takes a quick path
+    (_numpy_twins/quick.py): the twin's node and view of x (a link where numpy's reshape is a
+    view), or it leaves the call to the twin; errors stay the twin's."""
+    base = np.arange(float(np.prod(shape))).reshape(shape)
+    x = li.asarray(base)
+    if how == "pending":
+        x = x * 1
+    elif how == "transposed":
+        x = li.permute_dims(x, tuple(reversed(range(x.ndim))))
+    elif how == "sliced" and shape:
+        x = x[..., ::-2]
+    elif how == "one":
+        x = li.asarray(np.arange(6.0))[::-1][:1]  # NOTE: one element, read backwards
+    size = int(np.prod(x.shape))
+    dims = st.integers(-2, 6) | st.sampled_from([size, -1])
+    target = data.draw(
+        dims
+        | st.tuples(dims, dims)
+        | st.tuples(dims)
+        | st.tuples(dims, dims, dims)
+        | st.just(x.shape)
+        | st.just([size])
+        | st.just((np.int64(size),))
+    )
+    kwargs = data.draw(
+        st.sampled_from(
+            [
+                {},
+                {"order": "C"},
+                {"order": "C", "copy": None},
+                {"order": "F"},
+                {"order": "C", "copy": True},
+            ]
+        )
+    )
+    quick, twin = _reshape_paths((x, target), kwargs)
+    assert quick is None or quick == twin, (x.shape, target, kwargs)
+
+
+def test_a_quick_reshape_takes_the_common_calls():
+    x = li.asarray(np.arange(12.0).reshape(3, 4)) * 1
+    for target, kwargs in [(-1, {}), ((4, 3), {"order": "C", "copy": None}), ((2, -1), {})]:
+        quick, twin = _reshape_paths((x, target), kwargs)
+        assert quick is not None and quick == twin, target
+    y = li.asarray(np.arange(12.0).reshape(3, 4))
+    flat = y.reshape(-1)  # NOTE: a view: writing into it writes y, as numpy's
+    flat[0] = 7.0
+    assert np.asarray(y)[0, 0] == 7.0
+
+
 def test_a_count_takes_the_quick_path(monkeypatch):
     """np.sum (x.sum) of bool and integer arrays over an axis records on _numpy_twins/quick.py's
     _counted, not through the twin; numpy's dtypes and values."""
