@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import textwrap
 
+import numpy as np
 import pytest
 
 from lazyinfini._runtime.cuda import EXTRA
@@ -120,20 +121,33 @@ def test_with_a_gpu_the_first_call_puts_the_array_there(call):
         assert values == "[-1.0, 1.0, 3.0, 5.0]"
 
 
-@pytest.mark.skipif(shim.COMPILER is None, reason="no C++ compiler (g++) for the shim")
-def test_with_a_gpu_numpys_first_calls_follow_the_data():
-    # numpy's functions and ufuncs as the first calls on a GPU array, in a fresh interpreter:
-    # the lists and scalars they convert go to the GPU (the device is found, not preloaded)
-    script = EMULATED_GPU + textwrap.dedent("""
+def _on_gpu(calls: str, body: str = "") -> list[str]:
+    """The lines a fresh interpreter with the emulated GPU prints for each result of `calls`
+    (a tuple expression, after the line `body`; `x` is [0., 1., 2., 3.] there): its device and
+    values."""
+    script = textwrap.dedent("""
     import numpy as np
     import lazyinfini as li
 
     x = li.asarray(np.arange(4.0), device="cuda")
-    calls = (np.take(x, [3, 0]), np.where(x > 1, x, 0.0), x * [1, 2, 3, 4])
-    for y in (*calls, np.maximum(x, [2, 0, 2, 0])):
+    {body}
+    for y in {calls}:
         print(y.device, np.asarray(y).tolist())
     """)
-    assert _run(script).splitlines() == [
+    return _run(EMULATED_GPU + script.format(body=body, calls=calls)).splitlines()
+
+
+@pytest.mark.skipif(shim.COMPILER is None, reason="no C++ compiler (g++) for the shim")
+def test_with_a_gpu_numpys_first_calls_follow_the_data():
+    # numpy's functions and ufuncs as the first calls on a GPU array, in a fresh interpreter:
+    # the lists and scalars they convert go to the GPU (the device is found, not preloaded)
+    calls = """(
+        np.take(x, [3, 0]),
+        np.where(x > 1, x, 0.0),
+        x * [1, 2, 3, 4],
+        np.maximum(x, [2, 0, 2, 0]),
+    )"""
+    assert _on_gpu(calls) == [
         "cuda:0 [3.0, 0.0]",
         "cuda:0 [0.0, 0.0, 2.0, 3.0]",
         "cuda:0 [0.0, 2.0, 6.0, 12.0]",
@@ -145,26 +159,31 @@ def test_with_a_gpu_numpys_first_calls_follow_the_data():
 def test_with_a_gpu_the_quick_paths_ndarrays_follow_the_data():
     # the numpy calls whose quick paths convert an ndarray (_numpy_twins/quick.py): it goes to
     # the GPU holding the other operand, as the twins put it
-    script = EMULATED_GPU + textwrap.dedent("""
-    import numpy as np
-    import lazyinfini as li
-
-    x = li.asarray(np.arange(4.0), device="cuda")
-    calls = (
+    calls = """(
         np.concatenate([np.zeros(2), x]),
         np.concatenate((x, np.ones(1)), axis=0),
         np.convolve(x, np.ones(2) / 2, mode="valid"),
         np.cumsum(x, axis=0),
-    )
-    for y in calls:
-        print(y.device, np.asarray(y).tolist())
-    """)
-    assert _run(script).splitlines() == [
+    )"""
+    assert _on_gpu(calls) == [
         "cuda:0 [0.0, 0.0, 0.0, 1.0, 2.0, 3.0]",
         "cuda:0 [0.0, 1.0, 2.0, 3.0, 1.0]",
         "cuda:0 [0.5, 1.5, 2.5]",
         "cuda:0 [0.0, 1.0, 3.0, 6.0]",
     ]
+
+
+@pytest.mark.skipif(shim.COMPILER is None, reason="no C++ compiler (g++) for the shim")
+def test_with_a_gpu_the_integer_paths_are_numpys():
+    # NOTE: an integer reciprocal (1 / 0 is inf cast to int8: a cuda cast saturates to 127,
+    # numpy's on x86 gives 0), integers with a float, an integer division, a reshape and an
+    # index array as the first calls on the GPU: this numpy's values, computed there
+    a = np.array([[0, 1, -1], [2, -3, 0]], np.int8)
+    with np.errstate(all="ignore"):
+        numpys = [np.reciprocal(a), a * 2.5, a / (a + 4), a.reshape(-1), a[[0, 1], [2, 0]]]
+    body = "i = li.asarray(np.array([[0, 1, -1], [2, -3, 0]], np.int8), device='cuda')"
+    calls = "(np.reciprocal(i), i * 2.5, i / (i + 4), i.reshape(-1), i[np.arange(2), [2, 0]])"
+    assert _on_gpu(calls, body) == [f"cuda:0 {n.tolist()}" for n in numpys]
 
 
 @pytest.mark.skipif(shim.COMPILER is None, reason="no C++ compiler (g++) for the shim")
