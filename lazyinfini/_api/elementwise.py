@@ -188,6 +188,17 @@ def _float_of(result: str, dtypes) -> np.dtype:
     return _dtypes.promote(*(_dtypes.float_holding(d) for d in dtypes))
 
 
+def _integer_floats(category: str, result: str, on_bool) -> dict:
+    """bool or integer dtype of `category` -> the float two arrays of it compute in, for a
+    `result` of floats (_float_of's: int / int the default float, atan2 of int8 float16);
+    quick.binary's `floats`. Not bools an op records otherwise (`on_bool`)."""
+    if result not in _FLOAT_RESULTS:
+        return {}
+    kinds = ("int", "uint") if on_bool is not None else ("bool", "int", "uint")
+    ints = [d for d in _dtypes.CATEGORIES[category] if _dtypes.kind(d) in kinds]
+    return {d: _float_of(result, (d,)) for d in ints}
+
+
 def _typed(values) -> tuple:
     """The dtypes of the operands that have one (arrays and numpy scalars; a Python scalar is
     weak: it takes theirs)."""
@@ -353,7 +364,7 @@ def _binary(
     """`then(recorded, x1, x2)`: the Array to return instead of the recorded one."""
     table = quick.result_dtypes(category, result, on_bool)
     pairs = quick.promoted_pairs(category, table)
-    floats = quick.float_results(category, result)
+    floats = _integer_floats(category, result, on_bool)
 
     def fn(x1, x2, /) -> Array:
         recorded = quick.binary(op, table, x1, x2, pairs, floats)

@@ -52,24 +52,12 @@ def promoted_pairs(category: str, table: dict) -> dict:
     return pairs
 
 
-def float_results(category: str, result: str) -> dict:
-    """bool or integer dtype -> the float two arrays of it compute in where `result` is a
-    float's (int / int: the default float; atan2 of int8: float16, the float holding it)."""
-    if result not in ("floating", "quotient"):
-        return {}
-    table = {}
-    for dtype in _dtypes.CATEGORIES[category]:
-        if dtype not in FILLED and _dtypes.kind(dtype) in ("bool", "int", "uint"):
-            floated = _dtypes.float_holding(dtype)
-            table[dtype] = _dtypes.DEFAULT_FLOAT if result == "quotient" else floated
-    return table
-
-
 def binary(op: Op, table: dict, x1, x2, pairs: dict, floats=None) -> Array | None:
     """`op` over x1 and x2 as one node (and broadcasts) where nothing needs checking: arrays
     of one dtype, or of two that `pairs` (promoted_pairs) promotes, cast first; an array and
-    a Python number that keeps its dtype; two integer arrays of one dtype where `floats`
-    (float_results) says the float they compute in. None where the general path must run."""
+    a Python number that keeps its dtype; two integer arrays of one dtype where `floats` (bool
+    or integer dtype -> the float the op computes in) has it. None where the general path must
+    run."""
     if isinstance(x1, Array):  # NOTE: a view (views.Shared) too: its _n replays
         node, other = x1._n, x2
     elif isinstance(x2, Array):
@@ -77,7 +65,7 @@ def binary(op: Op, table: dict, x1, x2, pairs: dict, floats=None) -> Array | Non
     else:
         return None
     if type(other) is float and node.dtype not in FILLED:  # NOTE: `counts / 2.0`
-        return _float_filled(op, table, node.realized or node, other, other is x2, pairs)
+        return _float_filled(op, table, node, other, other is x2, pairs)
     dtype = table.get(node.dtype)
     if dtype is None and floats and isinstance(other, Array):  # NOTE: `counts / total`
         return _floated(op, table, node, other._n, other is x2, floats)
@@ -158,6 +146,7 @@ def _float_filled(op: Op, table: dict, node: Node, value: float, second: bool, p
     dtype = pairs.get((node.dtype, dtype) if second else (dtype, node.dtype))
     if dtype is None:
         return None
+    node = node.realized or node  # NOTE: a computed array's buffer, as operands() reads it
     source = caller_source(4)  # NOTE: _float_filled, binary, the op's function: ours
     cast = quick_node(_ASTYPE, (node,), node.shape, dtype, None, source)
     fill = quick_node(_FULL, (), node.shape, dtype, value, source)

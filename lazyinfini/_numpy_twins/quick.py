@@ -14,8 +14,6 @@ test_numpy_functions.py compares the nodes both paths record).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .. import _dtypes
@@ -250,7 +248,7 @@ def _reshaped(args: tuple, kwargs: dict):
     for: the namespace's reshape, as the twin calls it, without the protocol's and the twin's
     layers. One element to another shape is the twin's (a view of it reads forwards there);
     anything else too (order=, copy=, a list shape)."""
-    if len(args) != 2 or kwargs and (_C_ORDER != kwargs and _NOTHING_ASKED != kwargs):
+    if len(args) != 2 or kwargs and kwargs not in _C_ORDER:
         return None
     x, shape = args
     if not isinstance(x, Array):
@@ -262,13 +260,13 @@ def _reshaped(args: tuple, kwargs: dict):
     for n in shape:  # NOTE: a loop, not a generator: its frame costs more than the check
         if type(n) is not int:
             return None
-    if shape != x.shape and math.prod(x.shape) == 1:
+    if shape != x.shape and x.size == 1:
         return None
     return reshape(x, shape)
 
 
-_C_ORDER = {"order": "C", "copy": None}  # NOTE: what x.reshape(...) passes
-_NOTHING_ASKED = {"order": "C"}
+# NOTE: the keywords taken: x.reshape(...) passes both
+_C_ORDER = ({"order": "C", "copy": None}, {"order": "C"})
 
 _SUM = _reduction("sum", Op.SUM, True)
 _MEAN = _reduction("mean", Op.MEAN, False)
